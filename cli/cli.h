@@ -1,0 +1,47 @@
+/* cli/cli.h -- the gnnref command-line tool: subcommands and shared helpers.
+ * The CLI is thin: it parses flags, calls the library, and turns gnn_status into
+ * `gnnref: error: ...` on stderr with exit codes 0 (ok), 1 (failure), 2 (bad usage or input). */
+#ifndef GNNREF_CLI_H
+#define GNNREF_CLI_H
+
+#include <stdint.h>
+#include <json-c/json.h>
+#include "gnnref/status.h"
+
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
+
+/* Subcommands: argv[0] is the subcommand name. */
+int gnn_cmd_gen(int argc, char **argv);
+int gnn_cmd_convert(int argc, char **argv);
+int gnn_cmd_info(int argc, char **argv);
+int gnn_cmd_oracle(int argc, char **argv);
+int gnn_cmd_train(int argc, char **argv);
+
+/* Print `gnnref: error: <fmt>` to stderr; returns code. */
+int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Exit code for a library status: input problems -> 2, others -> 1. */
+int cli_status_code(gnn_status s);
+
+/* Strict number parsing: the whole string must be a number in range. Return 0 on success. */
+int cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);
+int cli_parse_u64(const char *s, uint64_t *out);
+int cli_parse_f64(const char *s, double lo, double hi, double *out);
+/* Comma-separated integers ("15,10,5"); returns count or -1; at most cap values. */
+int cli_parse_i64_list(const char *s, int64_t lo, int64_t hi, int64_t *out, int cap);
+/* Comma-separated doubles. */
+int cli_parse_f64_list(const char *s, double lo, double hi, double *out, int cap);
+
+/* Set the OpenMP thread count (n <= 0: leave the default). Returns the count in effect. */
+int cli_set_threads(int64_t n);
+
+/* A report with the keys every report carries (DESIGN.md section 6): command, version,
+ * seed, threads, backend, ranks, and an empty "config" object returned in *config. */
+json_object *cli_report_new(const char *command, uint64_t seed, int threads, const char *backend,
+                            int ranks, json_object **config);
+/* Write the report to path (pretty-printed); returns 0 or prints an error and returns 1. */
+int cli_report_write(json_object *report, const char *path);
+
+/* True when stdout is a terminal (progress lines are shown only then). */
+int cli_is_tty(void);
+
+#endif

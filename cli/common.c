@@ -1,0 +1,148 @@
+/* cli/common.c -- shared CLI helpers: errors, strict number parsing, threads, JSON reports. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#ifdef GNN_HAVE_OPENMP
+#include <omp.h>
+#endif
+#include "cli/cli.h"
+
+int cli_error(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("gnnref: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return code;
+}
+
+int cli_status_code(gnn_status s)
+{
+    switch (s) {
+    case GNN_OK: return CLI_OK;
+    case GNN_ERR_INVAL:
+    case GNN_ERR_IO:
+    case GNN_ERR_FORMAT:
+    case GNN_ERR_CHECKSUM:
+    case GNN_ERR_RANGE:
+    case GNN_ERR_NAN: return CLI_USAGE;
+    default: return CLI_FAIL;
+    }
+}
+
+int cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    if (errno || *end || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_f64(const char *s, double lo, double hi, double *out)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || *end || !isfinite(v) || v < lo || v > hi)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+int cli_parse_i64_list(const char *s, int64_t lo, int64_t hi, int64_t *out, int cap)
+{
+    char buf[1024];
+    if (!s || strlen(s) >= sizeof buf)
+        return -1;
+    strcpy(buf, s);
+    int n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (n >= cap || cli_parse_i64(tok, lo, hi, &out[n]))
+            return -1;
+        n++;
+    }
+    return n > 0 ? n : -1;
+}
+
+int cli_parse_f64_list(const char *s, double lo, double hi, double *out, int cap)
+{
+    char buf[1024];
+    if (!s || strlen(s) >= sizeof buf)
+        return -1;
+    strcpy(buf, s);
+    int n = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (n >= cap || cli_parse_f64(tok, lo, hi, &out[n]))
+            return -1;
+        n++;
+    }
+    return n > 0 ? n : -1;
+}
+
+int cli_set_threads(int64_t n)
+{
+#ifdef GNN_HAVE_OPENMP
+    if (n > 0)
+        omp_set_num_threads((int)n);
+    return omp_get_max_threads();
+#else
+    (void)n;
+    return 1;
+#endif
+}
+
+json_object *cli_report_new(const char *command, uint64_t seed, int threads, const char *backend,
+                            int ranks, json_object **config)
+{
+    json_object *r = json_object_new_object();
+    json_object_object_add(r, "command", json_object_new_string(command));
+    json_object_object_add(r, "version", json_object_new_string(GNN_VERSION));
+    json_object_object_add(r, "seed", json_object_new_uint64(seed));
+    json_object_object_add(r, "threads", json_object_new_int(threads));
+    json_object_object_add(r, "backend", json_object_new_string(backend));
+    json_object_object_add(r, "ranks", json_object_new_int(ranks));
+    json_object *cfg = json_object_new_object();
+    json_object_object_add(r, "config", cfg);
+    if (config)
+        *config = cfg;
+    return r;
+}
+
+int cli_report_write(json_object *report, const char *path)
+{
+    if (!path)
+        return 0;
+    if (json_object_to_file_ext(path, report, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) != 0)
+        return cli_error(CLI_FAIL, "%s: cannot write JSON report: %s", path, json_util_get_last_err());
+    return 0;
+}
+
+int cli_is_tty(void) { return isatty(STDOUT_FILENO); }

@@ -1,0 +1,178 @@
+/* core/graph.c -- CSR construction from edge lists, validation, mini-batch blocks. */
+#include <stdlib.h>
+#include <string.h>
+#include "gnnref/graph.h"
+#include "gnnref/tensor.h"
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+gnn_status gnn_csr_from_edges(gnn_csr *g, int64_t n, int64_t m, const int64_t *src,
+                              const int64_t *dst, unsigned flags, gnn_err *err)
+{
+    memset(g, 0, sizeof *g);
+    if (n < 0 || m < 0 || (m > 0 && (!src || !dst)))
+        return gnn_err_set(err, GNN_ERR_INVAL, "csr: bad sizes n=%lld m=%lld", (long long)n, (long long)m);
+    for (int64_t e = 0; e < m; e++) {
+        if (src[e] < 0 || src[e] >= n || dst[e] < 0 || dst[e] >= n)
+            return gnn_err_set(err, GNN_ERR_RANGE, "edge %lld: (%lld, %lld) has a vertex id outside [0, %lld)",
+                               (long long)e, (long long)src[e], (long long)dst[e], (long long)n);
+    }
+    const int sym = (flags & GNN_CSR_SYMMETRIZE) != 0;
+    const int drop = (flags & GNN_CSR_DROP_SELF) != 0;
+    const int by_src = (flags & GNN_CSR_BY_SRC) != 0;
+    int64_t *indptr = gnn_calloc((size_t)n + 1, sizeof(int64_t));
+    if (!indptr)
+        return GNN_ERR_NOMEM;
+    /* count: row = dst (in-neighbors) unless by_src */
+    for (int64_t e = 0; e < m; e++) {
+        int64_t u = src[e], v = dst[e];
+        if (drop && u == v)
+            continue;
+        indptr[(by_src ? u : v) + 1]++;
+        if (sym && u != v)
+            indptr[(by_src ? v : u) + 1]++;
+    }
+    for (int64_t v = 0; v < n; v++)
+        indptr[v + 1] += indptr[v];
+    int64_t nnz = indptr[n];
+    int64_t *indices = gnn_malloc((size_t)nnz * sizeof(int64_t));
+    int64_t *fill = gnn_malloc(((size_t)n + 1) * sizeof(int64_t));
+    if (!indices || !fill) {
+        gnn_free(indptr);
+        gnn_free(indices);
+        gnn_free(fill);
+        return GNN_ERR_NOMEM;
+    }
+    memcpy(fill, indptr, (size_t)n * sizeof(int64_t));
+    for (int64_t e = 0; e < m; e++) {
+        int64_t u = src[e], v = dst[e];
+        if (drop && u == v)
+            continue;
+        if (by_src)
+            indices[fill[u]++] = v;
+        else
+            indices[fill[v]++] = u;
+        if (sym && u != v) {
+            if (by_src)
+                indices[fill[v]++] = u;
+            else
+                indices[fill[u]++] = v;
+        }
+    }
+    gnn_free(fill);
+    /* canonical order within each row; optional dedup compacts in place */
+    int64_t w = 0;
+    for (int64_t v = 0; v < n; v++) {
+        int64_t b = indptr[v], e = indptr[v + 1];
+        qsort(indices + b, (size_t)(e - b), sizeof(int64_t), cmp_i64);
+        indptr[v] = w;
+        for (int64_t i = b; i < e; i++) {
+            if ((flags & GNN_CSR_DEDUP) && i > b && indices[i] == indices[i - 1])
+                continue;
+            indices[w++] = indices[i];
+        }
+    }
+    indptr[n] = w;
+    g->n = n;
+    g->nnz = w;
+    g->indptr = indptr;
+    g->indices = indices;
+    g->owns = 1;
+    return GNN_OK;
+}
+
+gnn_status gnn_csr_validate(const gnn_csr *g, gnn_err *err)
+{
+    if (g->n < 0 || g->nnz < 0)
+        return gnn_err_set(err, GNN_ERR_RANGE, "graph: negative size n=%lld nnz=%lld", (long long)g->n, (long long)g->nnz);
+    if (!g->indptr || (g->nnz > 0 && !g->indices))
+        return gnn_err_set(err, GNN_ERR_INVAL, "graph: missing arrays");
+    if (g->indptr[0] != 0)
+        return gnn_err_set(err, GNN_ERR_FORMAT, "graph: indptr[0] = %lld, expected 0", (long long)g->indptr[0]);
+    for (int64_t v = 0; v < g->n; v++)
+        if (g->indptr[v + 1] < g->indptr[v])
+            return gnn_err_set(err, GNN_ERR_RANGE, "graph: vertex %lld has negative degree (indptr %lld -> %lld)",
+                               (long long)v, (long long)g->indptr[v], (long long)g->indptr[v + 1]);
+    if (g->indptr[g->n] != g->nnz)
+        return gnn_err_set(err, GNN_ERR_FORMAT, "graph: indptr[n] = %lld but nnz = %lld",
+                           (long long)g->indptr[g->n], (long long)g->nnz);
+    for (int64_t e = 0; e < g->nnz; e++)
+        if (g->indices[e] < 0 || g->indices[e] >= g->n)
+            return gnn_err_set(err, GNN_ERR_RANGE, "graph: edge %lld: vertex id %lld outside [0, %lld)",
+                               (long long)e, (long long)g->indices[e], (long long)g->n);
+    return GNN_OK;
+}
+
+void gnn_csr_free(gnn_csr *g)
+{
+    if (g->owns) {
+        gnn_free(g->indptr);
+        gnn_free(g->indices);
+    }
+    memset(g, 0, sizeof *g);
+}
+
+gnn_status gnn_block_alloc(gnn_block *b, int64_t n_dst, int64_t cap_src, int64_t cap_nnz)
+{
+    memset(b, 0, sizeof *b);
+    if (n_dst < 0 || cap_src < n_dst || cap_nnz < 0 || cap_src > INT32_MAX)
+        return GNN_ERR_RANGE;
+    b->src_gid = gnn_malloc((size_t)cap_src * sizeof(int64_t));
+    b->indptr = gnn_calloc((size_t)n_dst + 1, sizeof(int64_t));
+    b->indices = gnn_malloc((size_t)cap_nnz * sizeof(int32_t));
+    if (!b->src_gid || !b->indptr || !b->indices) {
+        gnn_block_free(b);
+        return GNN_ERR_NOMEM;
+    }
+    b->n_dst = n_dst;
+    b->cap_src = cap_src;
+    b->cap_nnz = cap_nnz;
+    return GNN_OK;
+}
+
+void gnn_block_free(gnn_block *b)
+{
+    gnn_free(b->src_gid);
+    gnn_free(b->indptr);
+    gnn_free(b->indices);
+    memset(b, 0, sizeof *b);
+}
+
+gnn_status gnn_block_validate(const gnn_block *b, gnn_err *err)
+{
+    if (b->n_dst < 0 || b->n_src < b->n_dst || b->n_src > INT32_MAX || b->nnz < 0)
+        return gnn_err_set(err, GNN_ERR_RANGE, "block: bad sizes n_dst=%lld n_src=%lld nnz=%lld",
+                           (long long)b->n_dst, (long long)b->n_src, (long long)b->nnz);
+    if (b->indptr[0] != 0 || b->indptr[b->n_dst] != b->nnz)
+        return gnn_err_set(err, GNN_ERR_FORMAT, "block: indptr ends %lld..%lld, nnz %lld",
+                           (long long)b->indptr[0], (long long)b->indptr[b->n_dst], (long long)b->nnz);
+    for (int64_t v = 0; v < b->n_dst; v++)
+        if (b->indptr[v + 1] < b->indptr[v])
+            return gnn_err_set(err, GNN_ERR_RANGE, "block: dst %lld has negative degree", (long long)v);
+    for (int64_t e = 0; e < b->nnz; e++)
+        if (b->indices[e] < 0 || b->indices[e] >= b->n_src)
+            return gnn_err_set(err, GNN_ERR_RANGE, "block: edge %lld: src %d outside [0, %lld)",
+                               (long long)e, b->indices[e], (long long)b->n_src);
+    return GNN_OK;
+}
+
+gnn_status gnn_block_full(gnn_block *b, const gnn_csr *g)
+{
+    if (g->n > INT32_MAX)
+        return GNN_ERR_RANGE;
+    gnn_status s = gnn_block_alloc(b, g->n, g->n, g->nnz);
+    if (s)
+        return s;
+    b->n_src = g->n;
+    b->nnz = g->nnz;
+    for (int64_t v = 0; v < g->n; v++)
+        b->src_gid[v] = v;
+    memcpy(b->indptr, g->indptr, ((size_t)g->n + 1) * sizeof(int64_t));
+    for (int64_t e = 0; e < g->nnz; e++)
+        b->indices[e] = (int32_t)g->indices[e];
+    return GNN_OK;
+}

@@ -1,0 +1,66 @@
+/* include/gnnref/nn.h -- dense layers and training primitives.
+ *
+ * linear:   y (n, out) = x (n, in) . w (in, out) + b (out); each y[i][j] accumulates
+ *           b[j] + x[i][0]*w[0][j] + x[i][1]*w[1][j] + ... in k order (the bitwise contract).
+ * backward: dw (in, out) = x^T . dy, summed over i in row order; db (out) = sum_i dy[i];
+ *           dx (n, in) = dy . w^T, summed over j in order (dx may be NULL). All overwrite.
+ * relu, dropout (keyed: row id = global vertex id, column = draw index; keep when
+ * float(draw c) >= p, scale kept values by 1/(1-p); DESIGN.md section 2), softmax
+ * cross-entropy (mean over labelled rows), Adam (Kingma & Ba 2015), Glorot uniform init. */
+#ifndef GNNREF_NN_H
+#define GNNREF_NN_H
+
+#include <stdint.h>
+#include "gnnref/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gnn_nn_ops {
+    const char *name;
+    unsigned caps;
+    void (*linear_fwd)(const float *x, int64_t n, int64_t in, const float *w, const float *b,
+                       int64_t out, float *y);
+    void (*linear_bwd)(const float *x, const float *dy, int64_t n, int64_t in, const float *w,
+                       int64_t out, float *dx, float *dw, float *db);
+} gnn_nn_ops;
+extern const gnn_nn_ops gnn_nn_ref, gnn_nn_cpu;
+
+/* Reference functions (also used directly by the training glue). */
+void gnn_linear_fwd_ref(const float *x, int64_t n, int64_t in, const float *w, const float *b,
+                        int64_t out, float *y);
+void gnn_linear_bwd_ref(const float *x, const float *dy, int64_t n, int64_t in, const float *w,
+                        int64_t out, float *dx, float *dw, float *db);
+
+/* y = max(x, 0) in place on (count) values; backward: dy[i] = 0 where y[i] <= 0. */
+void gnn_relu_fwd(float *x, int64_t count);
+void gnn_relu_bwd(const float *y, float *dy, int64_t count);
+
+/* Dropout on x (n, d) in place. row_gid[i] is row i's global vertex id. mask (n, d) receives
+ * the scale applied (0 or 1/(1-p)) for the backward pass; mask may be NULL. p in [0, 1). */
+void gnn_dropout_fwd(float *x, int64_t n, int64_t d, const int64_t *row_gid, float p,
+                     uint64_t seed, uint32_t step, unsigned layer, float *mask);
+void gnn_dropout_bwd(float *dy, int64_t n, int64_t d, const float *mask);
+
+/* Softmax cross-entropy over rows with labels[i] >= 0: returns mean loss (double accumulation
+ * in row order), writes dlogits = (softmax - onehot) / count (0 for unlabelled rows), and
+ * the number of correct argmax predictions in *correct (ties: lowest index). */
+double gnn_softmax_xent(const float *logits, int64_t n, int64_t c, const int32_t *labels,
+                        float *dlogits, int64_t *correct);
+/* argmax per row (ties: lowest index). */
+void gnn_argmax(const float *logits, int64_t n, int64_t c, int32_t *pred);
+
+/* Adam with bias correction; t is the 1-based step. w, g, m, v: (count). */
+typedef struct gnn_adam { float lr, beta1, beta2, eps, weight_decay; } gnn_adam;
+void gnn_adam_step(const gnn_adam *a, int64_t t, float *w, const float *g, float *m, float *v,
+                   int64_t count);
+
+/* Glorot (Xavier) uniform: w[i][j] = (2 u - 1) * sqrt(6 / (fan_in + fan_out)), u = float draw j
+ * of stream (seed, GNN_TAG_INIT, step 0, layer = param_index, id = i). w: (fan_in, fan_out). */
+void gnn_glorot_init(float *w, int64_t fan_in, int64_t fan_out, uint64_t seed, unsigned param_index);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

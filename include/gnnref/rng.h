@@ -1,0 +1,95 @@
+/* include/gnnref/rng.h -- the keyed counter-based generator (DESIGN.md section 2).
+ *
+ * Philox4x32-10 (Salmon, Moraes, Dror, Shaw, "Parallel random numbers: as easy as
+ * 1, 2, 3", SC'11). Every random choice in gnnref is a pure function of
+ * (seed, tag, step, layer, id, draw index) -- never of thread, rank, device or call
+ * order -- so ref, OpenMP at any thread count, CUDA and any number of ranks make the
+ * same choices.
+ *
+ * Addressing:
+ *   key     = { seed & 0xffffffff, seed >> 32 }
+ *   counter = { block, id & 0xffffffff, ((id >> 32) & 0xffff) | layer << 16 | tag << 24, step }
+ * Integer draw i in [0, n): words 2(i%2), 2(i%2)+1 of block i/2 as r = hi << 32 | lo,
+ *   result (r * n) >> 64 in 128-bit arithmetic (no modulo, no rejection: fixed draw count).
+ * Float draw i in [0, 1): word i%4 of block i/4, result (w >> 8) * 2^-24. */
+#ifndef GNNREF_RNG_H
+#define GNNREF_RNG_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Tags name the use of a stream; they are part of the format of every result. Never renumber. */
+typedef enum gnn_rng_tag {
+    GNN_TAG_SHUFFLE = 1,  /* epoch order of training ids; step = epoch, id = 0 */
+    GNN_TAG_SAMPLE = 2,   /* neighbor sampling; id = dst vertex (global) */
+    GNN_TAG_DROPOUT = 3,  /* dropout mask; id = row (global vertex id), draw = column */
+    GNN_TAG_INIT = 4,     /* weight init; layer = parameter index, id = row i, draw = column j */
+    GNN_TAG_QUANT = 5,    /* stochastic quantization (SuperGCN int2) */
+    GNN_TAG_HEC_PUSH = 6, /* DistGNN-MB push selection */
+    GNN_TAG_SPLIT = 7,    /* random train/val/test split; id = 0, draw = position */
+    GNN_TAG_GEN = 8,      /* graph generators; id = edge/vertex index per generator docs */
+    GNN_TAG_GEN_FEAT = 9, /* generator features/labels; id = vertex */
+    GNN_TAG_ORACLE = 10,  /* oracle case generation */
+    GNN_TAG_PARTITION = 11
+} gnn_rng_tag;
+
+/* One Philox4x32-10 block: out = Philox(ctr, key). */
+void gnn_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
+
+/* A stream address: everything but the draw index. */
+typedef struct gnn_rng_stream {
+    uint32_t key[2];
+    uint32_t ctr_id_lo;
+    uint32_t ctr_hi; /* (id_hi & 0xffff) | layer << 16 | tag << 24 */
+    uint32_t step;
+} gnn_rng_stream;
+
+static inline gnn_rng_stream gnn_rng_stream_make(uint64_t seed, unsigned tag, uint32_t step,
+                                                 unsigned layer, uint64_t id)
+{
+    gnn_rng_stream s;
+    s.key[0] = (uint32_t)(seed & 0xffffffffu);
+    s.key[1] = (uint32_t)(seed >> 32);
+    s.ctr_id_lo = (uint32_t)(id & 0xffffffffu);
+    s.ctr_hi = (uint32_t)((id >> 32) & 0xffffu) | ((uint32_t)(layer & 0xffu) << 16) |
+               ((uint32_t)(tag & 0xffu) << 24);
+    s.step = step;
+    return s;
+}
+
+/* Block b of a stream (4 words). */
+static inline void gnn_rng_block(const gnn_rng_stream *s, uint32_t block, uint32_t out[4])
+{
+    const uint32_t ctr[4] = { block, s->ctr_id_lo, s->ctr_hi, s->step };
+    gnn_philox4x32_10(ctr, s->key, out);
+}
+
+/* Integer draw i in [0, n). n == 0 returns 0. */
+static inline uint64_t gnn_rng_uint(const gnn_rng_stream *s, uint64_t i, uint64_t n)
+{
+    uint32_t w[4];
+    gnn_rng_block(s, (uint32_t)(i / 2), w);
+    const unsigned k = (unsigned)(i % 2) * 2;
+    const uint64_t r = ((uint64_t)w[k + 1] << 32) | w[k];
+    return (uint64_t)(((unsigned __int128)r * n) >> 64);
+}
+
+/* Float draw i in [0, 1), 24 bits of resolution. */
+static inline float gnn_rng_float(const gnn_rng_stream *s, uint64_t i)
+{
+    uint32_t w[4];
+    gnn_rng_block(s, (uint32_t)(i / 4), w);
+    return (float)(w[i % 4] >> 8) * (1.0f / 16777216.0f);
+}
+
+/* Fisher-Yates shuffle of v[0..n) from the end (DESIGN.md section 2, epoch order):
+ * for i = n-1 down to 1: j = uint(i+1) with draw n-1-i; swap v[i], v[j]. */
+void gnn_rng_shuffle_i64(const gnn_rng_stream *s, int64_t *v, int64_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,63 @@
+/* include/gnnref/sample.h -- neighbor sampling and mini-batch block construction.
+ *
+ * Uniform sampling without replacement of dst vertex v at layer l, step t, fanout k,
+ * degree d (DESIGN.md section 2; tag GNN_TAG_SAMPLE, id = v):
+ *   d <= k (or k < 0, "all"): all neighbors in CSR order, no draws;
+ *   d >  k: partial Fisher-Yates over positions 0..d-1: for j = 0..k-1,
+ *           r = j + uint(d - j) with draw j, swap positions j and r; output positions 0..k-1.
+ * With replacement: k draws uint(d), in draw order (d = 0 gives no samples).
+ * Block construction (DGL to_block): see include/gnnref/graph.h. */
+#ifndef GNNREF_SAMPLE_H
+#define GNNREF_SAMPLE_H
+
+#include <stdint.h>
+#include "gnnref/graph.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Sampled neighbors of a list of dst vertices, in global ids (a COO grouped by dst). */
+typedef struct gnn_sampled {
+    int64_t n_dst;
+    int64_t nnz;
+    int64_t *dst_gid; /* (n_dst) the seeds, in order */
+    int64_t *offsets; /* (n_dst + 1) */
+    int64_t *nbr_gid; /* (nnz) sampled sources of dst i at offsets[i] .. offsets[i+1], in draw order */
+} gnn_sampled;
+void gnn_sampled_free(gnn_sampled *s);
+
+typedef struct gnn_sample_params {
+    int64_t fanout;   /* k; < 0 means all neighbors */
+    int replace;      /* 0: without replacement, 1: with replacement */
+    uint64_t seed;
+    uint32_t step;    /* global iteration */
+    unsigned layer;   /* model layer index of the block (0 = input layer) */
+} gnn_sample_params;
+
+/* Reference sampler: plain loops, the specification. seeds must be valid vertex ids. */
+gnn_status gnn_sample_uniform_ref(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
+                                  const gnn_sample_params *p, gnn_sampled *out);
+
+/* Reference block construction (first-appearance order). Duplicate dst vertices are an
+ * error (GNN_ERR_INVAL): the seed list of a block must be unique. */
+gnn_status gnn_block_build_ref(const gnn_sampled *s, gnn_block *out);
+
+typedef struct gnn_sample_ops {
+    const char *name;
+    gnn_status (*uniform)(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
+                          const gnn_sample_params *p, gnn_sampled *out);
+    gnn_status (*build)(const gnn_sampled *s, gnn_block *out);
+} gnn_sample_ops;
+extern const gnn_sample_ops gnn_sample_ref;
+
+/* Multi-layer sampling (DGL order): blocks[L-1] has dst = seeds and fanout fanouts[L-1];
+ * blocks[l]'s dst are blocks[l+1]'s src. blocks must hold L zeroed gnn_block. */
+gnn_status gnn_sample_blocks(const gnn_sample_ops *ops, const gnn_csr *g, const int64_t *seeds,
+                             int64_t n_seeds, const int64_t *fanouts, int L, uint64_t seed,
+                             uint32_t step, gnn_block *blocks);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
