@@ -1,0 +1,268 @@
+/* cli/cmd_train.c -- `gnnref train`: mini-batch GraphSAGE on one rank. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli.h"
+#include "gnnref/dataset.h"
+#include "gnnref/train.h"
+
+static void train_usage(FILE *f)
+{
+    fprintf(f,
+            "usage: gnnref train [flags]\n"
+            "  --data PATH|builtin   dataset: native file, text-layout dir, OGB dir, or builtin (default)\n"
+            "  --model sage          model (GraphSAGE, mean aggregator; DistGNN-MB Eq. 1)\n"
+            "  --layers L            number of layers (default 2)\n"
+            "  --hidden H            hidden width (default 64)\n"
+            "  --fanouts K1,K2,...   neighbors sampled per layer, input layer first; -1 = all (default 10 each)\n"
+            "  --batch B             seeds per mini-batch (default 256)\n"
+            "  --epochs E            epochs (default 10)\n"
+            "  --lr X                Adam learning rate (default 0.01)\n"
+            "  --dropout P           dropout probability on every layer's input (default 0.5)\n"
+            "  --weight-decay W      L2 weight decay in Adam (default 0)\n"
+            "  --seed S              seed of every random choice (default 1)\n"
+            "  --split A,B,C         seeded random train/val/test fractions (replaces the data's split)\n"
+            "  --impl ref|opt        kernels: reference or optimized CPU (default opt); results are bitwise equal\n"
+            "  --threads N           OpenMP threads (default: all)\n"
+            "  --eval-every K        full-graph evaluation every K epochs (default 1)\n"
+            "  --json FILE           write the report (DESIGN.md section 6 keys)\n"
+            "  --quiet               no per-epoch lines\n");
+}
+
+typedef struct print_ctx { int quiet; int tty; } print_ctx;
+
+static void on_epoch(const gnn_epoch_stats *E, void *vctx)
+{
+    const print_ctx *p = vctx;
+    if (p->quiet)
+        return;
+    printf("epoch %3d  loss %.4f", E->epoch, E->loss);
+    if (E->val_acc >= 0)
+        printf("  train %.4f  val %.4f  test %.4f", E->train_acc, E->val_acc, E->test_acc);
+    printf("  time %.2fs (", E->time_s);
+    for (int k = 0; k < GNN_PHASE_COUNT; k++)
+        printf("%s%s %.3f", k ? " " : "", gnn_phase_names[k], E->phase_s[k]);
+    printf(")\n");
+    fflush(stdout);
+}
+
+static json_object *epoch_json(const gnn_epoch_stats *E)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "epoch", json_object_new_int(E->epoch));
+    json_object_object_add(o, "loss", json_object_new_double(E->loss));
+    json_object_object_add(o, "train_acc", E->train_acc >= 0 ? json_object_new_double(E->train_acc) : NULL);
+    json_object_object_add(o, "val_acc", E->val_acc >= 0 ? json_object_new_double(E->val_acc) : NULL);
+    json_object_object_add(o, "test_acc", E->test_acc >= 0 ? json_object_new_double(E->test_acc) : NULL);
+    json_object_object_add(o, "time_s", json_object_new_double(E->time_s));
+    json_object *ph = json_object_new_object();
+    for (int k = 0; k < GNN_PHASE_COUNT; k++)
+        json_object_object_add(ph, gnn_phase_names[k], json_object_new_double(E->phase_s[k]));
+    json_object_object_add(o, "phases", ph);
+    json_object_object_add(o, "comm_bytes", json_object_new_int64(0));
+    json_object_object_add(o, "steps", json_object_new_int64(E->steps));
+    json_object_object_add(o, "edges_sampled", json_object_new_int64(E->edges_sampled));
+    return o;
+}
+
+int gnn_cmd_train(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        { "data", required_argument, 0, 'd' },   { "model", required_argument, 0, 'm' },
+        { "layers", required_argument, 0, 'L' }, { "hidden", required_argument, 0, 'H' },
+        { "fanouts", required_argument, 0, 'f' }, { "batch", required_argument, 0, 'b' },
+        { "epochs", required_argument, 0, 'e' }, { "lr", required_argument, 0, 'r' },
+        { "dropout", required_argument, 0, 'p' }, { "weight-decay", required_argument, 0, 'w' },
+        { "seed", required_argument, 0, 's' },   { "split", required_argument, 0, 'S' },
+        { "impl", required_argument, 0, 'i' },   { "threads", required_argument, 0, 't' },
+        { "eval-every", required_argument, 0, 'E' }, { "json", required_argument, 0, 'j' },
+        { "quiet", no_argument, 0, 'q' },        { "help", no_argument, 0, 'h' },
+        { 0, 0, 0, 0 }
+    };
+    gnn_train_config c;
+    gnn_train_defaults(&c);
+    const char *data = "builtin", *json = NULL, *fanouts = NULL, *model = "sage";
+    double split[3] = { 0 };
+    int have_split = 0, quiet = 0;
+    int64_t threads = 0, v;
+    double x;
+    optind = 1;
+    opterr = 0;
+    int ch;
+    while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (ch) {
+        case 'd': data = optarg; break;
+        case 'm': model = optarg; break;
+        case 'L':
+            if (cli_parse_i64(optarg, 1, GNN_MAX_LAYERS, &v))
+                return cli_error(CLI_USAGE, "--layers '%s': expected an integer in 1..%d", optarg, GNN_MAX_LAYERS);
+            c.layers = (int)v;
+            break;
+        case 'H':
+            if (cli_parse_i64(optarg, 1, 1 << 16, &c.hidden))
+                return cli_error(CLI_USAGE, "--hidden '%s': expected an integer in 1..65536", optarg);
+            break;
+        case 'f': fanouts = optarg; break;
+        case 'b':
+            if (cli_parse_i64(optarg, 1, INT32_MAX, &c.batch))
+                return cli_error(CLI_USAGE, "--batch '%s': expected a positive integer", optarg);
+            break;
+        case 'e':
+            if (cli_parse_i64(optarg, 0, 1000000, &v))
+                return cli_error(CLI_USAGE, "--epochs '%s': expected an integer >= 0", optarg);
+            c.epochs = (int)v;
+            break;
+        case 'r':
+            if (cli_parse_f64(optarg, 1e-12, 10.0, &x))
+                return cli_error(CLI_USAGE, "--lr '%s': expected a number in (0, 10]", optarg);
+            c.lr = (float)x;
+            break;
+        case 'p':
+            if (cli_parse_f64(optarg, 0.0, 0.999999, &x))
+                return cli_error(CLI_USAGE, "--dropout '%s': expected a number in [0, 1)", optarg);
+            c.dropout = (float)x;
+            break;
+        case 'w':
+            if (cli_parse_f64(optarg, 0.0, 1.0, &x))
+                return cli_error(CLI_USAGE, "--weight-decay '%s': expected a number in [0, 1]", optarg);
+            c.weight_decay = (float)x;
+            break;
+        case 's':
+            if (cli_parse_u64(optarg, &c.seed))
+                return cli_error(CLI_USAGE, "--seed '%s': expected a non-negative integer", optarg);
+            break;
+        case 'S':
+            if (cli_parse_f64_list(optarg, 0.0, 1.0, split, 3) != 3 || split[0] + split[1] + split[2] > 1.0 + 1e-9 ||
+                split[0] <= 0.0)
+                return cli_error(CLI_USAGE, "--split '%s': expected TRAIN,VAL,TEST fractions summing to at most 1", optarg);
+            have_split = 1;
+            break;
+        case 'i':
+            if (!strcmp(optarg, "ref"))
+                c.impl_opt = 0;
+            else if (!strcmp(optarg, "opt") || !strcmp(optarg, "cpu"))
+                c.impl_opt = 1;
+            else
+                return cli_error(CLI_USAGE, "--impl '%s': expected ref or opt", optarg);
+            break;
+        case 't':
+            if (cli_parse_i64(optarg, 1, 4096, &threads))
+                return cli_error(CLI_USAGE, "--threads '%s': expected an integer in 1..4096", optarg);
+            break;
+        case 'E':
+            if (cli_parse_i64(optarg, 0, 1000000, &v))
+                return cli_error(CLI_USAGE, "--eval-every '%s': expected an integer >= 0", optarg);
+            c.eval_every = (int)v;
+            break;
+        case 'j': json = optarg; break;
+        case 'q': quiet = 1; break;
+        case 'h': train_usage(stdout); return CLI_OK;
+        default:
+            train_usage(stderr);
+            return cli_error(CLI_USAGE, "train: unknown or incomplete flag '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return cli_error(CLI_USAGE, "train: unexpected argument '%s'", argv[optind]);
+    if (strcmp(model, "sage"))
+        return cli_error(CLI_USAGE, "--model '%s': this build trains sage (GraphSAGE); gcn, gat and gin come with the kernels issue", model);
+    if (fanouts) {
+        int64_t fo[GNN_MAX_LAYERS];
+        int k = cli_parse_i64_list(fanouts, -1, INT32_MAX, fo, GNN_MAX_LAYERS);
+        if (k < 1)
+            return cli_error(CLI_USAGE, "--fanouts '%s': expected comma-separated integers >= 1 or -1", fanouts);
+        if (k != c.layers)
+            return cli_error(CLI_USAGE, "--fanouts '%s' has %d values but --layers is %d", fanouts, k, c.layers);
+        for (int l = 0; l < k; l++)
+            c.fanouts[l] = fo[l];
+    }
+    const int nthreads = cli_set_threads(threads);
+
+    gnn_dataset ds;
+    gnn_err err = { "" };
+    gnn_status st = gnn_dataset_open(&ds, data, &err);
+    if (st)
+        return cli_error(cli_status_code(st), "%s", err.msg[0] ? err.msg : gnn_status_str(st));
+    if (have_split && (st = gnn_dataset_split_random(&ds, split[0], split[1], split[2], c.seed, &err))) {
+        gnn_dataset_free(&ds);
+        return cli_error(cli_status_code(st), "%s", err.msg);
+    }
+    if (!quiet)
+        printf("gnnref train: %s  n=%lld edges=%lld features=%lld classes=%lld  sage L=%d hidden=%lld "
+               "batch=%lld impl=%s threads=%d seed=%llu\n",
+               ds.name, (long long)ds.graph.n, (long long)ds.graph.nnz, (long long)ds.num_features,
+               (long long)ds.num_classes, c.layers, (long long)c.hidden, (long long)c.batch,
+               c.impl_opt ? "opt" : "ref", nthreads, (unsigned long long)c.seed);
+    print_ctx pc = { quiet, cli_is_tty() };
+    gnn_train_result res;
+    st = gnn_train_sage(&ds, &c, on_epoch, &pc, &res, &err);
+    if (st) {
+        gnn_dataset_free(&ds);
+        return cli_error(cli_status_code(st), "%s", err.msg[0] ? err.msg : gnn_status_str(st));
+    }
+    printf("final: train_acc %.4f  val_acc %.4f  test_acc %.4f  best_val_acc %.4f (epoch %d)  "
+           "test_acc_at_best_val %.4f  majority_class %.4f\n",
+           res.train_acc, res.val_acc, res.test_acc, res.best_val_acc, res.best_epoch,
+           res.test_acc_at_best_val, res.majority_rate);
+    printf("test accuracy: %.4f\n", res.test_acc);
+    int rc = CLI_OK;
+    if (json) {
+        json_object *cfg;
+        json_object *r = cli_report_new("train", c.seed, nthreads, "self", 1, &cfg);
+        json_object_object_add(cfg, "data", json_object_new_string(data));
+        json_object_object_add(cfg, "dataset", json_object_new_string(ds.name));
+        json_object_object_add(cfg, "model", json_object_new_string(model));
+        json_object_object_add(cfg, "layers", json_object_new_int(c.layers));
+        json_object_object_add(cfg, "hidden", json_object_new_int64(c.hidden));
+        json_object *fo = json_object_new_array();
+        for (int l = 0; l < c.layers; l++)
+            json_object_array_add(fo, json_object_new_int64(c.fanouts[l]));
+        json_object_object_add(cfg, "fanouts", fo);
+        json_object_object_add(cfg, "batch", json_object_new_int64(c.batch));
+        json_object_object_add(cfg, "epochs", json_object_new_int(c.epochs));
+        json_object_object_add(cfg, "lr", json_object_new_double(c.lr));
+        json_object_object_add(cfg, "dropout", json_object_new_double(c.dropout));
+        json_object_object_add(cfg, "weight_decay", json_object_new_double(c.weight_decay));
+        json_object_object_add(cfg, "impl", json_object_new_string(c.impl_opt ? "opt" : "ref"));
+        json_object_object_add(cfg, "threads", json_object_new_int(nthreads));
+        json_object_object_add(cfg, "eval_every", json_object_new_int(c.eval_every));
+        if (have_split) {
+            json_object *sp = json_object_new_array();
+            for (int k = 0; k < 3; k++)
+                json_object_array_add(sp, json_object_new_double(split[k]));
+            json_object_object_add(cfg, "split", sp);
+        } else {
+            json_object_object_add(cfg, "split", NULL);
+        }
+        json_object *eps = json_object_new_array();
+        for (int e = 0; e < res.n_epochs; e++)
+            json_object_array_add(eps, epoch_json(&res.epochs[e]));
+        json_object_object_add(r, "epochs", eps);
+        json_object *steps = json_object_new_array();
+        for (int64_t s = 0; s < res.n_steps; s++) {
+            json_object *o = json_object_new_object();
+            json_object_object_add(o, "step", json_object_new_int64(s));
+            /* %.17g round-trips a double exactly, so the list can be compared bitwise */
+            char buf[40];
+            snprintf(buf, sizeof buf, "%.17g", res.step_loss[s]);
+            json_object_object_add(o, "loss", json_object_new_double_s(res.step_loss[s], buf));
+            json_object_array_add(steps, o);
+        }
+        json_object_object_add(r, "steps", steps);
+        json_object *fin = json_object_new_object();
+        json_object_object_add(fin, "train_acc", json_object_new_double(res.train_acc));
+        json_object_object_add(fin, "val_acc", json_object_new_double(res.val_acc));
+        json_object_object_add(fin, "test_acc", json_object_new_double(res.test_acc));
+        json_object_object_add(fin, "best_val_acc", json_object_new_double(res.best_val_acc));
+        json_object_object_add(fin, "test_acc_at_best_val", json_object_new_double(res.test_acc_at_best_val));
+        json_object_object_add(fin, "best_epoch", json_object_new_int(res.best_epoch));
+        json_object_object_add(fin, "majority_class_acc", json_object_new_double(res.majority_rate));
+        json_object_object_add(r, "final", fin);
+        rc = cli_report_write(r, json);
+        json_object_put(r);
+    }
+    gnn_train_result_free(&res);
+    gnn_dataset_free(&ds);
+    return rc;
+}

@@ -1,0 +1,204 @@
+/* ref/sample.c -- reference uniform neighbor sampler and block construction.
+ *
+ * Plain C11, no intrinsics, no threads: this file is the specification; opt/ must
+ * reproduce its output bit for bit (DESIGN.md section 2).
+ *
+ * The sampler follows GraphSAGE's fixed-size neighborhood sampling (Hamilton et al. 2017,
+ * as used for every layer in DistGNN-MB section 2, Eq. 1): each dst vertex v keeps at most
+ * k of its in-neighbors, chosen uniformly without replacement by a partial Fisher-Yates
+ * shuffle whose draws come from the keyed stream (seed, SAMPLE, step, layer, id = v).
+ * Because the stream of v depends only on (seed, step, layer, v), any thread or rank that
+ * samples v makes the same choice. */
+#include <stdlib.h>
+#include <string.h>
+#include "gnnref/rng.h"
+#include "gnnref/sample.h"
+#include "gnnref/tensor.h"
+
+void gnn_sampled_free(gnn_sampled *s)
+{
+    gnn_free(s->dst_gid);
+    gnn_free(s->offsets);
+    gnn_free(s->nbr_gid);
+    memset(s, 0, sizeof *s);
+}
+
+/* Number of samples v contributes: min(k, d) without replacement, k with (0 if d == 0). */
+static int64_t sample_count(int64_t d, const gnn_sample_params *p)
+{
+    if (p->fanout < 0)
+        return d;
+    if (p->replace)
+        return d > 0 ? p->fanout : 0;
+    return d < p->fanout ? d : p->fanout;
+}
+
+gnn_status gnn_sample_uniform_ref(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
+                                  const gnn_sample_params *p, gnn_sampled *out)
+{
+    memset(out, 0, sizeof *out);
+    /* pass 1: output offsets */
+    int64_t *offsets = gnn_malloc(((size_t)n_seeds + 1) * sizeof(int64_t));
+    int64_t *dst_gid = gnn_malloc((size_t)n_seeds * sizeof(int64_t));
+    if (!offsets || !dst_gid)
+        goto nomem;
+    offsets[0] = 0;
+    int64_t max_deg = 0;
+    for (int64_t i = 0; i < n_seeds; i++) {
+        int64_t v = seeds[i];
+        if (v < 0 || v >= g->n) {
+            gnn_free(offsets);
+            gnn_free(dst_gid);
+            return GNN_ERR_RANGE;
+        }
+        int64_t d = gnn_csr_degree(g, v);
+        if (d > max_deg)
+            max_deg = d;
+        dst_gid[i] = v;
+        offsets[i + 1] = offsets[i] + sample_count(d, p);
+    }
+    int64_t nnz = offsets[n_seeds];
+    int64_t *nbr = gnn_malloc((size_t)nnz * sizeof(int64_t));
+    int64_t *pos = gnn_malloc((size_t)max_deg * sizeof(int64_t)); /* scratch: positions 0..d-1 */
+    if (!nbr || !pos) {
+        gnn_free(nbr);
+        gnn_free(pos);
+        goto nomem;
+    }
+    /* pass 2: draw */
+    for (int64_t i = 0; i < n_seeds; i++) {
+        const int64_t v = seeds[i];
+        const int64_t *adj = g->indices + g->indptr[v];
+        const int64_t d = gnn_csr_degree(g, v);
+        const int64_t k = offsets[i + 1] - offsets[i];
+        int64_t *out_v = nbr + offsets[i];
+        const gnn_rng_stream s = gnn_rng_stream_make(p->seed, GNN_TAG_SAMPLE, p->step, p->layer, (uint64_t)v);
+        if (p->replace && p->fanout >= 0) {
+            /* with replacement: k draws uint(d), in draw order */
+            for (int64_t j = 0; j < k; j++)
+                out_v[j] = adj[gnn_rng_uint(&s, (uint64_t)j, (uint64_t)d)];
+        } else if (k == d) {
+            /* d <= k: all neighbors in CSR order, no draws */
+            for (int64_t j = 0; j < d; j++)
+                out_v[j] = adj[j];
+        } else {
+            /* d > k: partial Fisher-Yates over positions 0..d-1:
+             * for j = 0..k-1: r = j + uint(d - j) with draw j; swap pos[j], pos[r]; emit pos[j] */
+            for (int64_t j = 0; j < d; j++)
+                pos[j] = j;
+            for (int64_t j = 0; j < k; j++) {
+                int64_t r = j + (int64_t)gnn_rng_uint(&s, (uint64_t)j, (uint64_t)(d - j));
+                int64_t t = pos[j];
+                pos[j] = pos[r];
+                pos[r] = t;
+                out_v[j] = adj[pos[j]];
+            }
+        }
+    }
+    gnn_free(pos);
+    out->n_dst = n_seeds;
+    out->nnz = nnz;
+    out->dst_gid = dst_gid;
+    out->offsets = offsets;
+    out->nbr_gid = nbr;
+    return GNN_OK;
+nomem:
+    gnn_free(offsets);
+    gnn_free(dst_gid);
+    return GNN_ERR_NOMEM;
+}
+
+/* Block construction in DGL's to_block order (DESIGN.md section 2, "Orders"):
+ *   src = dst vertices in seed order, then each newly seen sampled neighbor in order of
+ *   first appearance (scan dst in order, each one's samples in draw order).
+ * The reference keeps the global -> local map in a plain open-addressing hash table with
+ * linear probing, filled serially, so the order of first appearance is the insertion order. */
+typedef struct id_map {
+    int64_t *key;   /* (cap) global id, -1 = empty */
+    int64_t *val;   /* (cap) local id */
+    uint64_t mask;  /* cap - 1, cap a power of two */
+} id_map;
+
+static gnn_status id_map_init(id_map *m, int64_t max_items)
+{
+    uint64_t cap = 16;
+    while (cap < 2 * (uint64_t)max_items)
+        cap <<= 1;
+    m->key = gnn_malloc(cap * sizeof(int64_t));
+    m->val = gnn_malloc(cap * sizeof(int64_t));
+    m->mask = cap - 1;
+    if (!m->key || !m->val)
+        return GNN_ERR_NOMEM;
+    for (uint64_t i = 0; i < cap; i++)
+        m->key[i] = -1;
+    return GNN_OK;
+}
+
+static void id_map_free(id_map *m)
+{
+    gnn_free(m->key);
+    gnn_free(m->val);
+}
+
+/* Slot of gid: either the slot holding it or the empty slot where it would go. */
+static uint64_t id_map_slot(const id_map *m, int64_t gid)
+{
+    uint64_t h = ((uint64_t)gid * 0x9E3779B97F4A7C15ull) & m->mask;
+    while (m->key[h] != -1 && m->key[h] != gid)
+        h = (h + 1) & m->mask;
+    return h;
+}
+
+gnn_status gnn_block_build_ref(const gnn_sampled *s, gnn_block *out)
+{
+    const int64_t n_dst = s->n_dst;
+    if (n_dst + s->nnz > INT32_MAX)
+        return GNN_ERR_RANGE;
+    gnn_status st = gnn_block_alloc(out, n_dst, n_dst + s->nnz, s->nnz);
+    if (st)
+        return st;
+    id_map map;
+    if ((st = id_map_init(&map, n_dst + s->nnz)))
+        goto fail;
+    /* dst vertices first, in seed order; a repeated seed is an error */
+    for (int64_t i = 0; i < n_dst; i++) {
+        const int64_t v = s->dst_gid[i];
+        uint64_t h = id_map_slot(&map, v);
+        if (map.key[h] == v) {
+            st = GNN_ERR_INVAL;
+            goto fail;
+        }
+        map.key[h] = v;
+        map.val[h] = i;
+        out->src_gid[i] = v;
+    }
+    int64_t n_src = n_dst;
+    for (int64_t i = 0; i < n_dst; i++) {
+        out->indptr[i] = s->offsets[i];
+        for (int64_t e = s->offsets[i]; e < s->offsets[i + 1]; e++) {
+            const int64_t u = s->nbr_gid[e];
+            uint64_t h = id_map_slot(&map, u);
+            if (map.key[h] != u) { /* first appearance: the next local id */
+                map.key[h] = u;
+                map.val[h] = n_src;
+                out->src_gid[n_src++] = u;
+            }
+            out->indices[e] = (int32_t)map.val[h]; /* edges keep the draw order */
+        }
+    }
+    out->indptr[n_dst] = s->nnz;
+    out->n_src = n_src;
+    out->nnz = s->nnz;
+    id_map_free(&map);
+    return GNN_OK;
+fail:
+    id_map_free(&map);
+    gnn_block_free(out);
+    return st;
+}
+
+const gnn_sample_ops gnn_sample_ref = {
+    .name = "ref",
+    .uniform = gnn_sample_uniform_ref,
+    .build = gnn_block_build_ref,
+};
