@@ -1,0 +1,332 @@
+/* include/gnnref/oracle.h -- the oracle: every implementation checked against the reference.
+ *
+ * One registry (gnn_oracle_registry, a NULL-terminated table in oracle/registry.c) lists
+ * every operation once (DESIGN.md section 3). An entry names the operation, the parameters
+ * of its cases and a list of size presets, the reference implementation, the
+ * implementations present in this build, the comparator with its tolerance, and a one-line
+ * reason for that tolerance. `gnnref oracle`, the Check suite tests/test_oracle.c and the
+ * benchmarks in bench/ all iterate this one table, so they cannot drift apart.
+ *
+ * A case is a pure function of its case string,
+ *     aggregate.mean.fwd(impl=cpu,threads=2,n_dst=37,n_src=80,d=13,deg=0..9,seed=5)
+ * (entry name, implementation, OpenMP thread count for threaded implementations, the
+ * entry's parameters in declaration order, and the seed of the GNN_TAG_ORACLE stream that
+ * generates the inputs). `gnnref oracle --case '<string>'` replays exactly that case.
+ *
+ * Running a case: every output buffer is allocated with 64 guard bytes on each side and
+ * filled with a NaN pattern first. Before any numeric comparison the harness checks that
+ * the guards are unchanged (out-of-bounds writes), that no output is NaN (a NaN is either
+ * a bug or an element the implementation never wrote), and that infinities match. Then the
+ * entry's comparator decides: bitwise, ulp(n), allclose(atol, rtol), nmse(eps), canonical
+ * (relabel, then bitwise), verify (a property checker written as a different, simpler
+ * algorithm) or chisq(alpha) (a distribution test for samplers).
+ *
+ * Library code: nothing here prints. Results carry their text in gnn_oracle_result. */
+#ifndef GNNREF_ORACLE_H
+#define GNNREF_ORACLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "gnnref/graph.h"
+#include "gnnref/rng.h"
+#include "gnnref/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- outcomes ---------------------------------------------------------------------------- */
+
+typedef enum gnn_oracle_outcome {
+    GNN_ORACLE_PASS = 0,
+    GNN_ORACLE_FAIL,
+    GNN_ORACLE_SKIP,        /* cannot run here (no OpenMP in this build, ...); detail says why */
+    GNN_ORACLE_UNSUPPORTED, /* the implementation does not support this case (GNN_ERR_UNSUPPORTED) */
+    GNN_ORACLE_OUTCOME_COUNT
+} gnn_oracle_outcome;
+
+/* "PASS", "FAIL", "SKIP", "UNSUPPORTED". */
+const char *gnn_oracle_outcome_str(gnn_oracle_outcome o);
+
+/* ---- comparators and tolerances ---------------------------------------------------------- */
+
+typedef enum gnn_oracle_cmp {
+    GNN_CMP_BITWISE = 0, /* identical bits */
+    GNN_CMP_ULP,         /* a = largest allowed distance in units in the last place */
+    GNN_CMP_ALLCLOSE,    /* |impl - ref| <= a + b * |ref| (numpy.allclose, ref as "desired") */
+    GNN_CMP_NMSE,        /* sum (impl - ref)^2 / sum ref^2 <= a */
+    GNN_CMP_CANONICAL,   /* relabel both sides to the canonical order, then bitwise */
+    GNN_CMP_VERIFY,      /* property checker; a, b: numeric tolerances the checker documents */
+    GNN_CMP_CHISQ        /* Pearson chi-square; FAIL when the p-value < a (alpha) */
+} gnn_oracle_cmp;
+
+typedef struct gnn_oracle_tol {
+    gnn_oracle_cmp cmp;
+    double a; /* ulp: n; allclose: atol; nmse: eps; chisq: alpha; verify: checker tolerance */
+    double b; /* allclose: rtol; verify: second checker tolerance */
+} gnn_oracle_tol;
+
+/* "bitwise", "ulp(2)", "allclose(1e-05, 0.0001)", "nmse(1e-10)", "chisq(0.0001)", ... */
+int gnn_oracle_tol_format(const gnn_oracle_tol *t, char *buf, size_t n);
+
+/* ---- case parameters --------------------------------------------------------------------- */
+
+typedef enum gnn_oracle_ptype {
+    GNN_PARAM_INT = 0, /* "37" */
+    GNN_PARAM_RANGE,   /* "0..9" (lo <= hi) or a single integer "5" meaning 5..5 */
+    GNN_PARAM_REAL     /* "0.25" */
+} gnn_oracle_ptype;
+
+typedef struct gnn_oracle_param {
+    const char *name;      /* key in the case string */
+    gnn_oracle_ptype type;
+    double min, max;       /* allowed values (both ends of a range) */
+    const char *help;      /* one line for --list */
+} gnn_oracle_param;
+
+typedef struct gnn_oracle_value {
+    int64_t lo, hi; /* INT: lo == hi; RANGE: lo..hi */
+    double x;       /* REAL */
+} gnn_oracle_value;
+
+#define GNN_ORACLE_MAX_PARAMS 12
+
+/* ---- implementations and entries ---------------------------------------------------------- */
+
+enum {
+    GNN_ORACLE_THREADED = 1u << 0 /* impl: run at every count in gnn_oracle_thread_counts */
+};
+enum {
+    GNN_ORACLE_SEEDLESS = 1u << 0 /* entry: inputs do not depend on the seed; one case per preset */
+};
+
+/* One implementation of an entry's operation. `ops` is what the entry's run function calls:
+ * an ops table (gnn_aggregate_ops, gnn_nn_ops, gnn_sample_ops) or NULL where the entry calls
+ * plain functions. Tests build their own gnn_oracle_impl around deliberately wrong ops to
+ * prove that the oracle can fail. */
+typedef struct gnn_oracle_impl {
+    const char *name; /* "ref", "cpu": printed in every case string */
+    const void *ops;
+    unsigned flags;   /* GNN_ORACLE_THREADED */
+} gnn_oracle_impl;
+
+/* The thread counts every threaded implementation is checked at (1 and 2). */
+extern const int gnn_oracle_thread_counts[];
+extern const int gnn_oracle_n_thread_counts;
+
+typedef struct gnn_oracle_ctx gnn_oracle_ctx; /* per-case scratch: allocations, detail text */
+typedef struct gnn_oracle_case gnn_oracle_case;
+typedef struct gnn_oracle_entry gnn_oracle_entry;
+
+/* Benchmark hook (bench/bench_registry.c): build the inputs of a case once, then time `run`. */
+typedef struct gnn_oracle_work {
+    double bytes; /* bytes touched per call (reads + writes), for GB/s */
+    double flops; /* floating-point operations per call, for GFLOP/s (0 if not meaningful) */
+    double items; /* edges, samples, ... per call (0 if not meaningful) */
+} gnn_oracle_work;
+
+typedef struct gnn_oracle_bench {
+    const char *const *sizes; /* NULL-terminated presets to benchmark (larger than the oracle's) */
+    gnn_status (*setup)(const gnn_oracle_case *c, void **fixture, gnn_oracle_work *work);
+    gnn_status (*run)(void *fixture); /* one call of c->impl on the fixture's inputs */
+    void (*teardown)(void *fixture);
+} gnn_oracle_bench;
+
+struct gnn_oracle_entry {
+    const char *name;                     /* "aggregate.mean.fwd" */
+    const char *what;                     /* one line: what the entry checks */
+    gnn_oracle_tol tol;                   /* comparator and tolerance */
+    const char *reason;                   /* one line: why this tolerance */
+    const gnn_oracle_param *params;       /* (n_params) */
+    int n_params;
+    const char *const *presets;           /* NULL-terminated "n_dst=37,n_src=80,d=13,deg=0..9" */
+    const gnn_oracle_impl *ref;           /* the reference: the specification */
+    const gnn_oracle_impl *const *impls;  /* NULL-terminated: implementations checked */
+    unsigned flags;                       /* GNN_ORACLE_SEEDLESS */
+    /* Generate the inputs of c, run it, compare; returns the outcome (the harness then
+     * sweeps the guard bytes of every output and may turn a PASS into a FAIL). */
+    gnn_oracle_outcome (*run)(gnn_oracle_ctx *ctx, const gnn_oracle_case *c);
+    const gnn_oracle_bench *bench;        /* NULL: no benchmark */
+};
+
+/* The registry: every operation once, NULL-terminated. */
+extern const gnn_oracle_entry *const gnn_oracle_registry[];
+
+/* Entry by exact name, or NULL. */
+const gnn_oracle_entry *gnn_oracle_find(const char *name);
+/* Implementation of e by name (e->impls, or e->ref), or NULL. */
+const gnn_oracle_impl *gnn_oracle_find_impl(const gnn_oracle_entry *e, const char *name);
+int gnn_oracle_n_presets(const gnn_oracle_entry *e);
+/* Does `name` select entry name `op`? Exact name, a dotted prefix ("aggregate" selects
+ * "aggregate.mean.fwd"), or a shell pattern ("aggregate.*.bwd"). */
+int gnn_oracle_name_matches(const char *pattern, const char *op);
+
+/* ---- cases ------------------------------------------------------------------------------- */
+
+struct gnn_oracle_case {
+    const gnn_oracle_entry *entry;
+    const gnn_oracle_impl *impl;
+    int threads;   /* OpenMP threads for a threaded impl (>= 1); 0 for the others */
+    uint64_t seed; /* key of the GNN_TAG_ORACLE streams that generate the inputs */
+    gnn_oracle_value v[GNN_ORACLE_MAX_PARAMS]; /* entry->params order */
+};
+
+/* Case from a preset string of e ("n_dst=37,n_src=80,d=13,deg=0..9"). */
+gnn_status gnn_oracle_case_init(gnn_oracle_case *c, const gnn_oracle_entry *e,
+                                const gnn_oracle_impl *impl, int threads, const char *preset,
+                                uint64_t seed, gnn_err *err);
+/* Parse a full case string; GNN_ERR_FORMAT with a message naming the problem. */
+gnn_status gnn_oracle_case_parse(const char *s, gnn_oracle_case *c, gnn_err *err);
+/* Format c as its case string; returns the length (snprintf semantics). */
+int gnn_oracle_case_format(const gnn_oracle_case *c, char *buf, size_t n);
+
+/* Parameter accessors by index into entry->params. */
+static inline int64_t gnn_oracle_int(const gnn_oracle_case *c, int i) { return c->v[i].lo; }
+static inline int64_t gnn_oracle_lo(const gnn_oracle_case *c, int i) { return c->v[i].lo; }
+static inline int64_t gnn_oracle_hi(const gnn_oracle_case *c, int i) { return c->v[i].hi; }
+static inline double gnn_oracle_real(const gnn_oracle_case *c, int i) { return c->v[i].x; }
+
+/* ---- running ----------------------------------------------------------------------------- */
+
+typedef struct gnn_oracle_result {
+    gnn_oracle_outcome outcome;
+    char case_str[512];
+    char detail[2048]; /* FAIL: first mismatches with indices and values; SKIP: the reason */
+    uint32_t digest;   /* CRC32C of the implementation's outputs (replays must agree) */
+    double seconds;    /* wall time of the case */
+} gnn_oracle_result;
+
+/* Run one case (sets the OpenMP thread count for its duration). */
+gnn_oracle_outcome gnn_oracle_run(const gnn_oracle_case *c, gnn_oracle_result *r);
+
+typedef void (*gnn_oracle_visit)(const gnn_oracle_case *c, const gnn_oracle_result *r, void *user);
+
+/* Run every case of entry e: each implementation whose name matches impl_name (NULL: all),
+ * each thread count for threaded implementations, each preset, `cases` seeds per preset
+ * (seed, seed + 1, ...; one for GNN_ORACLE_SEEDLESS entries). visit (may be NULL) sees every
+ * result; counts[outcome] is incremented. Returns the number of FAIL. */
+int gnn_oracle_run_entry(const gnn_oracle_entry *e, const char *impl_name, int cases,
+                         uint64_t seed, gnn_oracle_visit visit, void *user,
+                         int counts[GNN_ORACLE_OUTCOME_COUNT]);
+
+/* Set the OpenMP thread count (no-op without OpenMP); returns the previous count (1 without). */
+int gnn_oracle_set_threads(int n);
+/* 1 when this build has OpenMP. */
+int gnn_oracle_have_openmp(void);
+
+/* ---- writing entries: the per-case context ------------------------------------------------ */
+
+/* Scratch memory freed after the case (64-byte aligned, zeroed). NULL when out of memory. */
+void *gnn_oracle_alloc(gnn_oracle_ctx *ctx, size_t bytes);
+/* An output buffer: guarded on both sides, filled with 0xFF bytes (a NaN for f32/f64 and -1
+ * for integers) so elements an implementation forgets to write are caught. */
+void *gnn_oracle_alloc_out(gnn_oracle_ctx *ctx, const char *name, size_t bytes);
+/* Run fn(p) after the case (for structures the kernels allocate: blocks, sampled lists). */
+void gnn_oracle_defer(gnn_oracle_ctx *ctx, void (*fn)(void *), void *p);
+
+/* Detail text. fail/skip/unsupported append a line and return their outcome. */
+gnn_oracle_outcome gnn_oracle_fail(gnn_oracle_ctx *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+gnn_oracle_outcome gnn_oracle_skip(gnn_oracle_ctx *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void gnn_oracle_note(gnn_oracle_ctx *ctx, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Turn a kernel's status into an outcome: OK -> PASS, UNSUPPORTED -> UNSUPPORTED, else FAIL
+ * naming `who` ("ref.forward", "impl.backward"). */
+gnn_oracle_outcome gnn_oracle_status(gnn_oracle_ctx *ctx, const char *who, gnn_status s);
+/* Fold bytes of the implementation's output into the case digest. */
+void gnn_oracle_digest(gnn_oracle_ctx *ctx, const void *p, size_t bytes);
+/* Tolerance of the case's entry. */
+const gnn_oracle_tol *gnn_oracle_ctx_tol(const gnn_oracle_ctx *ctx);
+/* Combine outcomes: FAIL > UNSUPPORTED > SKIP > PASS. */
+gnn_oracle_outcome gnn_oracle_worst(gnn_oracle_outcome a, gnn_oracle_outcome b);
+
+/* Comparators over arrays of count elements, `cols` per row (for [row,col] in messages;
+ * 0 = flat). ref and impl should come from gnn_oracle_alloc_out (their guards are checked
+ * first). tol NULL = the entry's tolerance. Failures append the first mismatches. */
+gnn_oracle_outcome gnn_oracle_compare_f32(gnn_oracle_ctx *ctx, const gnn_oracle_tol *tol,
+                                          const char *name, const float *ref, const float *impl,
+                                          int64_t count, int64_t cols);
+gnn_oracle_outcome gnn_oracle_compare_f64(gnn_oracle_ctx *ctx, const gnn_oracle_tol *tol,
+                                          const char *name, const double *ref,
+                                          const double *impl, int64_t count, int64_t cols);
+/* Integer arrays: always bitwise (elem_size 4 or 8, signed). */
+gnn_oracle_outcome gnn_oracle_compare_int(gnn_oracle_ctx *ctx, const char *name, const void *ref,
+                                          const void *impl, int64_t count, size_t elem_size);
+/* Blocks: GNN_CMP_BITWISE compares every array; GNN_CMP_CANONICAL relabels both first. */
+gnn_oracle_outcome gnn_oracle_compare_block(gnn_oracle_ctx *ctx, gnn_oracle_cmp cmp,
+                                            const char *name, const gnn_block *ref,
+                                            const gnn_block *impl);
+/* Chi-square: FAIL when the p-value of statistic x2 with dof degrees of freedom < alpha. */
+gnn_oracle_outcome gnn_oracle_chisq_check(gnn_oracle_ctx *ctx, const char *name, double x2,
+                                          double dof, double alpha);
+
+/* ---- comparator building blocks (also used by the self-tests) ---------------------------- */
+
+#define GNN_GUARD_BYTES 64
+
+/* Guarded allocation: GNN_GUARD_BYTES of a position-dependent sentinel pattern before and
+ * after a 64-byte aligned payload of `bytes` bytes (the trailing guard starts right at
+ * payload + bytes, so a write one element past the end is caught). The payload is filled
+ * with `fill`. */
+void *gnn_guard_alloc(size_t bytes, int fill);
+/* GNN_OK when both guards are intact; GNN_ERR_MISMATCH with a message naming the side and
+ * the first changed offset otherwise. */
+gnn_status gnn_guard_check(const void *payload, char *msg, size_t msg_len);
+void gnn_guard_free(void *payload);
+
+/* Distance in units in the last place between two finite floats (0 for +0 / -0). */
+int64_t gnn_oracle_ulp_f32(float a, float b);
+
+/* Canonical relabel of a block: dst vertices keep their positions; the other src vertices
+ * are renumbered in ascending global id; edges keep their order (indices remapped). out is
+ * allocated (gnn_block_free). Used for ID maps whose order is inherently unordered. */
+gnn_status gnn_oracle_block_canonical(const gnn_block *in, gnn_block *out);
+
+/* Regularized upper incomplete gamma Q(a, x) = Gamma(a, x) / Gamma(a), a > 0, x >= 0. */
+double gnn_oracle_gamma_q(double a, double x);
+/* P(X >= x2) for X ~ chi-square(dof): Q(dof / 2, x2 / 2). */
+double gnn_oracle_chisq_pvalue(double x2, double dof);
+
+/* ---- writing entries: case data from the GNN_TAG_ORACLE streams ---------------------------- */
+
+/* A sequence of draws from stream (case seed, GNN_TAG_ORACLE, step 0, layer 0, id = stream).
+ * Entries use one stream id per input array so inputs do not shift when another changes. */
+typedef struct gnn_oracle_draws {
+    gnn_rng_stream s;
+    uint64_t i; /* next draw index */
+} gnn_oracle_draws;
+
+gnn_oracle_draws gnn_oracle_draws_make(const gnn_oracle_case *c, uint64_t stream);
+uint64_t gnn_oracle_draw_uint(gnn_oracle_draws *d, uint64_t n);          /* [0, n) */
+int64_t gnn_oracle_draw_range(gnn_oracle_draws *d, int64_t lo, int64_t hi); /* [lo, hi] */
+float gnn_oracle_draw_float(gnn_oracle_draws *d);                         /* [0, 1) */
+/* Values with spread exponents, (2u - 1) * 2^e, e in [-6, 6]: sums of these round
+ * differently in a different order, so a changed summation order shows up bitwise. */
+void gnn_oracle_fill_spread(gnn_oracle_draws *d, float *x, int64_t count);
+/* Dyadic values k / 2^shift, k in [-kmax, kmax]: sums and products of a few of these are
+ * exact in f32, which is what makes the gradient checks' finite differences exact. */
+void gnn_oracle_fill_dyadic(gnn_oracle_draws *d, float *x, int64_t count, int kmax, int shift);
+
+/* A random block (free with gnn_block_free): n_dst dst, n_src >= n_dst src (global id of
+ * local u is 3u + 1), degree of each dst uniform in [deg_lo, deg_hi] (0 when n_src == 0),
+ * each edge's src uniform in [0, n_src) (repeats allowed, as with sampling with replacement). */
+gnn_status gnn_oracle_random_block(gnn_oracle_draws *d, int64_t n_dst, int64_t n_src,
+                                   int64_t deg_lo, int64_t deg_hi, gnn_block *b);
+/* The same, owned by the case: freed after it. *b receives a pointer into the context. */
+gnn_status gnn_oracle_case_block(gnn_oracle_ctx *ctx, gnn_oracle_draws *d, int64_t n_dst,
+                                 int64_t n_src, int64_t deg_lo, int64_t deg_hi, gnn_block **b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

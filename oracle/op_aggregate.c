@@ -1,0 +1,292 @@
+/* oracle/op_aggregate.c -- oracle entries for neighbor aggregation (include/gnnref/aggregate.h).
+ *
+ *   aggregate.{mean,sum}.{fwd,bwd}  every implementation against gnn_aggregate_ref, bitwise:
+ *       the header fixes the order of every sum (CSR order forward; by dst, then edge
+ *       position backward) and the reciprocal 1.0f/deg computed once per row, so an
+ *       implementation that keeps the contract reproduces every bit (DESIGN.md section 2).
+ *       "ref" is also run against itself: that checks determinism, guard bytes and that
+ *       every output element is written.
+ *   grad.aggregate.{mean,sum}  each implementation's backward against central differences of
+ *       its own forward (see grad_run below and docs/oracle.md, "Gradient checks").
+ *
+ * Inputs: a random block (degrees uniform in the deg range, src uniform with repeats) and
+ * features with spread exponents, so that a different summation order changes the bits. */
+#include <math.h>
+#include <string.h>
+#include "gnnref/aggregate.h"
+#include "gnnref/oracle.h"
+#include "gnnref/tensor.h"
+
+static const gnn_oracle_impl k_agg_ref = { .name = "ref", .ops = &gnn_aggregate_ref, .flags = 0 };
+static const gnn_oracle_impl k_agg_cpu = { .name = "cpu", .ops = &gnn_aggregate_cpu, .flags = GNN_ORACLE_THREADED };
+static const gnn_oracle_impl *const k_agg_impls[] = { &k_agg_ref, &k_agg_cpu, NULL };
+
+enum { P_NDST, P_NSRC, P_D, P_DEG, N_AGG_PARAMS };
+static const gnn_oracle_param k_agg_params[N_AGG_PARAMS] = {
+    { "n_dst", GNN_PARAM_INT, 0, 1e8, "dst vertices (rows of out)" },
+    { "n_src", GNN_PARAM_INT, 0, 1e8, "src vertices (rows of x), >= n_dst" },
+    { "d", GNN_PARAM_INT, 0, 65536, "feature width" },
+    { "deg", GNN_PARAM_RANGE, 0, 1e6, "degree of each dst, uniform in LO..HI" },
+};
+
+/* Awkward shapes first: zero-degree rows, a single row, the empty batch, no dst at all (the
+ * backward must still zero every dx row), widths 1, 7, 13, 33 and 100 (not multiples of the
+ * 8/16-lane vectors, and 100 straddles the cpu kernel's 64-float register block), hub rows
+ * with more edges than src vertices (repeated neighbors). */
+static const char *const k_agg_presets[] = {
+    "n_dst=37,n_src=80,d=13,deg=0..9",
+    "n_dst=1,n_src=1,d=1,deg=1..1",
+    "n_dst=1,n_src=5,d=7,deg=0..0",
+    "n_dst=0,n_src=0,d=16,deg=0..0",
+    "n_dst=0,n_src=10,d=8,deg=0..3",
+    "n_dst=64,n_src=200,d=33,deg=0..40",
+    "n_dst=5,n_src=5,d=17,deg=200..300",
+    "n_dst=300,n_src=2000,d=100,deg=5..25",
+    "n_dst=20,n_src=20,d=0,deg=0..5",
+    NULL,
+};
+
+/* ---- forward and backward against ref -------------------------------------------------------- */
+
+static gnn_oracle_outcome agg_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, gnn_agg_kind kind, int backward)
+{
+    const gnn_aggregate_ops *ref = c->entry->ref->ops, *impl = c->impl->ops;
+    const int64_t n_dst = gnn_oracle_int(c, P_NDST), n_src = gnn_oracle_int(c, P_NSRC), d = gnn_oracle_int(c, P_D);
+    gnn_oracle_draws g = gnn_oracle_draws_make(c, 1);
+    gnn_block *blk;
+    gnn_status s = gnn_oracle_case_block(ctx, &g, n_dst, n_src, gnn_oracle_lo(c, P_DEG), gnn_oracle_hi(c, P_DEG), &blk);
+    if (s)
+        return gnn_oracle_fail(ctx, "invalid case (n_src must be >= n_dst): %s", gnn_status_str(s));
+    const int64_t in_rows = backward ? n_dst : n_src, out_rows = backward ? n_src : n_dst;
+    const size_t in_bytes = (size_t)(in_rows * d) * sizeof(float), out_bytes = (size_t)(out_rows * d) * sizeof(float);
+    float *in = gnn_oracle_alloc(ctx, in_bytes);
+    float *want = gnn_oracle_alloc_out(ctx, backward ? "ref.dx" : "ref.out", out_bytes);
+    float *got = gnn_oracle_alloc_out(ctx, backward ? "impl.dx" : "impl.out", out_bytes);
+    if (!in || !want || !got)
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_oracle_draws gx = gnn_oracle_draws_make(c, 2);
+    gnn_oracle_fill_spread(&gx, in, in_rows * d);
+
+    s = backward ? ref->backward(blk, in, d, kind, want) : ref->forward(blk, in, d, kind, want);
+    if (s)
+        return gnn_oracle_fail(ctx, "ref %s returned %s", backward ? "backward" : "forward", gnn_status_str(s));
+    s = backward ? impl->backward(blk, in, d, kind, got) : impl->forward(blk, in, d, kind, got);
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, backward ? "impl backward" : "impl forward", s);
+    if (o != GNN_ORACLE_PASS)
+        return o;
+    gnn_oracle_digest(ctx, got, out_bytes);
+    return gnn_oracle_compare_f32(ctx, NULL, backward ? "dx" : "out", want, got, out_rows * d, d);
+}
+
+static gnn_oracle_outcome mean_fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c) { return agg_run(ctx, c, GNN_AGG_MEAN, 0); }
+static gnn_oracle_outcome mean_bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c) { return agg_run(ctx, c, GNN_AGG_MEAN, 1); }
+static gnn_oracle_outcome sum_fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c) { return agg_run(ctx, c, GNN_AGG_SUM, 0); }
+static gnn_oracle_outcome sum_bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c) { return agg_run(ctx, c, GNN_AGG_SUM, 1); }
+
+/* ---- benchmark hook --------------------------------------------------------------------------- */
+
+typedef struct agg_fixture {
+    const gnn_aggregate_ops *ops;
+    gnn_agg_kind kind;
+    int backward;
+    int64_t d;
+    gnn_block blk;
+    float *in, *out;
+} agg_fixture;
+
+static void agg_teardown(void *p)
+{
+    agg_fixture *f = p;
+    if (!f)
+        return;
+    gnn_block_free(&f->blk);
+    gnn_free(f->in);
+    gnn_free(f->out);
+    gnn_free(f);
+}
+
+static gnn_status agg_setup(const gnn_oracle_case *c, gnn_agg_kind kind, int backward, void **fixture,
+                            gnn_oracle_work *work)
+{
+    agg_fixture *f = gnn_calloc(1, sizeof *f);
+    if (!f)
+        return GNN_ERR_NOMEM;
+    f->ops = c->impl->ops;
+    f->kind = kind;
+    f->backward = backward;
+    f->d = gnn_oracle_int(c, P_D);
+    gnn_oracle_draws g = gnn_oracle_draws_make(c, 1);
+    gnn_status s = gnn_oracle_random_block(&g, gnn_oracle_int(c, P_NDST), gnn_oracle_int(c, P_NSRC),
+                                           gnn_oracle_lo(c, P_DEG), gnn_oracle_hi(c, P_DEG), &f->blk);
+    if (s) {
+        gnn_free(f);
+        return s;
+    }
+    const int64_t in_rows = backward ? f->blk.n_dst : f->blk.n_src, out_rows = backward ? f->blk.n_src : f->blk.n_dst;
+    f->in = gnn_malloc((size_t)(in_rows * f->d) * sizeof(float));
+    f->out = gnn_malloc((size_t)(out_rows * f->d) * sizeof(float));
+    if (!f->in || !f->out) {
+        agg_teardown(f);
+        return GNN_ERR_NOMEM;
+    }
+    gnn_oracle_draws gx = gnn_oracle_draws_make(c, 2);
+    gnn_oracle_fill_spread(&gx, f->in, in_rows * f->d);
+    /* logical bytes: one feature row moved per edge, the block's index arrays read once,
+     * the output written once */
+    work->bytes = (double)f->blk.nnz * (double)f->d * 4.0 + (double)f->blk.nnz * 4.0 +
+                  (double)(f->blk.n_dst + 1) * 8.0 + (double)out_rows * (double)f->d * 4.0;
+    work->flops = (double)f->blk.nnz * (double)f->d;
+    work->items = (double)f->blk.nnz;
+    *fixture = f;
+    return GNN_OK;
+}
+
+static gnn_status agg_bench_run(void *p)
+{
+    agg_fixture *f = p;
+    return f->backward ? f->ops->backward(&f->blk, f->in, f->d, f->kind, f->out)
+                       : f->ops->forward(&f->blk, f->in, f->d, f->kind, f->out);
+}
+
+static gnn_status mean_fwd_setup(const gnn_oracle_case *c, void **f, gnn_oracle_work *w) { return agg_setup(c, GNN_AGG_MEAN, 0, f, w); }
+static gnn_status mean_bwd_setup(const gnn_oracle_case *c, void **f, gnn_oracle_work *w) { return agg_setup(c, GNN_AGG_MEAN, 1, f, w); }
+static gnn_status sum_fwd_setup(const gnn_oracle_case *c, void **f, gnn_oracle_work *w) { return agg_setup(c, GNN_AGG_SUM, 0, f, w); }
+static gnn_status sum_bwd_setup(const gnn_oracle_case *c, void **f, gnn_oracle_work *w) { return agg_setup(c, GNN_AGG_SUM, 1, f, w); }
+
+/* Benchmark sizes: a GraphSAGE layer-0 block (fanout 10..15, d = 64) and a wide layer. */
+static const char *const k_agg_bench_sizes[] = {
+    "n_dst=16384,n_src=131072,d=64,deg=10..15",
+    "n_dst=4096,n_src=32768,d=256,deg=5..25",
+    NULL,
+};
+
+static const gnn_oracle_bench k_mean_fwd_bench = { k_agg_bench_sizes, mean_fwd_setup, agg_bench_run, agg_teardown };
+static const gnn_oracle_bench k_mean_bwd_bench = { k_agg_bench_sizes, mean_bwd_setup, agg_bench_run, agg_teardown };
+static const gnn_oracle_bench k_sum_fwd_bench = { k_agg_bench_sizes, sum_fwd_setup, agg_bench_run, agg_teardown };
+static const gnn_oracle_bench k_sum_bwd_bench = { k_agg_bench_sizes, sum_bwd_setup, agg_bench_run, agg_teardown };
+
+#define AGG_REASON "fixed summation order and one reciprocal per row (aggregate.h): every bit is specified"
+
+const gnn_oracle_entry gnn_oracle_aggregate_mean_fwd = {
+    .name = "aggregate.mean.fwd",
+    .what = "mean aggregation forward, out = (sum of x[src] in CSR order) * (1/deg)",
+    .tol = { GNN_CMP_BITWISE, 0, 0 },
+    .reason = AGG_REASON,
+    .params = k_agg_params, .n_params = N_AGG_PARAMS, .presets = k_agg_presets,
+    .ref = &k_agg_ref, .impls = k_agg_impls, .run = mean_fwd_run, .bench = &k_mean_fwd_bench,
+};
+const gnn_oracle_entry gnn_oracle_aggregate_mean_bwd = {
+    .name = "aggregate.mean.bwd",
+    .what = "mean aggregation backward, dx[u] = sum over edges u->v of dout[v] * (1/deg v)",
+    .tol = { GNN_CMP_BITWISE, 0, 0 },
+    .reason = AGG_REASON,
+    .params = k_agg_params, .n_params = N_AGG_PARAMS, .presets = k_agg_presets,
+    .ref = &k_agg_ref, .impls = k_agg_impls, .run = mean_bwd_run, .bench = &k_mean_bwd_bench,
+};
+const gnn_oracle_entry gnn_oracle_aggregate_sum_fwd = {
+    .name = "aggregate.sum.fwd",
+    .what = "sum aggregation forward, out = sum of x[src] in CSR order",
+    .tol = { GNN_CMP_BITWISE, 0, 0 },
+    .reason = AGG_REASON,
+    .params = k_agg_params, .n_params = N_AGG_PARAMS, .presets = k_agg_presets,
+    .ref = &k_agg_ref, .impls = k_agg_impls, .run = sum_fwd_run, .bench = &k_sum_fwd_bench,
+};
+const gnn_oracle_entry gnn_oracle_aggregate_sum_bwd = {
+    .name = "aggregate.sum.bwd",
+    .what = "sum aggregation backward, dx[u] = sum over edges u->v of dout[v]",
+    .tol = { GNN_CMP_BITWISE, 0, 0 },
+    .reason = AGG_REASON,
+    .params = k_agg_params, .n_params = N_AGG_PARAMS, .presets = k_agg_presets,
+    .ref = &k_agg_ref, .impls = k_agg_impls, .run = sum_bwd_run, .bench = &k_sum_bwd_bench,
+};
+
+/* ---- gradient checks ---------------------------------------------------------------------------
+ *
+ * Objective L(x) = sum_v,f r[v][f] * out[v][f], accumulated in double from the f32 forward.
+ * Aggregation is linear in x, so the central difference (L(x + h e) - L(x - h e)) / 2h equals
+ * dL/dx_e for any step h up to rounding; we take h = 1. Inputs x and r are dyadic (k/8,
+ * |k| <= 16), so every sum in the forward and the backward is exact in f32 and L is exact in
+ * double: for sum aggregation finite difference and backward agree exactly. Mean adds one
+ * rounding per output (times 1/deg, not a power of two) in the forward and one per term in
+ * the backward: relative error about 2^-24 of |out| per affected output, hence the tolerance. */
+
+static const char *const k_grad_agg_presets[] = {
+    "n_dst=12,n_src=20,d=5,deg=0..6",
+    "n_dst=1,n_src=1,d=1,deg=1..1",
+    "n_dst=7,n_src=15,d=13,deg=1..9",
+    "n_dst=4,n_src=9,d=3,deg=0..0",
+    "n_dst=3,n_src=3,d=2,deg=20..30",
+    NULL,
+};
+
+static double objective(const float *out, const float *r, int64_t count)
+{
+    double L = 0;
+    for (int64_t i = 0; i < count; i++)
+        L += (double)r[i] * (double)out[i];
+    return L;
+}
+
+static gnn_oracle_outcome grad_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, gnn_agg_kind kind)
+{
+    const gnn_aggregate_ops *ops = c->impl->ops;
+    const int64_t n_dst = gnn_oracle_int(c, P_NDST), n_src = gnn_oracle_int(c, P_NSRC), d = gnn_oracle_int(c, P_D);
+    gnn_oracle_draws g = gnn_oracle_draws_make(c, 1);
+    gnn_block *blk;
+    gnn_status s = gnn_oracle_case_block(ctx, &g, n_dst, n_src, gnn_oracle_lo(c, P_DEG), gnn_oracle_hi(c, P_DEG), &blk);
+    if (s)
+        return gnn_oracle_fail(ctx, "invalid case (n_src must be >= n_dst): %s", gnn_status_str(s));
+    const int64_t nx = n_src * d, nout = n_dst * d;
+    float *x = gnn_oracle_alloc(ctx, (size_t)nx * sizeof(float));
+    float *r = gnn_oracle_alloc(ctx, (size_t)nout * sizeof(float));
+    float *out = gnn_oracle_alloc_out(ctx, "forward.out", (size_t)nout * sizeof(float));
+    float *dx = gnn_oracle_alloc_out(ctx, "backward.dx", (size_t)nx * sizeof(float));
+    double *fd = gnn_oracle_alloc_out(ctx, "finite-difference", (size_t)nx * sizeof(double));
+    double *an = gnn_oracle_alloc_out(ctx, "analytic", (size_t)nx * sizeof(double));
+    if (!x || !r || !out || !dx || !fd || !an)
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_oracle_draws gx = gnn_oracle_draws_make(c, 2), gr = gnn_oracle_draws_make(c, 3);
+    gnn_oracle_fill_dyadic(&gx, x, nx, 16, 3);
+    gnn_oracle_fill_dyadic(&gr, r, nout, 16, 3);
+
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, "backward", ops->backward(blk, r, d, kind, dx));
+    if (o != GNN_ORACLE_PASS)
+        return o;
+    const double h = 1.0;
+    for (int64_t e = 0; e < nx; e++) {
+        const float keep = x[e];
+        x[e] = keep + (float)h;
+        if ((o = gnn_oracle_status(ctx, "forward", ops->forward(blk, x, d, kind, out))) != GNN_ORACLE_PASS)
+            return o;
+        const double lp = objective(out, r, nout);
+        x[e] = keep - (float)h;
+        if ((o = gnn_oracle_status(ctx, "forward", ops->forward(blk, x, d, kind, out))) != GNN_ORACLE_PASS)
+            return o;
+        const double lm = objective(out, r, nout);
+        x[e] = keep;
+        fd[e] = (lp - lm) / (2.0 * h);
+        an[e] = (double)dx[e];
+    }
+    gnn_oracle_digest(ctx, dx, (size_t)nx * sizeof(float));
+    return gnn_oracle_compare_f64(ctx, NULL, "dx (finite difference vs backward)", fd, an, nx, d);
+}
+
+static gnn_oracle_outcome grad_mean_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c) { return grad_run(ctx, c, GNN_AGG_MEAN); }
+static gnn_oracle_outcome grad_sum_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c) { return grad_run(ctx, c, GNN_AGG_SUM); }
+
+const gnn_oracle_entry gnn_oracle_grad_aggregate_mean = {
+    .name = "grad.aggregate.mean",
+    .what = "mean aggregation backward against central differences of the forward (h = 1, dyadic inputs)",
+    .tol = { GNN_CMP_ALLCLOSE, 1e-5, 1e-5 },
+    .reason = "forward and backward each round once per element when scaling by 1/deg (2^-24 relative)",
+    .params = k_agg_params, .n_params = N_AGG_PARAMS, .presets = k_grad_agg_presets,
+    .ref = &k_agg_ref, .impls = k_agg_impls, .run = grad_mean_run,
+};
+const gnn_oracle_entry gnn_oracle_grad_aggregate_sum = {
+    .name = "grad.aggregate.sum",
+    .what = "sum aggregation backward against central differences of the forward (h = 1, dyadic inputs)",
+    .tol = { GNN_CMP_ALLCLOSE, 1e-9, 1e-9 },
+    .reason = "dyadic inputs make forward, objective and backward exact: any difference is a bug",
+    .params = k_agg_params, .n_params = N_AGG_PARAMS, .presets = k_grad_agg_presets,
+    .ref = &k_agg_ref, .impls = k_agg_impls, .run = grad_sum_run,
+};

@@ -1,0 +1,718 @@
+/* oracle/op_nn.c -- oracle entries for dense layers and training primitives (include/gnnref/nn.h).
+ *
+ *   linear.fwd, linear.bwd  every implementation against gnn_nn_ref, bitwise: nn.h fixes the
+ *       accumulation order of every output (k for y; i for dw and db; j for dx).
+ *   xent, relu, dropout     property checkers written differently from ref/nn.c (verify).
+ *   grad.linear, grad.xent, grad.relu, grad.dropout
+ *       backward against central differences of the forward (docs/oracle.md, "Gradient
+ *       checks"): dyadic inputs and power-of-two steps make the differences exact for the
+ *       piecewise-linear ops; xent is smooth and gets a real tolerance. */
+#include <math.h>
+#include <string.h>
+#include "gnnref/nn.h"
+#include "gnnref/tensor.h"
+#include "gnnref/oracle.h"
+#include "gnnref/rng.h"
+
+static const gnn_oracle_impl k_nn_ref = { .name = "ref", .ops = &gnn_nn_ref, .flags = 0 };
+static const gnn_oracle_impl k_nn_cpu = { .name = "cpu", .ops = &gnn_nn_cpu, .flags = GNN_ORACLE_THREADED };
+static const gnn_oracle_impl *const k_nn_impls[] = { &k_nn_ref, &k_nn_cpu, NULL };
+/* plain functions of ref/nn.c (no ops table yet) */
+static const gnn_oracle_impl k_fn_ref = { .name = "ref", .ops = NULL, .flags = 0 };
+static const gnn_oracle_impl *const k_fn_impls[] = { &k_fn_ref, NULL };
+
+/* ---- linear.fwd / linear.bwd ------------------------------------------------------------------ */
+
+enum { L_N, L_IN, L_OUT, L_OPT, N_LIN_PARAMS };
+static const gnn_oracle_param k_linf_params[N_LIN_PARAMS] = {
+    { "n", GNN_PARAM_INT, 0, 1e7, "rows of x and y" },
+    { "in", GNN_PARAM_INT, 0, 65536, "input width" },
+    { "out", GNN_PARAM_INT, 0, 65536, "output width" },
+    { "bias", GNN_PARAM_INT, 0, 1, "1: with bias b, 0: b = NULL" },
+};
+static const gnn_oracle_param k_linb_params[N_LIN_PARAMS] = {
+    { "n", GNN_PARAM_INT, 0, 1e7, "rows of x and dy" },
+    { "in", GNN_PARAM_INT, 0, 65536, "input width" },
+    { "out", GNN_PARAM_INT, 0, 65536, "output width" },
+    { "dx", GNN_PARAM_INT, 0, 1, "1: compute dx, 0: dx = NULL (first layer)" },
+};
+static const char *const k_linf_presets[] = {
+    "n=37,in=13,out=7,bias=1", "n=1,in=1,out=1,bias=1", "n=0,in=16,out=8,bias=1",
+    "n=64,in=33,out=47,bias=0", "n=5,in=0,out=3,bias=1", "n=300,in=100,out=40,bias=1", NULL,
+};
+static const char *const k_linb_presets[] = {
+    "n=37,in=13,out=7,dx=1", "n=1,in=1,out=1,dx=1", "n=0,in=16,out=8,dx=1",
+    "n=64,in=33,out=47,dx=0", "n=5,in=0,out=3,dx=1", "n=300,in=100,out=40,dx=1", NULL,
+};
+
+static gnn_oracle_outcome linear_fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const gnn_nn_ops *ref = c->entry->ref->ops, *impl = c->impl->ops;
+    const int64_t n = gnn_oracle_int(c, L_N), in = gnn_oracle_int(c, L_IN), out = gnn_oracle_int(c, L_OUT);
+    const int bias = (int)gnn_oracle_int(c, L_OPT);
+    float *x = gnn_oracle_alloc(ctx, (size_t)(n * in) * sizeof(float));
+    float *w = gnn_oracle_alloc(ctx, (size_t)(in * out) * sizeof(float));
+    float *b = gnn_oracle_alloc(ctx, (size_t)out * sizeof(float));
+    float *want = gnn_oracle_alloc_out(ctx, "ref.y", (size_t)(n * out) * sizeof(float));
+    float *got = gnn_oracle_alloc_out(ctx, "impl.y", (size_t)(n * out) * sizeof(float));
+    if (!x || !w || !b || !want || !got)
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_oracle_draws g1 = gnn_oracle_draws_make(c, 1), g2 = gnn_oracle_draws_make(c, 2), g3 = gnn_oracle_draws_make(c, 3);
+    gnn_oracle_fill_spread(&g1, x, n * in);
+    gnn_oracle_fill_spread(&g2, w, in * out);
+    gnn_oracle_fill_spread(&g3, b, out);
+    ref->linear_fwd(x, n, in, w, bias ? b : NULL, out, want);
+    impl->linear_fwd(x, n, in, w, bias ? b : NULL, out, got);
+    gnn_oracle_digest(ctx, got, (size_t)(n * out) * sizeof(float));
+    return gnn_oracle_compare_f32(ctx, NULL, "y", want, got, n * out, out);
+}
+
+static gnn_oracle_outcome linear_bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const gnn_nn_ops *ref = c->entry->ref->ops, *impl = c->impl->ops;
+    const int64_t n = gnn_oracle_int(c, L_N), in = gnn_oracle_int(c, L_IN), out = gnn_oracle_int(c, L_OUT);
+    const int with_dx = (int)gnn_oracle_int(c, L_OPT);
+    float *x = gnn_oracle_alloc(ctx, (size_t)(n * in) * sizeof(float));
+    float *w = gnn_oracle_alloc(ctx, (size_t)(in * out) * sizeof(float));
+    float *dy = gnn_oracle_alloc(ctx, (size_t)(n * out) * sizeof(float));
+    float *dx[2], *dw[2], *db[2];
+    for (int s = 0; s < 2; s++) {
+        dx[s] = gnn_oracle_alloc_out(ctx, s ? "impl.dx" : "ref.dx", (size_t)(n * in) * sizeof(float));
+        dw[s] = gnn_oracle_alloc_out(ctx, s ? "impl.dw" : "ref.dw", (size_t)(in * out) * sizeof(float));
+        db[s] = gnn_oracle_alloc_out(ctx, s ? "impl.db" : "ref.db", (size_t)out * sizeof(float));
+        if (!dx[s] || !dw[s] || !db[s])
+            return gnn_oracle_fail(ctx, "out of memory");
+    }
+    if (!x || !w || !dy)
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_oracle_draws g1 = gnn_oracle_draws_make(c, 1), g2 = gnn_oracle_draws_make(c, 2), g3 = gnn_oracle_draws_make(c, 3);
+    gnn_oracle_fill_spread(&g1, x, n * in);
+    gnn_oracle_fill_spread(&g2, w, in * out);
+    gnn_oracle_fill_spread(&g3, dy, n * out);
+    ref->linear_bwd(x, dy, n, in, w, out, with_dx ? dx[0] : NULL, dw[0], db[0]);
+    impl->linear_bwd(x, dy, n, in, w, out, with_dx ? dx[1] : NULL, dw[1], db[1]);
+    gnn_oracle_digest(ctx, dw[1], (size_t)(in * out) * sizeof(float));
+    gnn_oracle_digest(ctx, db[1], (size_t)out * sizeof(float));
+    gnn_oracle_outcome o = gnn_oracle_compare_f32(ctx, NULL, "dw", dw[0], dw[1], in * out, out);
+    o = gnn_oracle_worst(o, gnn_oracle_compare_f32(ctx, NULL, "db", db[0], db[1], out, 0));
+    if (with_dx) {
+        gnn_oracle_digest(ctx, dx[1], (size_t)(n * in) * sizeof(float));
+        o = gnn_oracle_worst(o, gnn_oracle_compare_f32(ctx, NULL, "dx", dx[0], dx[1], n * in, in));
+    } else {
+        /* dx = NULL: the implementation must not have written the (unpassed) buffer either;
+         * its guards are swept by the harness, its payload must still be the NaN fill */
+        const unsigned char *p = (const unsigned char *)dx[1];
+        for (size_t i = 0; i < (size_t)(n * in) * sizeof(float); i++)
+            if (p[i] != 0xFF)
+                return gnn_oracle_fail(ctx, "dx = NULL but the dx buffer changed at byte %zu", i);
+    }
+    return o;
+}
+
+/* Benchmark: one GraphSAGE UPDATE-sized GEMM; GFLOP/s = 2 n in out / time. */
+typedef struct lin_fixture {
+    const gnn_nn_ops *ops;
+    int64_t n, in, out;
+    float *x, *w, *b, *y;
+} lin_fixture;
+
+static void lin_teardown(void *p)
+{
+    lin_fixture *f = p;
+    if (!f)
+        return;
+    gnn_free(f->x);
+    gnn_free(f->w);
+    gnn_free(f->b);
+    gnn_free(f->y);
+    gnn_free(f);
+}
+
+static gnn_status lin_setup(const gnn_oracle_case *c, void **fixture, gnn_oracle_work *work)
+{
+    lin_fixture *f = gnn_calloc(1, sizeof *f);
+    if (!f)
+        return GNN_ERR_NOMEM;
+    f->ops = c->impl->ops;
+    f->n = gnn_oracle_int(c, L_N);
+    f->in = gnn_oracle_int(c, L_IN);
+    f->out = gnn_oracle_int(c, L_OUT);
+    f->x = gnn_malloc((size_t)(f->n * f->in) * sizeof(float));
+    f->w = gnn_malloc((size_t)(f->in * f->out) * sizeof(float));
+    f->b = gnn_malloc((size_t)f->out * sizeof(float));
+    f->y = gnn_malloc((size_t)(f->n * f->out) * sizeof(float));
+    if (!f->x || !f->w || !f->b || !f->y) {
+        lin_teardown(f);
+        return GNN_ERR_NOMEM;
+    }
+    gnn_oracle_draws g1 = gnn_oracle_draws_make(c, 1), g2 = gnn_oracle_draws_make(c, 2), g3 = gnn_oracle_draws_make(c, 3);
+    gnn_oracle_fill_spread(&g1, f->x, f->n * f->in);
+    gnn_oracle_fill_spread(&g2, f->w, f->in * f->out);
+    gnn_oracle_fill_spread(&g3, f->b, f->out);
+    work->bytes = 4.0 * (double)(f->n * f->in + f->in * f->out + f->out + f->n * f->out);
+    work->flops = 2.0 * (double)f->n * (double)f->in * (double)f->out;
+    work->items = (double)f->n;
+    *fixture = f;
+    return GNN_OK;
+}
+
+static gnn_status lin_bench_run(void *p)
+{
+    lin_fixture *f = p;
+    f->ops->linear_fwd(f->x, f->n, f->in, f->w, f->b, f->out, f->y);
+    return GNN_OK;
+}
+
+static const char *const k_lin_bench_sizes[] = { "n=16384,in=128,out=128,bias=1", NULL };
+static const gnn_oracle_bench k_lin_bench = { k_lin_bench_sizes, lin_setup, lin_bench_run, lin_teardown };
+
+#define LIN_REASON "nn.h fixes each output's accumulation order (k for y; i for dw, db; j for dx)"
+
+const gnn_oracle_entry gnn_oracle_linear_fwd = {
+    .name = "linear.fwd",
+    .what = "y = x . w + b against the reference",
+    .tol = { GNN_CMP_BITWISE, 0, 0 },
+    .reason = LIN_REASON,
+    .params = k_linf_params, .n_params = N_LIN_PARAMS, .presets = k_linf_presets,
+    .ref = &k_nn_ref, .impls = k_nn_impls, .run = linear_fwd_run, .bench = &k_lin_bench,
+};
+const gnn_oracle_entry gnn_oracle_linear_bwd = {
+    .name = "linear.bwd",
+    .what = "dw = x^T dy, db = sum dy, dx = dy w^T against the reference",
+    .tol = { GNN_CMP_BITWISE, 0, 0 },
+    .reason = LIN_REASON,
+    .params = k_linb_params, .n_params = N_LIN_PARAMS, .presets = k_linb_presets,
+    .ref = &k_nn_ref, .impls = k_nn_impls, .run = linear_bwd_run,
+};
+
+/* ---- xent ---------------------------------------------------------------------------------------
+ * Checker (a different formulation from ref/nn.c): for a labelled row with label y,
+ *   loss_i = log(sum_j exp(z_j - z_y))   (relative to the label's logit, no max shift),
+ *   p_j    = exp(z_j - z_y) / sum_k exp(z_k - z_y),
+ * all in double; argmax is scanned from the last class down with >=, which also picks the
+ * lowest index on ties. */
+
+enum { X_N, X_C, X_UNL, X_SCALE, N_XENT_PARAMS };
+static const gnn_oracle_param k_xent_params[N_XENT_PARAMS] = {
+    { "n", GNN_PARAM_INT, 0, 1e6, "rows" },
+    { "c", GNN_PARAM_INT, 1, 65536, "classes" },
+    { "unl", GNN_PARAM_INT, 0, 1e6, "every unl-th row is unlabelled (-1); 0: none" },
+    { "scale", GNN_PARAM_REAL, 0, 300, "logits in [-scale, scale]" },
+};
+/* Ties (quarter-step logits in a small range), one class, every row unlabelled, the empty
+ * batch, and large logits (stability). */
+static const char *const k_xent_presets[] = {
+    "n=37,c=7,unl=5,scale=4", "n=1,c=1,unl=0,scale=1", "n=0,c=4,unl=0,scale=2",
+    "n=6,c=3,unl=1,scale=2", "n=64,c=33,unl=0,scale=0.5", "n=20,c=13,unl=3,scale=80", NULL,
+};
+
+/* Logits: multiples of 1/4 in [-scale, scale] (ties are common); labels uniform, with every
+ * unl-th row unlabelled. */
+static void xent_inputs(const gnn_oracle_case *c, float *z, int32_t *labels, int64_t n, int64_t cls, int quantum_shift)
+{
+    const double scale = gnn_oracle_real(c, X_SCALE);
+    const int64_t unl = gnn_oracle_int(c, X_UNL);
+    gnn_oracle_draws g = gnn_oracle_draws_make(c, 1), gl = gnn_oracle_draws_make(c, 2);
+    const int64_t kmax = (int64_t)ldexp(scale, quantum_shift);
+    for (int64_t i = 0; i < n * cls; i++)
+        z[i] = ldexpf((float)gnn_oracle_draw_range(&g, -kmax, kmax), -quantum_shift);
+    for (int64_t i = 0; i < n; i++)
+        labels[i] = (unl > 0 && i % unl == unl - 1) ? -1 : (int32_t)gnn_oracle_draw_uint(&gl, (uint64_t)cls);
+}
+
+static gnn_oracle_outcome xent_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const int64_t n = gnn_oracle_int(c, X_N), cls = gnn_oracle_int(c, X_C);
+    const gnn_oracle_tol *tol = gnn_oracle_ctx_tol(ctx);
+    float *z = gnn_oracle_alloc(ctx, (size_t)(n * cls) * sizeof(float));
+    int32_t *labels = gnn_oracle_alloc(ctx, (size_t)n * sizeof(int32_t));
+    float *dz = gnn_oracle_alloc_out(ctx, "dlogits", (size_t)(n * cls) * sizeof(float));
+    double *want = gnn_oracle_alloc_out(ctx, "checker.dlogits", (size_t)(n * cls) * sizeof(double));
+    double *got = gnn_oracle_alloc_out(ctx, "ref.dlogits", (size_t)(n * cls) * sizeof(double));
+    if (!z || !labels || !dz || !want || !got)
+        return gnn_oracle_fail(ctx, "out of memory");
+    xent_inputs(c, z, labels, n, cls, 2);
+    int64_t correct = -1;
+    const double loss = gnn_softmax_xent(z, n, cls, labels, dz, &correct);
+    gnn_oracle_digest(ctx, &loss, sizeof loss);
+    gnn_oracle_digest(ctx, dz, (size_t)(n * cls) * sizeof(float));
+
+    gnn_oracle_outcome o = GNN_ORACLE_PASS;
+    int64_t count = 0, right = 0;
+    for (int64_t i = 0; i < n; i++)
+        count += labels[i] >= 0;
+    double total = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const float *z_i = z + i * cls;
+        double *w_i = want + i * cls;
+        if (labels[i] < 0) {
+            for (int64_t j = 0; j < cls; j++)
+                w_i[j] = 0.0;
+            continue;
+        }
+        const int32_t y = labels[i];
+        double s = 0;
+        for (int64_t j = 0; j < cls; j++)
+            s += exp((double)z_i[j] - (double)z_i[y]);
+        total += log(s);
+        for (int64_t j = 0; j < cls; j++)
+            w_i[j] = (exp((double)z_i[j] - (double)z_i[y]) / s - (j == y ? 1.0 : 0.0)) / (double)count;
+        int64_t best = cls - 1;
+        for (int64_t j = cls - 2; j >= 0; j--)
+            if (z_i[j] >= z_i[best])
+                best = j;
+        right += best == y;
+    }
+    const double expect = count ? total / (double)count : 0.0;
+    if (!(fabs(loss - expect) <= tol->a * fmax(1.0, fabs(expect))))
+        o = gnn_oracle_fail(ctx, "loss %.17g, checker %.17g (|diff| %.3g > %g relative)", loss, expect,
+                            fabs(loss - expect), tol->a);
+    if (correct != right)
+        o = gnn_oracle_fail(ctx, "correct = %lld, checker counts %lld (argmax, ties to the lowest index)",
+                            (long long)correct, (long long)right);
+    for (int64_t i = 0; i < n * cls; i++)
+        got[i] = (double)dz[i];
+    /* gradient rows: rounding each p_j - onehot to f32 costs 2^-24 relative */
+    const gnn_oracle_tol gtol = { GNN_CMP_ALLCLOSE, 1e-12, tol->b };
+    o = gnn_oracle_worst(o, gnn_oracle_compare_f64(ctx, &gtol, "dlogits", want, got, n * cls, cls));
+    for (int64_t i = 0; i < n && o != GNN_ORACLE_FAIL; i++) {
+        double sum = 0, mag = 0;
+        for (int64_t j = 0; j < cls; j++) {
+            sum += got[i * cls + j];
+            mag += fabs(got[i * cls + j]);
+        }
+        if (labels[i] < 0 && mag != 0)
+            o = gnn_oracle_fail(ctx, "row %lld is unlabelled but its gradient is not zero", (long long)i);
+        else if (fabs(sum) > 4.0 * ldexp(mag, -24) + 1e-300)
+            o = gnn_oracle_fail(ctx, "gradient row %lld sums to %.3g, expected ~0 (|row| %.3g)", (long long)i, sum, mag);
+    }
+    gnn_oracle_note(ctx, "loss %.9g over %lld labelled rows", loss, (long long)count);
+    return o;
+}
+
+const gnn_oracle_entry gnn_oracle_xent = {
+    .name = "xent",
+    .what = "softmax cross-entropy: loss, dlogits, correct against a double checker; gradient rows sum to 0",
+    .tol = { GNN_CMP_VERIFY, 1e-12, 1e-6 },
+    .reason = "loss: both in double (1e-12 relative); dlogits: one rounding to f32 (rtol 1e-6)",
+    .params = k_xent_params, .n_params = N_XENT_PARAMS, .presets = k_xent_presets,
+    .ref = &k_fn_ref, .impls = k_fn_impls, .run = xent_run,
+};
+
+/* ---- relu ---------------------------------------------------------------------------------------
+ * Checker on the bits: a float is positive when its sign bit is clear and it is not +0;
+ * then y must be x (same bits), else y must be a zero. Backward keeps dy exactly where y > 0. */
+
+static const gnn_oracle_param k_relu_params[] = {
+    { "n", GNN_PARAM_INT, 0, 1e8, "elements" },
+};
+static const char *const k_relu_presets[] = { "n=1", "n=0", "n=37", "n=1000", NULL };
+
+static int positive_bits(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    return !(u >> 31) && (u & 0x7fffffffu) != 0;
+}
+
+static gnn_oracle_outcome relu_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const int64_t n = gnn_oracle_int(c, 0);
+    float *x = gnn_oracle_alloc(ctx, (size_t)n * sizeof(float));
+    float *dy0 = gnn_oracle_alloc(ctx, (size_t)n * sizeof(float));
+    float *y = gnn_oracle_alloc_out(ctx, "y", (size_t)n * sizeof(float));
+    float *dy = gnn_oracle_alloc_out(ctx, "dy", (size_t)n * sizeof(float));
+    if (!x || !dy0 || !y || !dy)
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_oracle_draws g = gnn_oracle_draws_make(c, 1), gd = gnn_oracle_draws_make(c, 2);
+    gnn_oracle_fill_spread(&g, x, n);
+    gnn_oracle_fill_spread(&gd, dy0, n);
+    /* the awkward values: +0, -0, the smallest subnormals of both signs, huge values */
+    static const float special[] = { 0.0f, -0.0f, 1e-45f, -1e-45f, 3e38f, -3e38f };
+    for (int64_t i = 0; i < n; i++)
+        if (gnn_oracle_draw_uint(&g, 8) == 0)
+            x[i] = special[gnn_oracle_draw_uint(&g, 6)];
+    memcpy(y, x, (size_t)n * sizeof(float));
+    gnn_relu_fwd(y, n);
+    memcpy(dy, dy0, (size_t)n * sizeof(float));
+    gnn_relu_bwd(y, dy, n);
+    gnn_oracle_digest(ctx, y, (size_t)n * sizeof(float));
+    gnn_oracle_digest(ctx, dy, (size_t)n * sizeof(float));
+    int64_t bad = 0;
+    for (int64_t i = 0; i < n; i++) {
+        const int pos = positive_bits(x[i]);
+        const int ok_y = pos ? memcmp(&y[i], &x[i], sizeof(float)) == 0 : y[i] == 0.0f;
+        const int ok_dy = positive_bits(y[i]) ? memcmp(&dy[i], &dy0[i], sizeof(float)) == 0 : dy[i] == 0.0f;
+        if (!ok_y || !ok_dy) {
+            if (bad < 5)
+                gnn_oracle_note(ctx, "  [%lld]: x %.9g -> y %.9g; dy %.9g -> %.9g", (long long)i, x[i], y[i], dy0[i], dy[i]);
+            bad++;
+        }
+    }
+    if (bad)
+        return gnn_oracle_fail(ctx, "relu: %lld of %lld elements wrong (listed above)", (long long)bad, (long long)n);
+    return GNN_ORACLE_PASS;
+}
+
+const gnn_oracle_entry gnn_oracle_relu = {
+    .name = "relu",
+    .what = "y = max(x, 0) and dy masked where y <= 0, checked on the bits (zeros, subnormals, huge)",
+    .tol = { GNN_CMP_VERIFY, 0, 0 },
+    .reason = "a selection, no arithmetic: exact",
+    .params = k_relu_params, .n_params = 1, .presets = k_relu_presets,
+    .ref = &k_fn_ref, .impls = k_fn_impls, .run = relu_run,
+};
+
+/* ---- dropout ------------------------------------------------------------------------------------
+ * Checker: the keep decision of (row, column) recomputed from the keyed stream as DESIGN.md
+ * section 2 states it (tag DROPOUT, id = the row's global vertex id, draw = column, keep when
+ * the float draw >= p); the kept scale within 1 ulp of 1/(1-p); out = x * mask exactly;
+ * mask = NULL gives the same out; backward = dy * mask exactly; the number kept within 6
+ * standard deviations of n d (1-p). */
+
+enum { D_N, D_D, D_P, D_STEP, D_LAYER, N_DROP_PARAMS };
+static const gnn_oracle_param k_drop_params[N_DROP_PARAMS] = {
+    { "n", GNN_PARAM_INT, 0, 1e7, "rows" },
+    { "d", GNN_PARAM_INT, 0, 65536, "columns" },
+    { "p", GNN_PARAM_REAL, 0, 0.99, "drop probability" },
+    { "step", GNN_PARAM_INT, 0, 4294967295.0, "global iteration (stream step)" },
+    { "layer", GNN_PARAM_INT, 0, 255, "layer index (stream layer)" },
+};
+static const char *const k_drop_presets[] = {
+    "n=37,d=13,p=0.5,step=3,layer=1", "n=1,d=1,p=0.5,step=0,layer=0", "n=0,d=8,p=0.5,step=0,layer=0",
+    "n=64,d=33,p=0.1,step=7,layer=2", "n=20,d=7,p=0,step=1,layer=0", "n=50,d=100,p=0.9,step=4000000000,layer=255",
+    NULL,
+};
+
+/* Row global ids: distinct, spread up to 2^40 so the stream's id_hi field is exercised. */
+static void dropout_rows(const gnn_oracle_case *c, int64_t *gid, int64_t n)
+{
+    gnn_oracle_draws g = gnn_oracle_draws_make(c, 3);
+    for (int64_t i = 0; i < n; i++)
+        gid[i] = (int64_t)gnn_oracle_draw_uint(&g, 1ull << 32) << 8 | i; /* low byte: distinct mod 256 */
+}
+
+static gnn_oracle_outcome dropout_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const int64_t n = gnn_oracle_int(c, D_N), d = gnn_oracle_int(c, D_D), cnt = n * d;
+    const float p = (float)gnn_oracle_real(c, D_P);
+    const uint32_t step = (uint32_t)gnn_oracle_int(c, D_STEP);
+    const unsigned layer = (unsigned)gnn_oracle_int(c, D_LAYER);
+    float *x = gnn_oracle_alloc(ctx, (size_t)cnt * sizeof(float));
+    float *dy0 = gnn_oracle_alloc(ctx, (size_t)cnt * sizeof(float));
+    int64_t *gid = gnn_oracle_alloc(ctx, (size_t)n * sizeof(int64_t));
+    float *out = gnn_oracle_alloc_out(ctx, "out", (size_t)cnt * sizeof(float));
+    float *out2 = gnn_oracle_alloc_out(ctx, "out(mask=NULL)", (size_t)cnt * sizeof(float));
+    float *mask = gnn_oracle_alloc_out(ctx, "mask", (size_t)cnt * sizeof(float));
+    float *dy = gnn_oracle_alloc_out(ctx, "dy", (size_t)cnt * sizeof(float));
+    if (!x || !dy0 || !gid || !out || !out2 || !mask || !dy)
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_oracle_draws g = gnn_oracle_draws_make(c, 1), gd = gnn_oracle_draws_make(c, 2);
+    gnn_oracle_fill_spread(&g, x, cnt);
+    gnn_oracle_fill_spread(&gd, dy0, cnt);
+    dropout_rows(c, gid, n);
+    const uint64_t seed = c->seed * 0x9E3779B97F4A7C15ull + 1; /* the model seed under test */
+    memcpy(out, x, (size_t)cnt * sizeof(float));
+    gnn_dropout_fwd(out, n, d, gid, p, seed, step, layer, mask);
+    memcpy(out2, x, (size_t)cnt * sizeof(float));
+    gnn_dropout_fwd(out2, n, d, gid, p, seed, step, layer, NULL);
+    memcpy(dy, dy0, (size_t)cnt * sizeof(float));
+    gnn_dropout_bwd(dy, n, d, mask);
+    gnn_oracle_digest(ctx, out, (size_t)cnt * sizeof(float));
+    gnn_oracle_digest(ctx, mask, (size_t)cnt * sizeof(float));
+
+    const double s_exact = 1.0 / (1.0 - (double)p);
+    int64_t kept = 0, bad = 0;
+    float scale = -1.0f;
+    for (int64_t i = 0; i < n; i++) {
+        const gnn_rng_stream s = gnn_rng_stream_make(seed, GNN_TAG_DROPOUT, step, layer, (uint64_t)gid[i]);
+        for (int64_t col = 0; col < d; col++) {
+            const int64_t k = i * d + col;
+            const int keep = gnn_rng_float(&s, (uint64_t)col) >= p;
+            kept += keep;
+            if (keep && scale < 0)
+                scale = mask[k];
+            const int ok = (keep ? mask[k] == scale : mask[k] == 0.0f) &&
+                           memcmp(&(float){ x[k] * mask[k] }, &out[k], sizeof(float)) == 0 &&
+                           memcmp(&(float){ dy0[k] * mask[k] }, &dy[k], sizeof(float)) == 0;
+            if (!ok) {
+                if (bad < 5)
+                    gnn_oracle_note(ctx, "  [%lld,%lld]: keep %d: x %.9g mask %.9g out %.9g; dy %.9g -> %.9g",
+                                    (long long)i, (long long)col, keep, x[k], mask[k], out[k], dy0[k], dy[k]);
+                bad++;
+            }
+        }
+    }
+    gnn_oracle_outcome o = GNN_ORACLE_PASS;
+    if (bad)
+        o = gnn_oracle_fail(ctx, "dropout: %lld of %lld elements disagree with the keyed stream (listed above)",
+                            (long long)bad, (long long)cnt);
+    if (scale >= 0 && fabs((double)scale - s_exact) > ldexp(s_exact, -23))
+        o = gnn_oracle_fail(ctx, "dropout: kept scale %.9g is more than 1 ulp from 1/(1-p) = %.17g", scale, s_exact);
+    const double mean = (double)cnt * (1.0 - p), sd = sqrt((double)cnt * p * (1.0 - p));
+    if (fabs((double)kept - mean) > 6.0 * sd + 1.0)
+        o = gnn_oracle_fail(ctx, "dropout: kept %lld of %lld, expected %.1f +- %.1f (6 sd)", (long long)kept,
+                            (long long)cnt, mean, 6 * sd);
+    const gnn_oracle_tol bitwise = { GNN_CMP_BITWISE, 0, 0 };
+    o = gnn_oracle_worst(o, gnn_oracle_compare_f32(ctx, &bitwise, "out vs out(mask=NULL)", out, out2, cnt, d));
+    if (o == GNN_ORACLE_PASS)
+        gnn_oracle_note(ctx, "kept %lld of %lld", (long long)kept, (long long)cnt);
+    return o;
+}
+
+const gnn_oracle_entry gnn_oracle_dropout = {
+    .name = "dropout",
+    .what = "keyed dropout: keep decisions from the stream, scale 1/(1-p), out = x * mask, backward = dy * mask",
+    .tol = { GNN_CMP_VERIFY, 1, 0 },
+    .reason = "selection and one f32 multiply: exact; the scale 1/(1-p) within 1 ulp (computed in f32)",
+    .params = k_drop_params, .n_params = N_DROP_PARAMS, .presets = k_drop_presets,
+    .ref = &k_fn_ref, .impls = k_fn_impls, .run = dropout_run,
+};
+
+/* ---- gradient checks ------------------------------------------------------------------------------ */
+
+static double dot_r(const float *out, const float *r, int64_t count)
+{
+    double L = 0;
+    for (int64_t i = 0; i < count; i++)
+        L += (double)r[i] * (double)out[i];
+    return L;
+}
+
+/* grad.linear: L = sum r . (x w + b); h = 1 on dyadic x, w, b, r (k/8, |k| <= 16): products
+ * are multiples of 2^-6 below 8 in magnitude and at most a few hundred of them are summed, so
+ * y, L, dx, dw and db are all exact; the finite difference of a function linear in each
+ * input equals the derivative. */
+static const char *const k_grad_lin_presets[] = {
+    "n=6,in=5,out=4,bias=1", "n=1,in=1,out=1,bias=1", "n=9,in=13,out=7,bias=0",
+    "n=0,in=3,out=2,bias=1", "n=3,in=33,out=2,bias=1", NULL,
+};
+
+static gnn_oracle_outcome fd_linear_param(gnn_oracle_ctx *ctx, const gnn_nn_ops *ops, float *x, int64_t n,
+                                          int64_t in, float *w, float *b, int64_t out, const float *r, float *y,
+                                          float *param, int64_t count, const float *analytic, const char *name,
+                                          int64_t cols)
+{
+    double *fd = gnn_oracle_alloc_out(ctx, "finite-difference", (size_t)count * sizeof(double));
+    double *an = gnn_oracle_alloc_out(ctx, "analytic", (size_t)count * sizeof(double));
+    if (!fd || !an)
+        return gnn_oracle_fail(ctx, "out of memory");
+    const float h = 1.0f;
+    for (int64_t e = 0; e < count; e++) {
+        const float keep = param[e];
+        param[e] = keep + h;
+        ops->linear_fwd(x, n, in, w, b, out, y);
+        const double lp = dot_r(y, r, n * out);
+        param[e] = keep - h;
+        ops->linear_fwd(x, n, in, w, b, out, y);
+        const double lm = dot_r(y, r, n * out);
+        param[e] = keep;
+        fd[e] = (lp - lm) / (2.0 * h);
+        an[e] = (double)analytic[e];
+    }
+    return gnn_oracle_compare_f64(ctx, NULL, name, fd, an, count, cols);
+}
+
+static gnn_oracle_outcome grad_linear_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const gnn_nn_ops *ops = c->impl->ops;
+    const int64_t n = gnn_oracle_int(c, L_N), in = gnn_oracle_int(c, L_IN), out = gnn_oracle_int(c, L_OUT);
+    const int bias = (int)gnn_oracle_int(c, L_OPT);
+    float *x = gnn_oracle_alloc(ctx, (size_t)(n * in) * sizeof(float));
+    float *w = gnn_oracle_alloc(ctx, (size_t)(in * out) * sizeof(float));
+    float *b = gnn_oracle_alloc(ctx, (size_t)out * sizeof(float));
+    float *r = gnn_oracle_alloc(ctx, (size_t)(n * out) * sizeof(float));
+    float *y = gnn_oracle_alloc_out(ctx, "y", (size_t)(n * out) * sizeof(float));
+    float *dx = gnn_oracle_alloc_out(ctx, "dx", (size_t)(n * in) * sizeof(float));
+    float *dw = gnn_oracle_alloc_out(ctx, "dw", (size_t)(in * out) * sizeof(float));
+    float *db = gnn_oracle_alloc_out(ctx, "db", (size_t)out * sizeof(float));
+    if (!x || !w || !b || !r || !y || !dx || !dw || !db)
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_oracle_draws g1 = gnn_oracle_draws_make(c, 1), g2 = gnn_oracle_draws_make(c, 2),
+                     g3 = gnn_oracle_draws_make(c, 3), g4 = gnn_oracle_draws_make(c, 4);
+    gnn_oracle_fill_dyadic(&g1, x, n * in, 16, 3);
+    gnn_oracle_fill_dyadic(&g2, w, in * out, 16, 3);
+    gnn_oracle_fill_dyadic(&g3, b, out, 16, 3);
+    gnn_oracle_fill_dyadic(&g4, r, n * out, 16, 3);
+    ops->linear_bwd(x, r, n, in, w, out, dx, dw, db);
+    gnn_oracle_digest(ctx, dw, (size_t)(in * out) * sizeof(float));
+    float *bb = bias ? b : NULL;
+    gnn_oracle_outcome o = fd_linear_param(ctx, ops, x, n, in, w, bb, out, r, y, x, n * in, dx, "dx", in);
+    o = gnn_oracle_worst(o, fd_linear_param(ctx, ops, x, n, in, w, bb, out, r, y, w, in * out, dw, "dw", out));
+    if (bias)
+        o = gnn_oracle_worst(o, fd_linear_param(ctx, ops, x, n, in, w, b, out, r, y, b, out, db, "db", 0));
+    return o;
+}
+
+const gnn_oracle_entry gnn_oracle_grad_linear = {
+    .name = "grad.linear",
+    .what = "linear backward (dx, dw, db) against central differences of the forward (h = 1, dyadic inputs)",
+    .tol = { GNN_CMP_ALLCLOSE, 1e-9, 1e-9 },
+    .reason = "dyadic inputs make forward, objective and backward exact: any difference is a bug",
+    .params = k_linf_params, .n_params = N_LIN_PARAMS, .presets = k_grad_lin_presets,
+    .ref = &k_nn_ref, .impls = k_nn_impls, .run = grad_linear_run,
+};
+
+/* grad.xent: L = the returned mean loss (computed in double by the reference). The logits
+ * are multiples of 2^-12 and the step is h = 2^-10, so z +- h is exact in f32 and the
+ * difference quotient sees exactly the intended step. Error budget: truncation
+ * h^2/6 |L'''| <= 1e-7 / count, double rounding of L over 2h about 1e-13, and the rounding of
+ * each dlogit to f32 (2^-24 relative). */
+static const char *const k_grad_xent_presets[] = {
+    "n=6,c=5,unl=0,scale=2", "n=1,c=1,unl=0,scale=1", "n=8,c=13,unl=3,scale=4", "n=3,c=33,unl=0,scale=1",
+    "n=4,c=2,unl=2,scale=8", NULL,
+};
+
+static gnn_oracle_outcome grad_xent_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const int64_t n = gnn_oracle_int(c, X_N), cls = gnn_oracle_int(c, X_C), cnt = n * cls;
+    float *z = gnn_oracle_alloc(ctx, (size_t)cnt * sizeof(float));
+    int32_t *labels = gnn_oracle_alloc(ctx, (size_t)n * sizeof(int32_t));
+    float *dz = gnn_oracle_alloc_out(ctx, "dlogits", (size_t)cnt * sizeof(float));
+    float *scratch = gnn_oracle_alloc(ctx, (size_t)cnt * sizeof(float)); /* dlogits of the perturbed calls */
+    double *fd = gnn_oracle_alloc_out(ctx, "finite-difference", (size_t)cnt * sizeof(double));
+    double *an = gnn_oracle_alloc_out(ctx, "analytic", (size_t)cnt * sizeof(double));
+    if (!z || !labels || !dz || !scratch || !fd || !an)
+        return gnn_oracle_fail(ctx, "out of memory");
+    xent_inputs(c, z, labels, n, cls, 12);
+    int64_t correct;
+    gnn_softmax_xent(z, n, cls, labels, dz, &correct);
+    gnn_oracle_digest(ctx, dz, (size_t)cnt * sizeof(float));
+    const float h = 0x1p-10f;
+    for (int64_t e = 0; e < cnt; e++) {
+        const float keep = z[e];
+        z[e] = keep + h;
+        const double lp = gnn_softmax_xent(z, n, cls, labels, scratch, &correct);
+        z[e] = keep - h;
+        const double lm = gnn_softmax_xent(z, n, cls, labels, scratch, &correct);
+        z[e] = keep;
+        fd[e] = (lp - lm) / (2.0 * (double)h);
+        an[e] = (double)dz[e];
+    }
+    return gnn_oracle_compare_f64(ctx, NULL, "dlogits (finite difference vs backward)", fd, an, cnt, cls);
+}
+
+const gnn_oracle_entry gnn_oracle_grad_xent = {
+    .name = "grad.xent",
+    .what = "softmax cross-entropy dlogits against central differences of the loss (h = 2^-10)",
+    .tol = { GNN_CMP_ALLCLOSE, 1e-7, 1e-6 },
+    .reason = "truncation h^2/6 |L'''| < 1e-7 and one f32 rounding of each dlogit (6e-8 relative)",
+    .params = k_xent_params, .n_params = N_XENT_PARAMS, .presets = k_grad_xent_presets,
+    .ref = &k_fn_ref, .impls = k_fn_impls, .run = grad_xent_run,
+};
+
+/* grad.relu: L = sum r . relu(x), x dyadic with |x| >= 1/4 and h = 1/16, so no difference
+ * crosses the kink at 0 (where the derivative is a convention, checked by the relu entry):
+ * on each side relu is linear and everything is exact. */
+static const gnn_oracle_param k_grad_relu_params[] = {
+    { "n", GNN_PARAM_INT, 0, 1e6, "elements" },
+};
+static const char *const k_grad_relu_presets[] = { "n=50", "n=1", "n=0", "n=333", NULL };
+
+static gnn_oracle_outcome grad_relu_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const int64_t n = gnn_oracle_int(c, 0);
+    float *x = gnn_oracle_alloc(ctx, (size_t)n * sizeof(float));
+    float *r = gnn_oracle_alloc(ctx, (size_t)n * sizeof(float));
+    float *y = gnn_oracle_alloc_out(ctx, "y", (size_t)n * sizeof(float));
+    float *dy = gnn_oracle_alloc_out(ctx, "dy", (size_t)n * sizeof(float));
+    double *fd = gnn_oracle_alloc_out(ctx, "finite-difference", (size_t)n * sizeof(double));
+    double *an = gnn_oracle_alloc_out(ctx, "analytic", (size_t)n * sizeof(double));
+    if (!x || !r || !y || !dy || !fd || !an)
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_oracle_draws g = gnn_oracle_draws_make(c, 1), gr = gnn_oracle_draws_make(c, 2);
+    for (int64_t i = 0; i < n; i++) {
+        const int64_t k = gnn_oracle_draw_range(&g, 2, 16);
+        x[i] = ldexpf((float)(gnn_oracle_draw_uint(&g, 2) ? k : -k), -3);
+    }
+    gnn_oracle_fill_dyadic(&gr, r, n, 16, 3);
+    memcpy(y, x, (size_t)n * sizeof(float));
+    gnn_relu_fwd(y, n);
+    memcpy(dy, r, (size_t)n * sizeof(float));
+    gnn_relu_bwd(y, dy, n);
+    gnn_oracle_digest(ctx, dy, (size_t)n * sizeof(float));
+    const float h = 0x1p-4f;
+    for (int64_t e = 0; e < n; e++) {
+        const float keep = x[e];
+        double l[2];
+        for (int side = 0; side < 2; side++) {
+            x[e] = side ? keep - h : keep + h;
+            memcpy(y, x, (size_t)n * sizeof(float));
+            gnn_relu_fwd(y, n);
+            l[side] = dot_r(y, r, n);
+        }
+        x[e] = keep;
+        fd[e] = (l[0] - l[1]) / (2.0 * (double)h);
+        an[e] = (double)dy[e];
+    }
+    return gnn_oracle_compare_f64(ctx, NULL, "dx (finite difference vs backward)", fd, an, n, 0);
+}
+
+const gnn_oracle_entry gnn_oracle_grad_relu = {
+    .name = "grad.relu",
+    .what = "relu backward against central differences (h = 1/16, |x| >= 1/4: no kink crossed)",
+    .tol = { GNN_CMP_ALLCLOSE, 1e-9, 1e-9 },
+    .reason = "piecewise linear with dyadic inputs: the difference quotient is exact",
+    .params = k_grad_relu_params, .n_params = 1, .presets = k_grad_relu_presets,
+    .ref = &k_fn_ref, .impls = k_fn_impls, .run = grad_relu_run,
+};
+
+/* grad.dropout: the mask is a pure function of (seed, step, layer, row id, column), so every
+ * forward evaluation applies the same mask and L = sum r . dropout(x) is linear in x: h = 1.
+ * With p = 0.5 the scale is 2 and everything is exact; otherwise x * scale rounds once. */
+static const char *const k_grad_drop_presets[] = {
+    "n=10,d=7,p=0.5,step=2,layer=0", "n=5,d=13,p=0.3,step=9,layer=1", "n=1,d=1,p=0,step=0,layer=0",
+    "n=4,d=33,p=0.75,step=5,layer=3", NULL,
+};
+
+static gnn_oracle_outcome grad_dropout_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const int64_t n = gnn_oracle_int(c, D_N), d = gnn_oracle_int(c, D_D), cnt = n * d;
+    const float p = (float)gnn_oracle_real(c, D_P);
+    const uint32_t step = (uint32_t)gnn_oracle_int(c, D_STEP);
+    const unsigned layer = (unsigned)gnn_oracle_int(c, D_LAYER);
+    const uint64_t seed = c->seed * 0x9E3779B97F4A7C15ull + 1;
+    float *x = gnn_oracle_alloc(ctx, (size_t)cnt * sizeof(float));
+    float *r = gnn_oracle_alloc(ctx, (size_t)cnt * sizeof(float));
+    int64_t *gid = gnn_oracle_alloc(ctx, (size_t)n * sizeof(int64_t));
+    float *y = gnn_oracle_alloc_out(ctx, "y", (size_t)cnt * sizeof(float));
+    float *mask = gnn_oracle_alloc_out(ctx, "mask", (size_t)cnt * sizeof(float));
+    float *dy = gnn_oracle_alloc_out(ctx, "dy", (size_t)cnt * sizeof(float));
+    double *fd = gnn_oracle_alloc_out(ctx, "finite-difference", (size_t)cnt * sizeof(double));
+    double *an = gnn_oracle_alloc_out(ctx, "analytic", (size_t)cnt * sizeof(double));
+    if (!x || !r || !gid || !y || !mask || !dy || !fd || !an)
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_oracle_draws g = gnn_oracle_draws_make(c, 1), gr = gnn_oracle_draws_make(c, 2);
+    gnn_oracle_fill_dyadic(&g, x, cnt, 16, 3);
+    gnn_oracle_fill_dyadic(&gr, r, cnt, 16, 3);
+    dropout_rows(c, gid, n);
+    memcpy(y, x, (size_t)cnt * sizeof(float));
+    gnn_dropout_fwd(y, n, d, gid, p, seed, step, layer, mask);
+    memcpy(dy, r, (size_t)cnt * sizeof(float));
+    gnn_dropout_bwd(dy, n, d, mask);
+    gnn_oracle_digest(ctx, dy, (size_t)cnt * sizeof(float));
+    const float h = 1.0f;
+    for (int64_t e = 0; e < cnt; e++) {
+        const float keep = x[e];
+        double l[2];
+        for (int side = 0; side < 2; side++) {
+            x[e] = side ? keep - h : keep + h;
+            memcpy(y, x, (size_t)cnt * sizeof(float));
+            gnn_dropout_fwd(y, n, d, gid, p, seed, step, layer, NULL);
+            l[side] = dot_r(y, r, cnt);
+        }
+        x[e] = keep;
+        fd[e] = (l[0] - l[1]) / (2.0 * (double)h);
+        an[e] = (double)dy[e];
+    }
+    return gnn_oracle_compare_f64(ctx, NULL, "dx (finite difference vs backward)", fd, an, cnt, d);
+}
+
+const gnn_oracle_entry gnn_oracle_grad_dropout = {
+    .name = "grad.dropout",
+    .what = "dropout backward against central differences with the keyed (hence fixed) mask, h = 1",
+    .tol = { GNN_CMP_ALLCLOSE, 1e-6, 1e-6 },
+    .reason = "linear in x; x * scale and dy * scale each round once when 1/(1-p) is not a power of 2",
+    .params = k_drop_params, .n_params = N_DROP_PARAMS, .presets = k_grad_drop_presets,
+    .ref = &k_fn_ref, .impls = k_fn_impls, .run = grad_dropout_run,
+};

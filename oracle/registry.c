@@ -1,0 +1,46 @@
+/* oracle/registry.c -- THE registry: every operation once (DESIGN.md section 3).
+ *
+ * `gnnref oracle`, tests/test_oracle.c and bench/bench_registry.c iterate this table and
+ * nothing else. To add an op: write its entry next to its kind in oracle/op_*.c (see
+ * docs/oracle.md, "Adding an op"), declare it below and list it in the table. */
+#include <stddef.h>
+#include "gnnref/oracle.h"
+
+extern const gnn_oracle_entry gnn_oracle_rng_philox_kat, gnn_oracle_rng_draws, gnn_oracle_crc32c_kat;
+extern const gnn_oracle_entry gnn_oracle_sample_uniform, gnn_oracle_sample_uniform_dist, gnn_oracle_block_build;
+extern const gnn_oracle_entry gnn_oracle_aggregate_mean_fwd, gnn_oracle_aggregate_mean_bwd,
+    gnn_oracle_aggregate_sum_fwd, gnn_oracle_aggregate_sum_bwd;
+extern const gnn_oracle_entry gnn_oracle_linear_fwd, gnn_oracle_linear_bwd, gnn_oracle_xent, gnn_oracle_relu,
+    gnn_oracle_dropout;
+extern const gnn_oracle_entry gnn_oracle_grad_aggregate_mean, gnn_oracle_grad_aggregate_sum, gnn_oracle_grad_linear,
+    gnn_oracle_grad_xent, gnn_oracle_grad_relu, gnn_oracle_grad_dropout;
+
+const gnn_oracle_entry *const gnn_oracle_registry[] = {
+    /* core services */
+    &gnn_oracle_rng_philox_kat,
+    &gnn_oracle_rng_draws,
+    &gnn_oracle_crc32c_kat,
+    /* sampling (DESIGN.md section 2, "Uses" and "Orders") */
+    &gnn_oracle_sample_uniform,
+    &gnn_oracle_sample_uniform_dist,
+    &gnn_oracle_block_build,
+    /* aggregation */
+    &gnn_oracle_aggregate_mean_fwd,
+    &gnn_oracle_aggregate_mean_bwd,
+    &gnn_oracle_aggregate_sum_fwd,
+    &gnn_oracle_aggregate_sum_bwd,
+    /* dense layers and training primitives */
+    &gnn_oracle_linear_fwd,
+    &gnn_oracle_linear_bwd,
+    &gnn_oracle_xent,
+    &gnn_oracle_relu,
+    &gnn_oracle_dropout,
+    /* gradient checks: every backward in ref against finite differences */
+    &gnn_oracle_grad_aggregate_mean,
+    &gnn_oracle_grad_aggregate_sum,
+    &gnn_oracle_grad_linear,
+    &gnn_oracle_grad_xent,
+    &gnn_oracle_grad_relu,
+    &gnn_oracle_grad_dropout,
+    NULL,
+};
