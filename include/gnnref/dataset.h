@@ -18,6 +18,16 @@ extern "C" {
 /* split[v] values */
 enum { GNN_SPLIT_NONE = 0, GNN_SPLIT_TRAIN = 1, GNN_SPLIT_VAL = 2, GNN_SPLIT_TEST = 3 };
 
+/* What an importer or generator did to the edges it read, so that nothing is dropped
+ * silently: `gnnref info` prints these, and the binary format stores them in its header. */
+typedef struct gnn_import_stats {
+    int64_t edges_read;         /* edge records read (lines, CSV rows, generated edges) */
+    int64_t self_loops_dropped; /* records u -> u removed (edge lists, generators) */
+    int64_t duplicates_merged;  /* CSR entries removed by deduplication, counted after
+                                   symmetrization where the source is symmetrized */
+    int64_t symmetrized;        /* 1: reverse edges were added (OGB, edge lists, generators) */
+} gnn_import_stats;
+
 typedef struct gnn_dataset {
     char name[64];
     gnn_csr graph;         /* in-neighbors: row v lists sources u of edges u -> v */
@@ -30,6 +40,7 @@ typedef struct gnn_dataset {
     void *map_base;
     size_t map_len;
     int owns_arrays;
+    gnn_import_stats stats; /* what the importer or generator merged or dropped (kept in the file) */
 } gnn_dataset;
 
 void gnn_dataset_free(gnn_dataset *ds);
@@ -38,17 +49,67 @@ static inline int64_t gnn_dataset_n(const gnn_dataset *ds) { return ds->graph.n;
 /* Value checks: graph structure, ids in range, NaN/Inf features, labels in range, split codes. */
 gnn_status gnn_dataset_validate(const gnn_dataset *ds, const char *what, gnn_err *err);
 
-/* Native binary format. load mmaps read-only and checks every CRC32C and gnn_dataset_validate. */
+/* Native binary format (layout below and in docs/formats.md).
+ * save: gnn_dataset_validate, then writes path.tmp and renames it over path.
+ * load: opens read-only and mmaps the file PROT_READ (the arrays point into the mapping, no
+ * copy: graph.owns = 0, map_base/map_len set); checks the header, its CRC32C, the file size,
+ * every section's CRC32C, then gnn_dataset_validate. The arrays of a loaded dataset are
+ * READ-ONLY memory: copy before modifying. The one exception is the split, which
+ * gnn_dataset_split_random may replace (it writes to a spare anonymous page area that load
+ * reserves after the file). */
 gnn_status gnn_dataset_save(const gnn_dataset *ds, const char *path, gnn_err *err);
 gnn_status gnn_dataset_load(gnn_dataset *ds, const char *path, gnn_err *err);
 
-/* Importers (all return GNN_ERR_FORMAT / GNN_ERR_RANGE / GNN_ERR_NAN with file:line in err). */
+/* Layout constants of format version 1 (all integers little-endian). */
+#define GNN_FORMAT_MAGIC "GNNREF\0\0"     /* 8 bytes at offset 0 */
+#define GNN_FORMAT_VERSION 1u
+#define GNN_FORMAT_HEADER_SIZE 512u      /* sections start at or after this offset */
+#define GNN_FORMAT_ALIGN 64u             /* every section offset is a multiple of this */
+#define GNN_FORMAT_NUM_SECTIONS 5
+enum { GNN_SEC_INDPTR = 0, GNN_SEC_INDICES = 1, GNN_SEC_FEATURES = 2, GNN_SEC_LABELS = 3, GNN_SEC_SPLIT = 4 };
+/* header field offsets */
+#define GNN_HDR_OFF_VERSION 8u        /* u32 */
+#define GNN_HDR_OFF_HEADER_SIZE 12u   /* u32, = GNN_FORMAT_HEADER_SIZE */
+#define GNN_HDR_OFF_N 16u             /* i64 vertices */
+#define GNN_HDR_OFF_NNZ 24u           /* i64 edges (CSR entries) */
+#define GNN_HDR_OFF_NUM_FEATURES 32u  /* i64 */
+#define GNN_HDR_OFF_NUM_CLASSES 40u   /* i64 */
+#define GNN_HDR_OFF_FLAGS 48u         /* u32, bit s set: section s present */
+#define GNN_HDR_OFF_NUM_SECTIONS 52u  /* u32, = GNN_FORMAT_NUM_SECTIONS */
+#define GNN_HDR_OFF_FILE_SIZE 56u     /* u64 total file size in bytes */
+#define GNN_HDR_OFF_NAME 64u          /* char[64], NUL-padded */
+#define GNN_HDR_OFF_SECTIONS 128u     /* 5 entries of 32 bytes: u64 offset, u64 length,
+                                         u32 crc32c, u32 element size, u64 reserved (0) */
+#define GNN_HDR_SECTION_SIZE 32u
+#define GNN_HDR_OFF_STATS 288u        /* 4 x i64: gnn_import_stats in declaration order */
+#define GNN_HDR_OFF_CRC 508u          /* u32 CRC32C of header bytes [0, 508) */
+
+/* The name of section s ("indptr", "indices", "features", "labels", "split"). */
+const char *gnn_format_section_name(int s);
+
+/* Give ds a writable split array (contents unspecified; callers overwrite all n entries):
+ * a heap dataset allocates one when split is NULL; a loaded (mapped) dataset switches to the
+ * spare area reserved after its mapping. Used by gnn_dataset_split_random. */
+gnn_status gnn_dataset_split_storage(gnn_dataset *ds, gnn_err *err);
+
+/* Importers (all return GNN_ERR_FORMAT / GNN_ERR_RANGE / GNN_ERR_NAN with file:line in err,
+ * GNN_ERR_IO when a file cannot be opened or read). Rules in docs/formats.md:
+ * - text: the shared/datasets layout (meta.txt, edges.txt, features.txt, labels.txt,
+ *   optional train/val/test.txt); edges kept as listed (deduplicated, counted), not symmetrized;
+ * - ogb: OGB raw CSV in DIR or DIR/raw (edge.csv, node-feat.csv, node-label.csv,
+ *   num-node-list.csv, split/<name>/{train,valid,test}.csv, each optionally .gz);
+ *   edges symmetrized and deduplicated;
+ * - edgelist: "u v" lines, '#' or '%' comments, n = max id + 1; symmetrized, deduplicated,
+ *   self-loops dropped; no features, labels or split. */
 gnn_status gnn_import_text(gnn_dataset *ds, const char *dir, gnn_err *err);     /* shared/datasets layout */
 gnn_status gnn_import_ogb(gnn_dataset *ds, const char *dir, gnn_err *err);      /* OGB raw CSV, .gz or not */
 gnn_status gnn_import_edgelist(gnn_dataset *ds, const char *path, gnn_err *err); /* "u v" lines, '#' comments */
 
 /* Open anything: "builtin", a native file, a text-layout directory (meta.txt) or an OGB directory. */
 gnn_status gnn_dataset_open(gnn_dataset *ds, const char *spec, gnn_err *err);
+/* What gnn_dataset_open would do with spec: "builtin", "text", "ogb", "native", or NULL when
+ * spec names nothing that exists. */
+const char *gnn_dataset_spec_kind(const char *spec);
 
 /* Seeded random split by fractions (train, val, test), replacing any existing split.
  * Uses tag GNN_TAG_SPLIT: a Fisher-Yates permutation of 0..n-1, then the first
@@ -58,7 +119,13 @@ gnn_status gnn_dataset_split_random(gnn_dataset *ds, double train, double val, d
 
 /* R-MAT with Graph500 parameters (a=0.57, b=0.19, c=0.19), 2^scale vertices,
  * edge_factor * 2^scale generated edges, deduplicated, self-loops dropped, symmetrized.
- * Deterministic from seed at any thread count (edge e draws from stream id = e). */
+ * Deterministic from seed at any thread count (edge e draws from stream id = e):
+ * edge e uses stream (seed, GNN_TAG_GEN, step 0, layer 0, id e); at level l = 0..scale-1 its
+ * float draw l picks quadrant a (top-left), b (top-right), c (bottom-left) or d, appending
+ * one bit to the source and destination ids (most significant first). No vertex
+ * permutation and no per-level noise (Graph500 adds both): vertex 0 is the hub.
+ * Optional features: uniform [-1, 1), float draw j of (GEN_FEAT, layer 0, id v); labels:
+ * integer draw 0 in [0, classes) of (GEN_FEAT, layer 1, id v). No split. */
 typedef struct gnn_rmat_params {
     int scale;
     int edge_factor;
@@ -73,7 +140,15 @@ gnn_status gnn_gen_rmat(gnn_dataset *ds, const gnn_rmat_params *p, gnn_err *err)
 /* Stochastic block model: n vertices in `classes` equal-probability classes; each vertex has
  * on average deg_in neighbors in its class and deg_out outside; features are a noisy class
  * signal (class centroid + Gaussian noise of std `noise`), so a GNN that averages neighbors
- * beats an MLP. Deterministic from seed at any thread count. */
+ * beats an MLP. Deterministic from seed at any thread count. Exactly (docs/formats.md):
+ * class of v = integer draw 0 in [0, classes) of (GEN_FEAT, layer 1, id v);
+ * v picks floor(deg_in/2) + [u0 < frac(deg_in/2)] partners uniformly in its own class
+ * (integer draws of (GEN, layer 0, id v)) and likewise for deg_out among all other vertices
+ * ((GEN, layer 1, id v)); u0, u1 are float draws 0, 1 of (GEN, layer 2, id v); then
+ * symmetrize, deduplicate, drop self-loops; centroid of class k = +-1 by float draw j < 0.5
+ * of (GEN_FEAT, layer 2, id k); feature (v, j) = centroid + noise * Box-Muller normal from
+ * float draws of (GEN_FEAT, layer 0, id v); labels = class; split by
+ * gnn_dataset_split_random(train, val, test, seed) when the fractions sum to more than 0. */
 typedef struct gnn_sbm_params {
     int64_t n;
     int64_t classes;
@@ -86,7 +161,9 @@ typedef struct gnn_sbm_params {
 void gnn_sbm_defaults(gnn_sbm_params *p);
 gnn_status gnn_gen_sbm(gnn_dataset *ds, const gnn_sbm_params *p, gnn_err *err);
 
-/* The built-in dataset used by `make run`: gnn_gen_sbm with gnn_sbm_defaults. */
+/* The built-in dataset used by `make run`: gnn_gen_sbm with gnn_sbm_defaults (20000
+ * vertices, 8 classes, deg_in 7, deg_out 5, 64 features, noise 5, seed 1, split
+ * 0.1/0.2/0.2), named "builtin". Generated in about 0.1 s. */
 gnn_status gnn_dataset_builtin(gnn_dataset *ds, gnn_err *err);
 
 #ifdef __cplusplus

@@ -1,0 +1,200 @@
+/* core/dataset_util.c -- dataset checks, opening by spec, random splits, the built-in dataset.
+ *
+ * gnn_dataset_validate is the one place where the values of a dataset are checked; the
+ * binary loader, the importers and the generators all end with it, and gnn_dataset_save
+ * starts with it, so no path can produce or accept a dataset that the others would refuse.
+ * Its messages name the file (`what`), the section and the offending value, and the checks
+ * run in a fixed order, so the first error reported is the same on every run. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "gnnref/dataset.h"
+#include "gnnref/rng.h"
+#include "gnnref/tensor.h"
+
+/* ---- validation ---- */
+
+static gnn_status validate_graph(const gnn_csr *g, const char *what, gnn_err *err)
+{
+    if (g->n < 0 || g->nnz < 0)
+        return gnn_err_set(err, GNN_ERR_RANGE, "%s: section 'header': negative size (n %lld, nnz %lld)", what,
+                           (long long)g->n, (long long)g->nnz);
+    if (!g->indptr || (g->nnz > 0 && !g->indices))
+        return gnn_err_set(err, GNN_ERR_INVAL, "%s: section 'indptr': graph arrays missing", what);
+    if (g->indptr[0] != 0)
+        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section 'indptr': indptr[0] is %lld, expected 0", what,
+                           (long long)g->indptr[0]);
+    for (int64_t v = 0; v < g->n; v++)
+        if (g->indptr[v + 1] < g->indptr[v])
+            return gnn_err_set(err, GNN_ERR_RANGE,
+                               "%s: section 'indptr': vertex %lld has negative degree %lld (indptr %lld -> %lld)", what,
+                               (long long)v, (long long)(g->indptr[v + 1] - g->indptr[v]), (long long)g->indptr[v],
+                               (long long)g->indptr[v + 1]);
+    if (g->indptr[g->n] != g->nnz)
+        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section 'indptr': indptr[n] is %lld, expected nnz = %lld", what,
+                           (long long)g->indptr[g->n], (long long)g->nnz);
+    for (int64_t v = 0; v < g->n; v++)
+        for (int64_t e = g->indptr[v]; e < g->indptr[v + 1]; e++)
+            if (g->indices[e] < 0 || g->indices[e] >= g->n)
+                return gnn_err_set(err, GNN_ERR_RANGE,
+                                   "%s: section 'indices': entry %lld (a neighbor of vertex %lld) has vertex id %lld, "
+                                   "expected [0, %lld)", what, (long long)e, (long long)v, (long long)g->indices[e],
+                                   (long long)g->n);
+    return GNN_OK;
+}
+
+static gnn_status validate_values(const gnn_dataset *ds, const char *what, gnn_err *err)
+{
+    const int64_t n = ds->graph.n, f = ds->num_features, c = ds->num_classes;
+    if (f < 0 || c < 0 || c > INT32_MAX)
+        return gnn_err_set(err, GNN_ERR_RANGE, "%s: section 'header': num_features %lld, num_classes %lld", what,
+                           (long long)f, (long long)c);
+    if (f > 0 && !ds->feat)
+        return gnn_err_set(err, GNN_ERR_INVAL, "%s: section 'features': %lld features but no array", what, (long long)f);
+    for (int64_t v = 0; f > 0 && v < n; v++) {
+        const float *row_v = ds->feat + v * f;
+        for (int64_t j = 0; j < f; j++)
+            if (!isfinite(row_v[j]))
+                return gnn_err_set(err, GNN_ERR_NAN, "%s: section 'features': vertex %lld column %lld is %s", what,
+                                   (long long)v, (long long)j, isnan(row_v[j]) ? "NaN" : "Inf");
+    }
+    for (int64_t v = 0; ds->labels && v < n; v++) {
+        const int32_t y = ds->labels[v];
+        if (y != -1 && (y < 0 || y >= c))
+            return gnn_err_set(err, GNN_ERR_RANGE, "%s: section 'labels': vertex %lld has label %d, expected -1 or [0, %lld)",
+                               what, (long long)v, (int)y, (long long)c);
+    }
+    for (int64_t v = 0; ds->split && v < n; v++)
+        if (ds->split[v] > GNN_SPLIT_TEST)
+            return gnn_err_set(err, GNN_ERR_RANGE,
+                               "%s: section 'split': vertex %lld has split code %u, expected 0 (none), 1 (train), 2 (val) "
+                               "or 3 (test)", what, (long long)v, (unsigned)ds->split[v]);
+    return GNN_OK;
+}
+
+gnn_status gnn_dataset_validate(const gnn_dataset *ds, const char *what, gnn_err *err)
+{
+    if (!ds)
+        return gnn_err_set(err, GNN_ERR_INVAL, "dataset validate: NULL dataset");
+    if (!what)
+        what = ds->name[0] ? ds->name : "dataset";
+    gnn_status st = validate_graph(&ds->graph, what, err);
+    return st ? st : validate_values(ds, what, err);
+}
+
+/* ---- opening by spec ---- */
+
+static int is_dir(const char *p)
+{
+    struct stat sb;
+    return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static int exists_in(const char *dir, const char *name)
+{
+    char p[4096];
+    struct stat sb;
+    if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, name) >= sizeof p)
+        return 0;
+    return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+const char *gnn_dataset_spec_kind(const char *spec)
+{
+    if (!spec)
+        return NULL;
+    if (!strcmp(spec, "builtin"))
+        return "builtin";
+    struct stat sb;
+    if (stat(spec, &sb) != 0)
+        return NULL;
+    if (!S_ISDIR(sb.st_mode))
+        return "native";
+    if (exists_in(spec, "meta.txt"))
+        return "text";
+    if (exists_in(spec, "edge.csv") || exists_in(spec, "edge.csv.gz") || exists_in(spec, "raw/edge.csv") ||
+        exists_in(spec, "raw/edge.csv.gz"))
+        return "ogb";
+    return NULL;
+}
+
+gnn_status gnn_dataset_open(gnn_dataset *ds, const char *spec, gnn_err *err)
+{
+    if (!ds || !spec)
+        return gnn_err_set(err, GNN_ERR_INVAL, "dataset open: NULL argument");
+    memset(ds, 0, sizeof *ds);
+    const char *kind = gnn_dataset_spec_kind(spec);
+    if (!kind) {
+        if (is_dir(spec))
+            return gnn_err_set(err, GNN_ERR_FORMAT,
+                               "%s: a directory with neither meta.txt (text layout) nor edge.csv[.gz] or "
+                               "raw/edge.csv[.gz] (OGB layout)", spec);
+        return gnn_err_set(err, GNN_ERR_IO,
+                           "%s: no such file or directory (expected 'builtin', a gnnref binary file, a text-layout "
+                           "directory with meta.txt, or an OGB directory with edge.csv[.gz])", spec);
+    }
+    if (!strcmp(kind, "builtin"))
+        return gnn_dataset_builtin(ds, err);
+    if (!strcmp(kind, "text"))
+        return gnn_import_text(ds, spec, err);
+    if (!strcmp(kind, "ogb"))
+        return gnn_import_ogb(ds, spec, err);
+    return gnn_dataset_load(ds, spec, err);
+}
+
+/* ---- random split ---- */
+
+gnn_status gnn_dataset_split_random(gnn_dataset *ds, double train, double val, double test, uint64_t seed,
+                                    gnn_err *err)
+{
+    if (!ds)
+        return gnn_err_set(err, GNN_ERR_INVAL, "split: NULL dataset");
+    if (!(train >= 0 && val >= 0 && test >= 0 && train <= 1 && val <= 1 && test <= 1) ||
+        train + val + test > 1.0 + 1e-9)
+        return gnn_err_set(err, GNN_ERR_INVAL,
+                           "split: fractions train %g, val %g, test %g must each be in [0, 1] and sum to at most 1",
+                           train, val, test);
+    const int64_t n = ds->graph.n;
+    int64_t n_train = (int64_t)llround(train * (double)n);
+    int64_t n_val = (int64_t)llround(val * (double)n);
+    int64_t n_test = (int64_t)llround(test * (double)n);
+    /* rounding three fractions that sum to 1 can overshoot n by one or two: take it from
+     * the last non-empty part (test, then val) so the counts never exceed n */
+    if (n_train > n)
+        n_train = n;
+    if (n_train + n_val > n)
+        n_val = n - n_train;
+    if (n_train + n_val + n_test > n)
+        n_test = n - n_train - n_val;
+    int64_t *perm = gnn_malloc((size_t)n * sizeof(int64_t));
+    if (!perm)
+        return GNN_ERR_NOMEM;
+    gnn_status st = gnn_dataset_split_storage(ds, err);
+    if (st) {
+        gnn_free(perm);
+        return st;
+    }
+    for (int64_t i = 0; i < n; i++)
+        perm[i] = i;
+    /* tag SPLIT, step 0, layer 0, id 0: draw i of the Fisher-Yates shuffle (rng.h) */
+    const gnn_rng_stream s = gnn_rng_stream_make(seed, GNN_TAG_SPLIT, 0, 0, 0);
+    gnn_rng_shuffle_i64(&s, perm, n);
+    memset(ds->split, GNN_SPLIT_NONE, (size_t)n);
+    for (int64_t i = 0; i < n_train + n_val + n_test; i++)
+        ds->split[perm[i]] = i < n_train ? GNN_SPLIT_TRAIN : i < n_train + n_val ? GNN_SPLIT_VAL : GNN_SPLIT_TEST;
+    gnn_free(perm);
+    return GNN_OK;
+}
+
+/* ---- built-in dataset ---- */
+
+gnn_status gnn_dataset_builtin(gnn_dataset *ds, gnn_err *err)
+{
+    gnn_sbm_params p;
+    gnn_sbm_defaults(&p);
+    gnn_status st = gnn_gen_sbm(ds, &p, err);
+    if (st == GNN_OK)
+        snprintf(ds->name, sizeof ds->name, "builtin");
+    return st;
+}

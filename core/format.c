@@ -1,0 +1,487 @@
+/* core/format.c -- the native binary format, version 1 (DESIGN.md section 5, docs/formats.md).
+ *
+ * One little-endian file per graph:
+ *
+ *   [0, 512)   header: magic "GNNREF\0\0", version, counts, flags, file size, name,
+ *              a table of 5 sections {offset, length, crc32c, element size}, import stats,
+ *              and the CRC32C of header bytes [0, 508) at offset 508
+ *   then       indptr  int64 (n + 1)
+ *              indices int64 (nnz)
+ *              features f32 (n * f)      optional
+ *              labels  int32 (n)         optional
+ *              split   uint8 (n)         optional
+ *
+ * Every section starts at a multiple of 64 bytes (zero padding between them), so a
+ * page-aligned mmap of the file gives 64-byte aligned arrays, which is what every kernel
+ * in gnnref expects (GNN_ALIGN). Each section carries its own CRC32C, so a corrupted file is
+ * reported with the name of the section that changed.
+ *
+ * Loading maps the file PROT_READ and points the dataset into the mapping: a graph of any
+ * size opens in the time it takes to checksum it, and pages are shared with the page cache
+ * instead of being copied. The mapping is preceded by an anonymous reservation that also
+ * covers a spare, writable area of n bytes after the file, used when a new split is made
+ * for a loaded dataset (gnn_dataset_split_storage). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "gnnref/crc32c.h"
+#include "gnnref/dataset.h"
+#include "gnnref/tensor.h"
+
+static const char *const k_section_name[GNN_FORMAT_NUM_SECTIONS] = {
+    "indptr", "indices", "features", "labels", "split"
+};
+static const uint32_t k_elem_size[GNN_FORMAT_NUM_SECTIONS] = { 8, 8, 4, 4, 1 };
+
+const char *gnn_format_section_name(int s)
+{
+    return (s >= 0 && s < GNN_FORMAT_NUM_SECTIONS) ? k_section_name[s] : "?";
+}
+
+/* ---- little-endian field access (the header is encoded byte by byte, so it reads the
+ *      same on any host; the sections are raw arrays and need a little-endian host) ---- */
+
+static int host_is_little_endian(void)
+{
+    const uint16_t one = 1;
+    unsigned char b;
+    memcpy(&b, &one, 1);
+    return b == 1;
+}
+
+static void put_u32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put_u64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get_u32(const unsigned char *p)
+{
+    uint32_t v = 0;
+    for (int i = 3; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static uint64_t get_u64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static uint64_t round_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
+
+/* ---- the section plan shared by save and load ---- */
+
+typedef struct section_plan {
+    const void *data; /* save: the array to write; load: where it lies in the mapping */
+    uint64_t offset;
+    uint64_t length;
+    uint32_t crc;
+    int present;
+} section_plan;
+
+/* Expected byte length of section s for the given counts; -1 when it overflows. */
+static int64_t section_length(int s, int64_t n, int64_t nnz, int64_t f)
+{
+    /* counts are bounded by load/validate so that these products fit; checked anyway */
+    const int64_t lim = INT64_MAX / 16;
+    int64_t count;
+    switch (s) {
+    case GNN_SEC_INDPTR: count = n + 1; break;
+    case GNN_SEC_INDICES: count = nnz; break;
+    case GNN_SEC_FEATURES:
+        if (f > 0 && n > lim / f)
+            return -1;
+        count = n * f;
+        break;
+    default: count = n; break;
+    }
+    if (count < 0 || count > lim)
+        return -1;
+    return count * (int64_t)k_elem_size[s];
+}
+
+/* ---- save ---- */
+
+static void encode_header(unsigned char *h, const gnn_dataset *ds, const section_plan *sec,
+                          uint64_t file_size)
+{
+    memset(h, 0, GNN_FORMAT_HEADER_SIZE);
+    memcpy(h, GNN_FORMAT_MAGIC, 8);
+    put_u32(h + GNN_HDR_OFF_VERSION, GNN_FORMAT_VERSION);
+    put_u32(h + GNN_HDR_OFF_HEADER_SIZE, GNN_FORMAT_HEADER_SIZE);
+    put_u64(h + GNN_HDR_OFF_N, (uint64_t)ds->graph.n);
+    put_u64(h + GNN_HDR_OFF_NNZ, (uint64_t)ds->graph.nnz);
+    put_u64(h + GNN_HDR_OFF_NUM_FEATURES, (uint64_t)ds->num_features);
+    put_u64(h + GNN_HDR_OFF_NUM_CLASSES, (uint64_t)ds->num_classes);
+    uint32_t flags = 0;
+    for (int s = 0; s < GNN_FORMAT_NUM_SECTIONS; s++)
+        if (sec[s].present)
+            flags |= 1u << s;
+    put_u32(h + GNN_HDR_OFF_FLAGS, flags);
+    put_u32(h + GNN_HDR_OFF_NUM_SECTIONS, GNN_FORMAT_NUM_SECTIONS);
+    put_u64(h + GNN_HDR_OFF_FILE_SIZE, file_size);
+    size_t name_len = strnlen(ds->name, sizeof ds->name);
+    if (name_len > 63)
+        name_len = 63; /* keep a NUL so the field is always a C string */
+    memcpy(h + GNN_HDR_OFF_NAME, ds->name, name_len);
+    for (int s = 0; s < GNN_FORMAT_NUM_SECTIONS; s++) {
+        unsigned char *e = h + GNN_HDR_OFF_SECTIONS + (size_t)s * GNN_HDR_SECTION_SIZE;
+        put_u64(e, sec[s].offset);
+        put_u64(e + 8, sec[s].length);
+        put_u32(e + 16, sec[s].crc);
+        put_u32(e + 20, sec[s].present ? k_elem_size[s] : 0);
+    }
+    const int64_t st[4] = { ds->stats.edges_read, ds->stats.self_loops_dropped,
+                            ds->stats.duplicates_merged, ds->stats.symmetrized };
+    for (int i = 0; i < 4; i++)
+        put_u64(h + GNN_HDR_OFF_STATS + 8 * (size_t)i, (uint64_t)st[i]);
+    put_u32(h + GNN_HDR_OFF_CRC, gnn_crc32c(0, h, GNN_HDR_OFF_CRC));
+}
+
+/* Writes everything to an open stream; returns 0 or -1 (errno set by stdio). */
+static int write_all(FILE *f, const unsigned char *header, const section_plan *sec)
+{
+    static const unsigned char zeros[GNN_FORMAT_ALIGN];
+    uint64_t pos = 0;
+    if (fwrite(header, 1, GNN_FORMAT_HEADER_SIZE, f) != GNN_FORMAT_HEADER_SIZE)
+        return -1;
+    pos = GNN_FORMAT_HEADER_SIZE;
+    for (int s = 0; s < GNN_FORMAT_NUM_SECTIONS; s++) {
+        if (!sec[s].present)
+            continue;
+        size_t pad = (size_t)(sec[s].offset - pos);
+        if (pad && fwrite(zeros, 1, pad, f) != pad)
+            return -1;
+        if (sec[s].length && fwrite(sec[s].data, 1, sec[s].length, f) != sec[s].length)
+            return -1;
+        pos = sec[s].offset + sec[s].length;
+    }
+    return 0;
+}
+
+gnn_status gnn_dataset_save(const gnn_dataset *ds, const char *path, gnn_err *err)
+{
+    if (!ds || !path)
+        return gnn_err_set(err, GNN_ERR_INVAL, "dataset save: NULL argument");
+    if (!host_is_little_endian())
+        return gnn_err_set(err, GNN_ERR_UNSUPPORTED, "%s: the binary format needs a little-endian host", path);
+    /* never write a file that load would refuse */
+    gnn_status st = gnn_dataset_validate(ds, path, err);
+    if (st)
+        return st;
+
+    const int64_t n = ds->graph.n, nnz = ds->graph.nnz, f = ds->num_features;
+    section_plan sec[GNN_FORMAT_NUM_SECTIONS];
+    memset(sec, 0, sizeof sec);
+    sec[GNN_SEC_INDPTR].data = ds->graph.indptr;
+    sec[GNN_SEC_INDICES].data = ds->graph.indices;
+    sec[GNN_SEC_FEATURES].data = f > 0 ? ds->feat : NULL;
+    sec[GNN_SEC_LABELS].data = ds->labels;
+    sec[GNN_SEC_SPLIT].data = ds->split;
+    uint64_t pos = GNN_FORMAT_HEADER_SIZE;
+    for (int s = 0; s < GNN_FORMAT_NUM_SECTIONS; s++) {
+        sec[s].present = s <= GNN_SEC_INDICES || sec[s].data != NULL;
+        if (!sec[s].present)
+            continue;
+        int64_t len = section_length(s, n, nnz, f);
+        if (len < 0)
+            return gnn_err_set(err, GNN_ERR_RANGE, "%s: section '%s' is too large to write", path, k_section_name[s]);
+        sec[s].offset = round_up(pos, GNN_FORMAT_ALIGN);
+        sec[s].length = (uint64_t)len;
+        sec[s].crc = gnn_crc32c(0, sec[s].data, (size_t)len);
+        pos = sec[s].offset + sec[s].length;
+    }
+    unsigned char header[GNN_FORMAT_HEADER_SIZE];
+    encode_header(header, ds, sec, pos);
+
+    /* write path.tmp, then rename: a reader never sees a half-written file under path */
+    size_t plen = strlen(path);
+    char *tmp = malloc(plen + 5);
+    if (!tmp)
+        return GNN_ERR_NOMEM;
+    memcpy(tmp, path, plen);
+    memcpy(tmp + plen, ".tmp", 5);
+    FILE *fp = fopen(tmp, "wb");
+    if (!fp) {
+        st = gnn_err_set(err, GNN_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+        free(tmp);
+        return st;
+    }
+    int bad = write_all(fp, header, sec);
+    int saved_errno = errno;
+    if (!bad && fflush(fp) != 0)
+        bad = 1, saved_errno = errno;
+    if (!bad && fsync(fileno(fp)) != 0)
+        bad = 1, saved_errno = errno;
+    if (fclose(fp) != 0 && !bad)
+        bad = 1, saved_errno = errno;
+    if (!bad && rename(tmp, path) != 0)
+        bad = 1, saved_errno = errno;
+    if (bad) {
+        unlink(tmp);
+        st = gnn_err_set(err, GNN_ERR_IO, "%s: write failed: %s", path, strerror(saved_errno));
+    }
+    free(tmp);
+    return st;
+}
+
+/* ---- load ---- */
+
+typedef struct header_info {
+    int64_t n, nnz, f, classes;
+    uint32_t flags;
+    uint64_t file_size;
+    char name[64];
+    gnn_import_stats stats;
+    section_plan sec[GNN_FORMAT_NUM_SECTIONS];
+} header_info;
+
+/* Counts above these are refused before any size arithmetic (2^46 vertices or edges,
+ * 2^32 features or classes), so every product below fits in 64 bits. */
+#define MAX_COUNT ((int64_t)1 << 46)
+#define MAX_WIDTH ((int64_t)1 << 32)
+
+/* Parse and check the fixed part of the header (magic, version, CRC, counts). */
+static gnn_status parse_header(const unsigned char *h, uint64_t actual_size, const char *path,
+                               header_info *hi, gnn_err *err)
+{
+    if (memcmp(h, GNN_FORMAT_MAGIC, 8) != 0) {
+        char shown[8 * 4 + 1];
+        size_t k = 0;
+        for (int i = 0; i < 8; i++)
+            k += (size_t)snprintf(shown + k, sizeof shown - k, (h[i] >= 32 && h[i] < 127) ? "%c" : "\\x%02x", h[i]);
+        return gnn_err_set(err, GNN_ERR_FORMAT,
+                           "%s: section 'header': bad magic '%s', expected 'GNNREF\\0\\0' (not a gnnref binary file; "
+                           "for other data use `gnnref convert --format text|ogb|edgelist`)", path, shown);
+    }
+    uint32_t version = get_u32(h + GNN_HDR_OFF_VERSION);
+    if (version != GNN_FORMAT_VERSION)
+        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section 'header': format version %u, this build reads version %u",
+                           path, version, GNN_FORMAT_VERSION);
+    uint32_t want = get_u32(h + GNN_HDR_OFF_CRC), got = gnn_crc32c(0, h, GNN_HDR_OFF_CRC);
+    if (want != got)
+        return gnn_err_set(err, GNN_ERR_CHECKSUM,
+                           "%s: section 'header': CRC32C mismatch (stored 0x%08x, computed 0x%08x)", path, want, got);
+    uint32_t hsize = get_u32(h + GNN_HDR_OFF_HEADER_SIZE), nsec = get_u32(h + GNN_HDR_OFF_NUM_SECTIONS);
+    if (hsize != GNN_FORMAT_HEADER_SIZE || nsec != GNN_FORMAT_NUM_SECTIONS)
+        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section 'header': header size %u and section count %u, expected %u and %u",
+                           path, hsize, nsec, GNN_FORMAT_HEADER_SIZE, GNN_FORMAT_NUM_SECTIONS);
+    hi->n = (int64_t)get_u64(h + GNN_HDR_OFF_N);
+    hi->nnz = (int64_t)get_u64(h + GNN_HDR_OFF_NNZ);
+    hi->f = (int64_t)get_u64(h + GNN_HDR_OFF_NUM_FEATURES);
+    hi->classes = (int64_t)get_u64(h + GNN_HDR_OFF_NUM_CLASSES);
+    if (hi->n < 0 || hi->n > MAX_COUNT || hi->nnz < 0 || hi->nnz > MAX_COUNT || hi->f < 0 || hi->f > MAX_WIDTH ||
+        hi->classes < 0 || hi->classes > MAX_WIDTH)
+        return gnn_err_set(err, GNN_ERR_RANGE,
+                           "%s: section 'header': counts out of range (n %lld, nnz %lld, features %lld, classes %lld)",
+                           path, (long long)hi->n, (long long)hi->nnz, (long long)hi->f, (long long)hi->classes);
+    hi->flags = get_u32(h + GNN_HDR_OFF_FLAGS);
+    hi->file_size = get_u64(h + GNN_HDR_OFF_FILE_SIZE);
+    if (actual_size < hi->file_size)
+        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: truncated: the file is %llu bytes, its header says %llu",
+                           path, (unsigned long long)actual_size, (unsigned long long)hi->file_size);
+    if (actual_size > hi->file_size)
+        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: the file is %llu bytes, its header says %llu (trailing data)",
+                           path, (unsigned long long)actual_size, (unsigned long long)hi->file_size);
+    memcpy(hi->name, h + GNN_HDR_OFF_NAME, 63);
+    hi->name[63] = '\0';
+    hi->stats.edges_read = (int64_t)get_u64(h + GNN_HDR_OFF_STATS);
+    hi->stats.self_loops_dropped = (int64_t)get_u64(h + GNN_HDR_OFF_STATS + 8);
+    hi->stats.duplicates_merged = (int64_t)get_u64(h + GNN_HDR_OFF_STATS + 16);
+    hi->stats.symmetrized = (int64_t)get_u64(h + GNN_HDR_OFF_STATS + 24);
+    return GNN_OK;
+}
+
+/* Check the section table against the counts and the file size. */
+static gnn_status parse_sections(const unsigned char *h, const char *path, header_info *hi, gnn_err *err)
+{
+    if (hi->flags >> GNN_FORMAT_NUM_SECTIONS)
+        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section 'header': unknown section flags 0x%x", path, hi->flags);
+    uint64_t prev_end = GNN_FORMAT_HEADER_SIZE;
+    for (int s = 0; s < GNN_FORMAT_NUM_SECTIONS; s++) {
+        section_plan *p = &hi->sec[s];
+        const unsigned char *e = h + GNN_HDR_OFF_SECTIONS + (size_t)s * GNN_HDR_SECTION_SIZE;
+        p->present = (hi->flags >> s) & 1u;
+        p->offset = get_u64(e);
+        p->length = get_u64(e + 8);
+        p->crc = get_u32(e + 16);
+        uint32_t esize = get_u32(e + 20);
+        const char *name = k_section_name[s];
+        if (!p->present) {
+            if (s <= GNN_SEC_INDICES)
+                return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section '%s' is required but absent", path, name);
+            if (s == GNN_SEC_FEATURES && hi->f > 0)
+                return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section 'features' is absent but the header says %lld features",
+                                   path, (long long)hi->f);
+            continue;
+        }
+        int64_t want = section_length(s, hi->n, hi->nnz, hi->f);
+        if (want < 0 || p->length != (uint64_t)want || esize != k_elem_size[s])
+            return gnn_err_set(err, GNN_ERR_FORMAT,
+                               "%s: section '%s': length %llu bytes of %u-byte elements, expected %lld bytes of %u-byte elements",
+                               path, name, (unsigned long long)p->length, esize, (long long)want, k_elem_size[s]);
+        if (p->offset % GNN_FORMAT_ALIGN != 0 || p->offset < prev_end)
+            return gnn_err_set(err, GNN_ERR_FORMAT,
+                               "%s: section '%s': offset %llu is not %u-byte aligned after the previous section (ends at %llu)",
+                               path, name, (unsigned long long)p->offset, GNN_FORMAT_ALIGN, (unsigned long long)prev_end);
+        if (p->offset > hi->file_size || p->length > hi->file_size - p->offset)
+            return gnn_err_set(err, GNN_ERR_FORMAT, "%s: truncated: section '%s' ends at byte %llu, the file has %llu",
+                               path, name, (unsigned long long)(p->offset + p->length), (unsigned long long)hi->file_size);
+        prev_end = p->offset + p->length;
+    }
+    return GNN_OK;
+}
+
+/* Map the file read-only inside an anonymous reservation of file + spare split bytes. */
+static gnn_status map_file(int fd, uint64_t size, int64_t n, const char *path, void **base, size_t *len,
+                           gnn_err *err)
+{
+    const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    const uint64_t file_pages = round_up(size, page);
+    const uint64_t spare = round_up((uint64_t)(n > 0 ? n : 1), page);
+    if (file_pages + spare > (uint64_t)SIZE_MAX)
+        return gnn_err_set(err, GNN_ERR_RANGE, "%s: too large to map", path);
+    void *r = mmap(NULL, (size_t)(file_pages + spare), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (r == MAP_FAILED)
+        return gnn_err_set(err, GNN_ERR_NOMEM, "%s: cannot reserve %llu bytes of address space: %s", path,
+                           (unsigned long long)(file_pages + spare), strerror(errno));
+    /* MAP_FIXED over our own reservation: replaces those pages, nothing else */
+    void *m = mmap(r, (size_t)size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0);
+    if (m == MAP_FAILED) {
+        int e = errno;
+        munmap(r, (size_t)(file_pages + spare));
+        return gnn_err_set(err, GNN_ERR_IO, "%s: mmap failed: %s", path, strerror(e));
+    }
+    *base = r;
+    *len = (size_t)(file_pages + spare);
+    return GNN_OK;
+}
+
+/* The spare split area of a loaded dataset: the last round_up(n, page) bytes of the mapping. */
+static uint8_t *spare_split(const gnn_dataset *ds)
+{
+    const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    const uint64_t spare = round_up((uint64_t)(ds->graph.n > 0 ? ds->graph.n : 1), page);
+    return (uint8_t *)ds->map_base + (ds->map_len - spare);
+}
+
+static gnn_status check_section_crcs(const unsigned char *base, const char *path, const header_info *hi, gnn_err *err)
+{
+    for (int s = 0; s < GNN_FORMAT_NUM_SECTIONS; s++) {
+        const section_plan *p = &hi->sec[s];
+        if (!p->present)
+            continue;
+        uint32_t got = gnn_crc32c(0, base + p->offset, (size_t)p->length);
+        if (got != p->crc)
+            return gnn_err_set(err, GNN_ERR_CHECKSUM,
+                               "%s: section '%s': CRC32C mismatch (stored 0x%08x, computed 0x%08x): the file is corrupted",
+                               path, k_section_name[s], p->crc, got);
+    }
+    return GNN_OK;
+}
+
+gnn_status gnn_dataset_load(gnn_dataset *ds, const char *path, gnn_err *err)
+{
+    if (!ds || !path)
+        return gnn_err_set(err, GNN_ERR_INVAL, "dataset load: NULL argument");
+    memset(ds, 0, sizeof *ds);
+    if (!host_is_little_endian())
+        return gnn_err_set(err, GNN_ERR_UNSUPPORTED, "%s: the binary format needs a little-endian host", path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return gnn_err_set(err, GNN_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    gnn_status st = GNN_OK;
+    struct stat sb;
+    if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode)) {
+        st = gnn_err_set(err, GNN_ERR_IO, "%s: not a regular file", path);
+        goto close_fd;
+    }
+    const uint64_t size = (uint64_t)sb.st_size;
+    unsigned char h[GNN_FORMAT_HEADER_SIZE];
+    if (size < GNN_FORMAT_HEADER_SIZE) {
+        /* too short for a header: say "truncated" only when it at least starts like one */
+        size_t k = (size_t)size < 8 ? (size_t)size : 8;
+        ssize_t got = pread(fd, h, k, 0);
+        if (got == (ssize_t)k && memcmp(h, GNN_FORMAT_MAGIC, k) == 0 && k > 0)
+            st = gnn_err_set(err, GNN_ERR_FORMAT, "%s: truncated: the file is %llu bytes, the header alone is %u",
+                             path, (unsigned long long)size, GNN_FORMAT_HEADER_SIZE);
+        else
+            st = gnn_err_set(err, GNN_ERR_FORMAT,
+                             "%s: section 'header': bad magic in a %llu-byte file (not a gnnref binary file; "
+                             "for other data use `gnnref convert --format text|ogb|edgelist`)", path, (unsigned long long)size);
+        goto close_fd;
+    }
+    if (pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h) {
+        st = gnn_err_set(err, GNN_ERR_IO, "%s: cannot read the header: %s", path, strerror(errno));
+        goto close_fd;
+    }
+    header_info hi;
+    memset(&hi, 0, sizeof hi);
+    if ((st = parse_header(h, size, path, &hi, err)) || (st = parse_sections(h, path, &hi, err)))
+        goto close_fd;
+    void *base = NULL;
+    size_t len = 0;
+    if ((st = map_file(fd, size, hi.n, path, &base, &len, err)))
+        goto close_fd;
+    close(fd);
+    fd = -1;
+    ds->map_base = base;
+    ds->map_len = len;
+    if ((st = check_section_crcs(base, path, &hi, err)))
+        goto unmap;
+    const unsigned char *b = base;
+    memcpy(ds->name, hi.name, sizeof ds->name);
+    ds->graph.n = hi.n;
+    ds->graph.nnz = hi.nnz;
+    ds->graph.indptr = (int64_t *)(void *)(b + hi.sec[GNN_SEC_INDPTR].offset);
+    ds->graph.indices = (int64_t *)(void *)(b + hi.sec[GNN_SEC_INDICES].offset);
+    ds->graph.owns = 0;
+    ds->num_features = hi.f;
+    ds->num_classes = hi.classes;
+    ds->feat = hi.sec[GNN_SEC_FEATURES].present && hi.f > 0 ? (float *)(void *)(b + hi.sec[GNN_SEC_FEATURES].offset) : NULL;
+    ds->labels = hi.sec[GNN_SEC_LABELS].present ? (int32_t *)(void *)(b + hi.sec[GNN_SEC_LABELS].offset) : NULL;
+    ds->split = hi.sec[GNN_SEC_SPLIT].present ? (uint8_t *)(void *)(b + hi.sec[GNN_SEC_SPLIT].offset) : NULL;
+    ds->owns_arrays = 0;
+    ds->stats = hi.stats;
+    if ((st = gnn_dataset_validate(ds, path, err)))
+        goto unmap;
+    return GNN_OK;
+unmap:
+    gnn_dataset_free(ds);
+close_fd:
+    if (fd >= 0)
+        close(fd);
+    return st;
+}
+
+gnn_status gnn_dataset_split_storage(gnn_dataset *ds, gnn_err *err)
+{
+    if (!ds || ds->graph.n < 0)
+        return gnn_err_set(err, GNN_ERR_INVAL, "split storage: bad dataset");
+    if (ds->map_base) {
+        /* the file's own split section (if any) is read-only; switch to the spare area */
+        ds->split = spare_split(ds);
+        return GNN_OK;
+    }
+    if (ds->split)
+        return GNN_OK;
+    if (!ds->owns_arrays)
+        return gnn_err_set(err, GNN_ERR_INVAL, "%s: cannot add a split to a dataset that does not own its arrays", ds->name);
+    ds->split = gnn_calloc((size_t)ds->graph.n, 1);
+    return ds->split ? GNN_OK : GNN_ERR_NOMEM;
+}

@@ -1,0 +1,1019 @@
+/* tests/test_data.c -- datasets: the binary format, importers, generators, splits, and the
+ * gen/convert/info command line (exit codes and error text).
+ *
+ * Every bad-input case has its own test: each corrupts a valid file in one way (in a mkdtemp
+ * directory) and checks the status code and that the message names the file, the section
+ * and the offending value. Generators are checked for bitwise determinism across OpenMP
+ * thread counts and for the structure they promise (R-MAT skew, SBM homophily). */
+#include <check.h>
+#include <ftw.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+#ifdef GNN_HAVE_OPENMP
+#include <omp.h>
+#endif
+#include "gnnref/crc32c.h"
+#include "gnnref/dataset.h"
+#include "gnnref/tensor.h"
+
+#define FIXTURES "tests/fixtures"
+#define CORA_DIR "../shared/datasets/cora"
+
+/* ==== helpers ==== */
+
+static char g_tmp[256];
+
+static void tmp_setup(void)
+{
+    snprintf(g_tmp, sizeof g_tmp, "/tmp/gnnref-data-XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(g_tmp));
+}
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    return remove(p);
+}
+
+static void tmp_teardown(void)
+{
+    if (g_tmp[0])
+        nftw(g_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    g_tmp[0] = '\0';
+}
+
+/* g_tmp/name into a static rotating buffer (enough for one test's paths). */
+static const char *tmp_path(const char *name)
+{
+    static char buf[8][512];
+    static int k;
+    char *b = buf[k++ % 8];
+    snprintf(b, 512, "%s/%s", g_tmp, name);
+    return b;
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+static void write_gz(const char *path, const char *text)
+{
+    gzFile f = gzopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(gzwrite(f, text, (unsigned)strlen(text)), (int)strlen(text));
+    ck_assert_int_eq(gzclose(f), Z_OK);
+}
+
+static int contains(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
+
+#define ck_assert_msg_has(err, needle) \
+    ck_assert_msg(contains((err).msg, (needle)), "message '%s' lacks '%s'", (err).msg, (needle))
+
+/* A small SBM with every section present. */
+static void small_sbm(gnn_dataset *ds)
+{
+    gnn_sbm_params p;
+    gnn_sbm_defaults(&p);
+    p.n = 300;
+    p.classes = 5;
+    p.num_features = 7;
+    p.seed = 42;
+    gnn_err err;
+    ck_assert_int_eq(gnn_gen_sbm(ds, &p, &err), GNN_OK);
+}
+
+static void ds_assert_equal(const gnn_dataset *a, const gnn_dataset *b)
+{
+    ck_assert_str_eq(a->name, b->name);
+    ck_assert_int_eq(a->graph.n, b->graph.n);
+    ck_assert_int_eq(a->graph.nnz, b->graph.nnz);
+    ck_assert_int_eq(a->num_features, b->num_features);
+    ck_assert_int_eq(a->num_classes, b->num_classes);
+    const int64_t n = a->graph.n;
+    ck_assert(!memcmp(a->graph.indptr, b->graph.indptr, (size_t)(n + 1) * 8));
+    ck_assert(!memcmp(a->graph.indices, b->graph.indices, (size_t)a->graph.nnz * 8));
+    ck_assert_int_eq(a->feat == NULL, b->feat == NULL);
+    if (a->feat)
+        ck_assert(!memcmp(a->feat, b->feat, (size_t)(n * a->num_features) * 4));
+    ck_assert_int_eq(a->labels == NULL, b->labels == NULL);
+    if (a->labels)
+        ck_assert(!memcmp(a->labels, b->labels, (size_t)n * 4));
+    ck_assert_int_eq(a->split == NULL, b->split == NULL);
+    if (a->split)
+        ck_assert(!memcmp(a->split, b->split, (size_t)n));
+    ck_assert(!memcmp(&a->stats, &b->stats, sizeof a->stats));
+}
+
+/* ---- raw file surgery on a saved binary ---- */
+
+typedef struct blob {
+    unsigned char *p;
+    size_t len;
+} blob;
+
+static blob read_blob(const char *path)
+{
+    blob b = { NULL, 0 };
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    b.len = (size_t)ftell(f);
+    fseek(f, 0, SEEK_SET);
+    b.p = malloc(b.len);
+    ck_assert_uint_eq(fread(b.p, 1, b.len, f), b.len);
+    fclose(f);
+    return b;
+}
+
+static void write_blob(const char *path, blob b, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(b.p, 1, len, f), len);
+    fclose(f);
+    free(b.p);
+}
+
+static uint64_t le64(const unsigned char *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+static void put_le32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static unsigned char *section_ptr(blob b, int s)
+{
+    return b.p + le64(b.p + GNN_HDR_OFF_SECTIONS + (size_t)s * GNN_HDR_SECTION_SIZE);
+}
+
+/* Recompute section s's CRC32C and the header CRC, as a writer of bad values would. */
+static void refresh_crcs(blob b, int s)
+{
+    unsigned char *e = b.p + GNN_HDR_OFF_SECTIONS + (size_t)s * GNN_HDR_SECTION_SIZE;
+    put_le32(e + 16, gnn_crc32c(0, b.p + le64(e), (size_t)le64(e + 8)));
+    put_le32(b.p + GNN_HDR_OFF_CRC, gnn_crc32c(0, b.p, GNN_HDR_OFF_CRC));
+}
+
+/* Save small_sbm() to g_tmp/name and return the path. */
+static const char *saved_sbm(const char *name)
+{
+    gnn_dataset ds;
+    small_sbm(&ds);
+    const char *path = tmp_path(name);
+    gnn_err err;
+    ck_assert_int_eq(gnn_dataset_save(&ds, path, &err), GNN_OK);
+    gnn_dataset_free(&ds);
+    return path;
+}
+
+static gnn_status load_expect(const char *path, gnn_status want, gnn_err *err)
+{
+    gnn_dataset ds;
+    gnn_status s = gnn_dataset_load(&ds, path, err);
+    ck_assert_msg(s == want, "load returned %d (%s), wanted %d: %s", s, gnn_status_str(s), want, err->msg);
+    if (s == GNN_OK)
+        gnn_dataset_free(&ds);
+    return s;
+}
+
+/* ==== binary format ==== */
+
+START_TEST(binary_roundtrip_bitwise)
+{
+    gnn_dataset a, b;
+    gnn_err err;
+    small_sbm(&a);
+    const char *path = tmp_path("rt.gnn");
+    ck_assert_int_eq(gnn_dataset_save(&a, path, &err), GNN_OK);
+    ck_assert_int_ne(access(tmp_path("rt.gnn.tmp"), F_OK), 0); /* renamed away */
+    ck_assert_int_eq(gnn_dataset_load(&b, path, &err), GNN_OK);
+    ds_assert_equal(&a, &b);
+    /* zero-copy: arrays point into the 64-byte aligned mapping */
+    ck_assert_ptr_nonnull(b.map_base);
+    ck_assert_int_eq(b.graph.owns, 0);
+    ck_assert_uint_eq((uintptr_t)b.graph.indices % 64, 0);
+    ck_assert_uint_eq((uintptr_t)b.feat % 64, 0);
+    ck_assert_uint_eq((uintptr_t)b.labels % 64, 0);
+    /* saving the loaded copy gives the same bytes */
+    const char *path2 = tmp_path("rt2.gnn");
+    ck_assert_int_eq(gnn_dataset_save(&b, path2, &err), GNN_OK);
+    blob x = read_blob(path), y = read_blob(path2);
+    ck_assert_uint_eq(x.len, y.len);
+    ck_assert(!memcmp(x.p, y.p, x.len));
+    free(x.p);
+    free(y.p);
+    gnn_dataset_free(&a);
+    gnn_dataset_free(&b);
+}
+END_TEST
+
+START_TEST(binary_optional_sections_and_new_split)
+{
+    gnn_rmat_params p;
+    gnn_rmat_defaults(&p);
+    p.scale = 8;
+    p.edge_factor = 4;
+    gnn_dataset a, b;
+    gnn_err err;
+    ck_assert_int_eq(gnn_gen_rmat(&a, &p, &err), GNN_OK);
+    ck_assert_ptr_null(a.feat);
+    ck_assert_ptr_null(a.labels);
+    ck_assert_ptr_null(a.split);
+    const char *path = tmp_path("r.gnn");
+    ck_assert_int_eq(gnn_dataset_save(&a, path, &err), GNN_OK);
+    ck_assert_int_eq(gnn_dataset_load(&b, path, &err), GNN_OK);
+    ds_assert_equal(&a, &b);
+    /* a loaded dataset can still get a split (written to the spare area, not the file) */
+    ck_assert_int_eq(gnn_dataset_split_random(&a, 0.5, 0.25, 0.25, 3, &err), GNN_OK);
+    ck_assert_int_eq(gnn_dataset_split_random(&b, 0.5, 0.25, 0.25, 3, &err), GNN_OK);
+    ck_assert(!memcmp(a.split, b.split, (size_t)a.graph.n));
+    gnn_dataset_free(&b);
+    ck_assert_int_eq(gnn_dataset_load(&b, path, &err), GNN_OK);
+    ck_assert_ptr_null(b.split); /* the file did not change */
+    gnn_dataset_free(&b);
+    gnn_dataset_free(&a);
+}
+END_TEST
+
+START_TEST(binary_truncated)
+{
+    gnn_err err;
+    const char *path = saved_sbm("t.gnn");
+    blob b = read_blob(path);
+    size_t len = b.len;
+    write_blob(path, b, len - 100);
+    load_expect(path, GNN_ERR_FORMAT, &err);
+    ck_assert_msg_has(err, "t.gnn");
+    ck_assert_msg_has(err, "truncated");
+    /* shorter than the header */
+    b = read_blob(path);
+    write_blob(path, b, 100);
+    load_expect(path, GNN_ERR_FORMAT, &err);
+    ck_assert_msg_has(err, "truncated");
+    /* empty file */
+    write_text(path, "");
+    load_expect(path, GNN_ERR_FORMAT, &err);
+    ck_assert_msg_has(err, "t.gnn");
+}
+END_TEST
+
+START_TEST(binary_wrong_magic)
+{
+    gnn_err err;
+    const char *path = saved_sbm("m.gnn");
+    blob b = read_blob(path);
+    b.p[0] = 'X';
+    write_blob(path, b, b.len);
+    load_expect(path, GNN_ERR_FORMAT, &err);
+    ck_assert_msg_has(err, "m.gnn");
+    ck_assert_msg_has(err, "magic");
+    ck_assert_msg_has(err, "XNNREF");
+}
+END_TEST
+
+START_TEST(binary_wrong_version)
+{
+    gnn_err err;
+    const char *path = saved_sbm("v.gnn");
+    blob b = read_blob(path);
+    put_le32(b.p + GNN_HDR_OFF_VERSION, 7);
+    put_le32(b.p + GNN_HDR_OFF_CRC, gnn_crc32c(0, b.p, GNN_HDR_OFF_CRC));
+    write_blob(path, b, b.len);
+    load_expect(path, GNN_ERR_FORMAT, &err);
+    ck_assert_msg_has(err, "v.gnn");
+    ck_assert_msg_has(err, "version 7");
+}
+END_TEST
+
+START_TEST(binary_crc_mismatch)
+{
+    gnn_err err;
+    const char *path = saved_sbm("c.gnn");
+    blob b = read_blob(path);
+    section_ptr(b, GNN_SEC_INDICES)[5] ^= 0x10;
+    write_blob(path, b, b.len);
+    load_expect(path, GNN_ERR_CHECKSUM, &err);
+    ck_assert_msg_has(err, "c.gnn");
+    ck_assert_msg_has(err, "section 'indices'");
+    /* a changed header field without a new header CRC */
+    path = saved_sbm("h.gnn");
+    b = read_blob(path);
+    b.p[GNN_HDR_OFF_NUM_CLASSES] ^= 1;
+    write_blob(path, b, b.len);
+    load_expect(path, GNN_ERR_CHECKSUM, &err);
+    ck_assert_msg_has(err, "section 'header'");
+    /* features section */
+    path = saved_sbm("f.gnn");
+    b = read_blob(path);
+    section_ptr(b, GNN_SEC_FEATURES)[0] ^= 0x01;
+    write_blob(path, b, b.len);
+    load_expect(path, GNN_ERR_CHECKSUM, &err);
+    ck_assert_msg_has(err, "section 'features'");
+}
+END_TEST
+
+START_TEST(binary_id_out_of_range)
+{
+    gnn_err err;
+    const char *path = saved_sbm("id.gnn");
+    blob b = read_blob(path);
+    int64_t bad = 305; /* n = 300 */
+    memcpy(section_ptr(b, GNN_SEC_INDICES) + 3 * 8, &bad, 8);
+    refresh_crcs(b, GNN_SEC_INDICES);
+    write_blob(path, b, b.len);
+    load_expect(path, GNN_ERR_RANGE, &err);
+    ck_assert_msg_has(err, "id.gnn");
+    ck_assert_msg_has(err, "section 'indices'");
+    ck_assert_msg_has(err, "vertex id 305");
+    ck_assert_msg_has(err, "[0, 300)");
+}
+END_TEST
+
+START_TEST(binary_negative_degree)
+{
+    gnn_err err;
+    const char *path = saved_sbm("deg.gnn");
+    blob b = read_blob(path);
+    int64_t *indptr = (int64_t *)(void *)section_ptr(b, GNN_SEC_INDPTR);
+    indptr[4] = indptr[5] + 3;
+    refresh_crcs(b, GNN_SEC_INDPTR);
+    write_blob(path, b, b.len);
+    load_expect(path, GNN_ERR_RANGE, &err);
+    ck_assert_msg_has(err, "section 'indptr'");
+    ck_assert_msg_has(err, "vertex 4 has negative degree -3");
+}
+END_TEST
+
+START_TEST(binary_nan_feature)
+{
+    gnn_err err;
+    const char *path = saved_sbm("nan.gnn");
+    blob b = read_blob(path);
+    float nanv = NAN;
+    memcpy(section_ptr(b, GNN_SEC_FEATURES) + (size_t)(17 * 7 + 3) * 4, &nanv, 4); /* vertex 17, column 3 */
+    refresh_crcs(b, GNN_SEC_FEATURES);
+    write_blob(path, b, b.len);
+    load_expect(path, GNN_ERR_NAN, &err);
+    ck_assert_msg_has(err, "nan.gnn");
+    ck_assert_msg_has(err, "section 'features'");
+    ck_assert_msg_has(err, "vertex 17 column 3 is NaN");
+    /* Inf too */
+    path = saved_sbm("inf.gnn");
+    b = read_blob(path);
+    float inf = INFINITY;
+    memcpy(section_ptr(b, GNN_SEC_FEATURES), &inf, 4);
+    refresh_crcs(b, GNN_SEC_FEATURES);
+    write_blob(path, b, b.len);
+    load_expect(path, GNN_ERR_NAN, &err);
+    ck_assert_msg_has(err, "vertex 0 column 0 is Inf");
+}
+END_TEST
+
+START_TEST(binary_label_out_of_range)
+{
+    gnn_err err;
+    const char *path = saved_sbm("lab.gnn");
+    blob b = read_blob(path);
+    int32_t bad = 9;
+    memcpy(section_ptr(b, GNN_SEC_LABELS) + 17 * 4, &bad, 4);
+    refresh_crcs(b, GNN_SEC_LABELS);
+    write_blob(path, b, b.len);
+    load_expect(path, GNN_ERR_RANGE, &err);
+    ck_assert_msg_has(err, "lab.gnn: section 'labels': vertex 17 has label 9, expected -1 or [0, 5)");
+}
+END_TEST
+
+START_TEST(binary_bad_split_code)
+{
+    gnn_err err;
+    const char *path = saved_sbm("sp.gnn");
+    blob b = read_blob(path);
+    section_ptr(b, GNN_SEC_SPLIT)[11] = 7;
+    refresh_crcs(b, GNN_SEC_SPLIT);
+    write_blob(path, b, b.len);
+    load_expect(path, GNN_ERR_RANGE, &err);
+    ck_assert_msg_has(err, "section 'split'");
+    ck_assert_msg_has(err, "vertex 11 has split code 7");
+}
+END_TEST
+
+START_TEST(binary_save_refuses_bad_data)
+{
+    gnn_dataset ds;
+    gnn_err err;
+    small_sbm(&ds);
+    ds.feat[5] = NAN;
+    const char *path = tmp_path("never.gnn");
+    ck_assert_int_eq(gnn_dataset_save(&ds, path, &err), GNN_ERR_NAN);
+    ck_assert_msg_has(err, "never.gnn");
+    ck_assert_int_ne(access(path, F_OK), 0);
+    ds.feat[5] = 0;
+    ck_assert_int_eq(gnn_dataset_save(&ds, "/nonexistent-dir/x.gnn", &err), GNN_ERR_IO);
+    ck_assert_msg_has(err, "/nonexistent-dir/x.gnn");
+    gnn_dataset_free(&ds);
+    ck_assert_int_eq(gnn_dataset_load(&ds, "/nonexistent-file.gnn", &err), GNN_ERR_IO);
+    ck_assert_msg_has(err, "/nonexistent-file.gnn");
+    ck_assert_int_eq(gnn_dataset_validate(NULL, NULL, NULL), GNN_ERR_INVAL);
+}
+END_TEST
+
+/* ==== text layout ==== */
+
+START_TEST(text_import_fixture)
+{
+    gnn_dataset ds;
+    gnn_err err;
+    ck_assert_msg(gnn_import_text(&ds, FIXTURES "/text_tiny", &err) == GNN_OK, "%s", err.msg);
+    ck_assert_str_eq(ds.name, "text_tiny");
+    ck_assert_int_eq(ds.graph.n, 6);
+    ck_assert_int_eq(ds.graph.nnz, 8);
+    ck_assert_int_eq(ds.stats.edges_read, 9);
+    ck_assert_int_eq(ds.stats.duplicates_merged, 1);
+    ck_assert_int_eq(ds.stats.symmetrized, 0);
+    ck_assert_int_eq(gnn_csr_degree(&ds.graph, 5), 0);
+    /* row 1 = in-neighbors of 1 = {0, 2} */
+    ck_assert_int_eq(ds.graph.indices[ds.graph.indptr[1]], 0);
+    ck_assert_int_eq(ds.graph.indices[ds.graph.indptr[1] + 1], 2);
+    ck_assert_int_eq(ds.num_features, 3);
+    ck_assert(ds.feat[0 * 3 + 0] == 1.0f && ds.feat[0 * 3 + 2] == 0.5f && ds.feat[3 * 3 + 1] == -2.0f);
+    ck_assert(ds.feat[1 * 3 + 1] == 0.0f);
+    ck_assert_int_eq(ds.num_classes, 2);
+    ck_assert_int_eq(ds.labels[4], -1);
+    ck_assert_int_eq(ds.labels[3], 1);
+    ck_assert_ptr_nonnull(ds.split);
+    const uint8_t want[6] = { 1, 1, 2, 3, 0, 3 };
+    ck_assert(!memcmp(ds.split, want, 6));
+    gnn_dataset_free(&ds);
+}
+END_TEST
+
+/* Copy the fixture into g_tmp/t, then overwrite one file. */
+static const char *text_copy_with(const char *file, const char *content)
+{
+    static const char *const names[] = { "meta.txt", "edges.txt", "features.txt", "labels.txt",
+                                         "train.txt", "val.txt", "test.txt" };
+    const char *dir = tmp_path("t");
+    mkdir(dir, 0755);
+    char src[512], dst[512];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        snprintf(src, sizeof src, FIXTURES "/text_tiny/%s", names[i]);
+        snprintf(dst, sizeof dst, "%s/%s", dir, names[i]);
+        blob b = read_blob(src);
+        write_blob(dst, b, b.len);
+    }
+    snprintf(dst, sizeof dst, "%s/%s", dir, file);
+    write_text(dst, content);
+    return dir;
+}
+
+START_TEST(text_malformed_line)
+{
+    gnn_dataset ds;
+    gnn_err err;
+    const char *dir = text_copy_with("edges.txt", "0 1\n1 0\n1 x\n");
+    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_FORMAT);
+    ck_assert_msg_has(err, "edges.txt:3: ");
+    ck_assert_msg_has(err, "(got '1 x')");
+    dir = text_copy_with("edges.txt", "0 1 2\n");
+    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_FORMAT);
+    ck_assert_msg_has(err, "edges.txt:1: ");
+    dir = text_copy_with("features.txt", "0 0 1\n0 0 1\n");
+    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_FORMAT); /* repeated entry */
+    ck_assert_msg_has(err, "features.txt:2: ");
+    dir = text_copy_with("labels.txt", "0\n1\n");
+    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_FORMAT); /* too few lines */
+    ck_assert_msg_has(err, "2 label lines, expected num_nodes = 6");
+    dir = text_copy_with("meta.txt", "num_features 3\n");
+    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_FORMAT);
+    ck_assert_msg_has(err, "num_nodes");
+    dir = text_copy_with("edges.txt", "0 1\n1 0\n\x01\x02\n");
+    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_FORMAT);
+}
+END_TEST
+
+START_TEST(text_bad_values)
+{
+    gnn_dataset ds;
+    gnn_err err;
+    const char *dir = text_copy_with("edges.txt", "0 1\n1 0\n1 6\n");
+    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_RANGE);
+    ck_assert_msg_has(err, "edges.txt:3: vertex id 6 outside [0, 6)");
+    dir = text_copy_with("labels.txt", "0\n1\n0\n9\n-1\n0\n");
+    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_RANGE);
+    ck_assert_msg_has(err, "labels.txt:4: node 3 has label 9, expected -1 or [0, 2)");
+    dir = text_copy_with("features.txt", "0 0 1\n2 1 nan\n");
+    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_NAN);
+    ck_assert_msg_has(err, "features.txt:2: node 2 feature 1");
+    dir = text_copy_with("val.txt", "1\n");
+    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_FORMAT);
+    ck_assert_msg_has(err, "val.txt:1: vertex 1 is already in the train split");
+    dir = text_copy_with("meta.txt", "num_nodes 6\nnum_features 3\nnum_classes 2\nnum_directed_edges 10\n");
+    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_FORMAT);
+    ck_assert_msg_has(err, "num_directed_edges 10");
+}
+END_TEST
+
+START_TEST(text_import_cora)
+{
+    struct stat sb;
+    if (stat(CORA_DIR "/meta.txt", &sb) != 0) {
+        fprintf(stderr, "text_import_cora: SKIP (%s not found; run from the repo root with shared/datasets beside it)\n",
+                CORA_DIR);
+        return;
+    }
+    gnn_dataset ds;
+    gnn_err err;
+    ck_assert_msg(gnn_dataset_open(&ds, CORA_DIR, &err) == GNN_OK, "%s", err.msg);
+    ck_assert_int_eq(ds.graph.n, 2708);
+    ck_assert_int_eq(ds.graph.nnz, 10556);
+    ck_assert_int_eq(ds.stats.duplicates_merged, 0);
+    ck_assert_int_eq(ds.num_features, 1433);
+    ck_assert_int_eq(ds.num_classes, 7);
+    int64_t cnt[4] = { 0, 0, 0, 0 }, ones = 0;
+    for (int64_t v = 0; v < ds.graph.n; v++)
+        cnt[ds.split[v]]++;
+    ck_assert_int_eq(cnt[GNN_SPLIT_TRAIN], 140);
+    ck_assert_int_eq(cnt[GNN_SPLIT_VAL], 500);
+    ck_assert_int_eq(cnt[GNN_SPLIT_TEST], 1000);
+    for (int64_t i = 0; i < ds.graph.n * ds.num_features; i++)
+        ones += ds.feat[i] == 1.0f;
+    ck_assert_int_eq(ones, 49216); /* feature_nnz in meta.txt */
+    gnn_dataset_free(&ds);
+}
+END_TEST
+
+/* ==== OGB ==== */
+
+static void write_ogb(const char *root, int gz)
+{
+    static const char *const files[][2] = {
+        { "raw/num-node-list.csv", "4\n" },      { "raw/edge.csv", "0,1\n1,2\n2,0\n3,3\n1,0\n" },
+        { "raw/node-feat.csv", "0.5,1\n-1,2\n3,4.25\n0,0\n" }, { "raw/node-label.csv", "1\nnan\n0\n2\n" },
+        { "split/time/train.csv", "0\n1\n" },    { "split/time/valid.csv", "2\n" },
+        { "split/time/test.csv", "3\n" },
+    };
+    char p[512];
+    mkdir(root, 0755);
+    snprintf(p, sizeof p, "%s/raw", root);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/split", root);
+    mkdir(p, 0755);
+    snprintf(p, sizeof p, "%s/split/time", root);
+    mkdir(p, 0755);
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        snprintf(p, sizeof p, "%s/%s%s", root, files[i][0], gz ? ".gz" : "");
+        if (gz)
+            write_gz(p, files[i][1]);
+        else
+            write_text(p, files[i][1]);
+    }
+}
+
+static void check_ogb_tiny(const gnn_dataset *ds)
+{
+    ck_assert_int_eq(ds->graph.n, 4);
+    /* {0-1, 1-2, 2-0} both ways + the self-loop 3-3 once; "1,0" repeats "0,1" */
+    ck_assert_int_eq(ds->graph.nnz, 7);
+    ck_assert_int_eq(ds->stats.edges_read, 5);
+    ck_assert_int_eq(ds->stats.duplicates_merged, 2);
+    ck_assert_int_eq(ds->stats.symmetrized, 1);
+    ck_assert_int_eq(ds->num_features, 2);
+    ck_assert(ds->feat[2 * 2 + 1] == 4.25f && ds->feat[1 * 2] == -1.0f);
+    ck_assert_int_eq(ds->num_classes, 3);
+    ck_assert_int_eq(ds->labels[1], -1);
+    ck_assert_int_eq(ds->labels[3], 2);
+    const uint8_t want[4] = { 1, 1, 2, 3 };
+    ck_assert(!memcmp(ds->split, want, 4));
+}
+
+START_TEST(ogb_import_gz_and_plain)
+{
+    gnn_dataset a, b, c;
+    gnn_err err;
+    write_ogb(tmp_path("gz"), 1);
+    write_ogb(tmp_path("plain"), 0);
+    ck_assert_str_eq(gnn_dataset_spec_kind(tmp_path("gz")), "ogb");
+    ck_assert_msg(gnn_dataset_open(&a, tmp_path("gz"), &err) == GNN_OK, "%s", err.msg);
+    check_ogb_tiny(&a);
+    ck_assert_str_eq(a.name, "gz");
+    ck_assert_msg(gnn_import_ogb(&b, tmp_path("plain/raw"), &err) == GNN_OK, "%s", err.msg); /* DIR/raw works too */
+    check_ogb_tiny(&b);
+    ck_assert_str_eq(b.name, "plain");
+    ck_assert_msg(gnn_import_ogb(&c, FIXTURES "/ogb_tiny", &err) == GNN_OK, "%s", err.msg);
+    check_ogb_tiny(&c);
+    gnn_dataset_free(&a);
+    gnn_dataset_free(&b);
+    gnn_dataset_free(&c);
+}
+END_TEST
+
+START_TEST(ogb_bad_input)
+{
+    gnn_dataset ds;
+    gnn_err err;
+    write_ogb(tmp_path("o"), 1);
+    write_gz(tmp_path("o/raw/node-feat.csv.gz"), "0.5,1\n-1\n3,4\n0,0\n");
+    ck_assert_int_eq(gnn_import_ogb(&ds, tmp_path("o"), &err), GNN_ERR_FORMAT);
+    ck_assert_msg_has(err, "node-feat.csv.gz:2: row has 1 values, expected 2");
+    write_gz(tmp_path("o/raw/node-feat.csv.gz"), "0.5,1\n-1,inf\n3,4\n0,0\n");
+    ck_assert_int_eq(gnn_import_ogb(&ds, tmp_path("o"), &err), GNN_ERR_NAN);
+    ck_assert_msg_has(err, "node-feat.csv.gz:2: node 1 feature 1");
+    write_gz(tmp_path("o/raw/node-feat.csv.gz"), "0.5,1\n-1,2\n3,4\n0,0\n");
+    write_gz(tmp_path("o/raw/edge.csv.gz"), "0,1\n1,7\n");
+    ck_assert_int_eq(gnn_import_ogb(&ds, tmp_path("o"), &err), GNN_ERR_RANGE);
+    ck_assert_msg_has(err, "vertex id 7 outside [0, 4)");
+    write_gz(tmp_path("o/raw/edge.csv.gz"), "0,1\n1;2\n");
+    ck_assert_int_eq(gnn_import_ogb(&ds, tmp_path("o"), &err), GNN_ERR_FORMAT);
+    ck_assert_msg_has(err, "edge.csv.gz:2: expected 'u,v' (got '1;2')");
+    /* a truncated gzip stream is an error, not a short file */
+    write_gz(tmp_path("o/raw/edge.csv.gz"), "0,1\n1,2\n2,3\n0,2\n1,3\n0,3\n");
+    blob b = read_blob(tmp_path("o/raw/edge.csv.gz"));
+    write_blob(tmp_path("o/raw/edge.csv.gz"), b, b.len - 6);
+    ck_assert_int_ne(gnn_import_ogb(&ds, tmp_path("o"), &err), GNN_OK);
+    ck_assert_msg_has(err, "edge.csv.gz");
+}
+END_TEST
+
+/* ==== edge lists ==== */
+
+START_TEST(edgelist_import)
+{
+    gnn_dataset ds;
+    gnn_err err;
+    ck_assert_msg(gnn_import_edgelist(&ds, FIXTURES "/tiny.edges", &err) == GNN_OK, "%s", err.msg);
+    ck_assert_str_eq(ds.name, "tiny");
+    ck_assert_int_eq(ds.graph.n, 6);        /* max id 5 + 1 */
+    ck_assert_int_eq(ds.graph.nnz, 8);      /* {0-1, 1-2, 2-0, 4-5} both ways */
+    ck_assert_int_eq(ds.stats.edges_read, 6);
+    ck_assert_int_eq(ds.stats.self_loops_dropped, 1);
+    ck_assert_int_eq(ds.stats.duplicates_merged, 2);
+    ck_assert_int_eq(gnn_csr_degree(&ds.graph, 3), 0);
+    ck_assert_int_eq(ds.num_features, 0);
+    ck_assert_ptr_null(ds.labels);
+    gnn_dataset_free(&ds);
+    write_text(tmp_path("bad.edges"), "# ok\n0 1\n-3 2\n");
+    ck_assert_int_eq(gnn_import_edgelist(&ds, tmp_path("bad.edges"), &err), GNN_ERR_RANGE);
+    ck_assert_msg_has(err, "bad.edges:3: ");
+    write_text(tmp_path("bad.edges"), "0 1 0.5\n");
+    ck_assert_int_eq(gnn_import_edgelist(&ds, tmp_path("bad.edges"), &err), GNN_ERR_FORMAT);
+    ck_assert_msg_has(err, "bad.edges:1: expected two vertex ids 'u v' (got '0 1 0.5')");
+}
+END_TEST
+
+/* ==== generators ==== */
+
+static void set_threads(int t)
+{
+#ifdef GNN_HAVE_OPENMP
+    omp_set_num_threads(t);
+#else
+    (void)t;
+#endif
+}
+
+START_TEST(gen_rmat_thread_independent)
+{
+    gnn_rmat_params p;
+    gnn_rmat_defaults(&p);
+    p.scale = 12;
+    p.edge_factor = 8;
+    p.num_features = 5;
+    p.num_classes = 3;
+    p.seed = 99;
+    gnn_dataset a, b, c;
+    gnn_err err;
+    set_threads(1);
+    ck_assert_int_eq(gnn_gen_rmat(&a, &p, &err), GNN_OK);
+    set_threads(2);
+    ck_assert_int_eq(gnn_gen_rmat(&b, &p, &err), GNN_OK);
+    ds_assert_equal(&a, &b);
+    set_threads(3);
+    p.seed = 100;
+    ck_assert_int_eq(gnn_gen_rmat(&c, &p, &err), GNN_OK);
+    ck_assert(c.graph.nnz != a.graph.nnz ||
+              memcmp(c.graph.indices, a.graph.indices, (size_t)a.graph.nnz * 8) != 0); /* the seed matters */
+    gnn_dataset_free(&a);
+    gnn_dataset_free(&b);
+    gnn_dataset_free(&c);
+}
+END_TEST
+
+START_TEST(gen_sbm_thread_independent)
+{
+    gnn_sbm_params p;
+    gnn_sbm_defaults(&p);
+    p.n = 3000;
+    p.deg_in = 7.5; /* fractional: exercises the per-vertex count coin */
+    p.num_features = 9; /* odd width: the last Box-Muller pair is half used */
+    gnn_dataset a, b;
+    gnn_err err;
+    set_threads(1);
+    ck_assert_int_eq(gnn_gen_sbm(&a, &p, &err), GNN_OK);
+    set_threads(2);
+    ck_assert_int_eq(gnn_gen_sbm(&b, &p, &err), GNN_OK);
+    ds_assert_equal(&a, &b);
+    gnn_dataset_free(&a);
+    gnn_dataset_free(&b);
+}
+END_TEST
+
+START_TEST(gen_rmat_degree_skew)
+{
+    gnn_rmat_params p;
+    gnn_rmat_defaults(&p);
+    p.scale = 14;
+    gnn_dataset ds;
+    gnn_err err;
+    ck_assert_int_eq(gnn_gen_rmat(&ds, &p, &err), GNN_OK);
+    const int64_t n = ds.graph.n;
+    ck_assert_int_eq(n, 1 << 14);
+    ck_assert_int_eq(ds.stats.edges_read, 16 << 14);
+    /* symmetric, loop-free, deduplicated: the CSR entries are at most 2 per generated edge */
+    ck_assert_int_le(ds.graph.nnz, 2 * ds.stats.edges_read);
+    ck_assert_int_eq(ds.graph.nnz + ds.stats.duplicates_merged + 2 * ds.stats.self_loops_dropped,
+                     2 * ds.stats.edges_read);
+    int64_t max = 0, isolated = 0;
+    for (int64_t v = 0; v < n; v++) {
+        int64_t d = gnn_csr_degree(&ds.graph, v);
+        max = d > max ? d : max;
+        isolated += d == 0;
+        for (int64_t e = ds.graph.indptr[v]; e < ds.graph.indptr[v + 1]; e++)
+            ck_assert_int_ne(ds.graph.indices[e], v);
+    }
+    const double mean = (double)ds.graph.nnz / (double)n;
+    /* a power-law-like graph: the hub is two orders of magnitude above the mean, and many
+     * vertices get no edge at all (an Erdos-Renyi graph of this density would have neither) */
+    ck_assert_msg(max > 50 * mean, "max degree %lld, mean %.1f", (long long)max, mean);
+    ck_assert_msg(isolated > n / 20, "isolated %lld of %lld", (long long)isolated, (long long)n);
+    /* vertex 0 collects the a-quadrant at every level: it is the hub */
+    ck_assert_int_eq(gnn_csr_degree(&ds.graph, 0), max);
+    gnn_dataset_free(&ds);
+}
+END_TEST
+
+START_TEST(gen_sbm_homophily)
+{
+    gnn_sbm_params p;
+    gnn_sbm_defaults(&p);
+    p.n = 5000;
+    gnn_dataset ds;
+    gnn_err err;
+    ck_assert_int_eq(gnn_gen_sbm(&ds, &p, &err), GNN_OK);
+    const int64_t n = ds.graph.n, f = ds.num_features;
+    int64_t same = 0;
+    for (int64_t v = 0; v < n; v++)
+        for (int64_t e = ds.graph.indptr[v]; e < ds.graph.indptr[v + 1]; e++)
+            same += ds.labels[ds.graph.indices[e]] == ds.labels[v];
+    const double h = (double)same / (double)ds.graph.nnz;
+    const double want = p.deg_in / (p.deg_in + p.deg_out);
+    ck_assert_msg(fabs(h - want) < 0.03, "homophily %.3f, expected about %.3f", h, want);
+    const double mean_deg = (double)ds.graph.nnz / (double)n;
+    ck_assert_msg(fabs(mean_deg - (p.deg_in + p.deg_out)) < 0.5, "mean degree %.2f", mean_deg);
+    /* features carry the class: the per-class mean is close to a +-1 centroid, and the
+     * spread around it is the noise */
+    double sum = 0, sq = 0;
+    int64_t cnt = 0;
+    for (int64_t v = 0; v < n; v++)
+        if (ds.labels[v] == 0)
+            for (int64_t j = 0; j < f; j++) {
+                sum += ds.feat[v * f + j];
+                sq += (double)ds.feat[v * f + j] * ds.feat[v * f + j];
+                cnt++;
+            }
+    const double mean = sum / (double)cnt, var = sq / (double)cnt - mean * mean;
+    ck_assert_msg(fabs(sqrt(var - 1.0) - p.noise) < 0.2, "class-0 spread %.3f, noise %.3f", sqrt(var - 1.0), p.noise);
+    /* labels are balanced and the split follows the fractions */
+    int64_t cls0 = 0, train = 0;
+    for (int64_t v = 0; v < n; v++) {
+        cls0 += ds.labels[v] == 0;
+        train += ds.split[v] == GNN_SPLIT_TRAIN;
+    }
+    ck_assert_int_gt(cls0, n / p.classes / 2);
+    ck_assert_int_eq(train, (int64_t)llround(p.train * (double)n));
+    gnn_dataset_free(&ds);
+}
+END_TEST
+
+START_TEST(gen_bad_params)
+{
+    gnn_dataset ds;
+    gnn_err err;
+    gnn_rmat_params r;
+    gnn_rmat_defaults(&r);
+    r.scale = 0;
+    ck_assert_int_eq(gnn_gen_rmat(&ds, &r, &err), GNN_ERR_INVAL);
+    ck_assert_msg_has(err, "scale 0");
+    gnn_rmat_defaults(&r);
+    r.a = 0.9;
+    ck_assert_int_eq(gnn_gen_rmat(&ds, &r, &err), GNN_ERR_INVAL);
+    gnn_sbm_params s;
+    gnn_sbm_defaults(&s);
+    s.noise = -1;
+    ck_assert_int_eq(gnn_gen_sbm(&ds, &s, &err), GNN_ERR_INVAL);
+    gnn_sbm_defaults(&s);
+    s.classes = 0;
+    ck_assert_int_eq(gnn_gen_sbm(&ds, &s, &err), GNN_ERR_INVAL);
+    /* one class: no out-of-class partners exist, and that is not an error */
+    gnn_sbm_defaults(&s);
+    s.n = 50;
+    s.classes = 1;
+    ck_assert_int_eq(gnn_gen_sbm(&ds, &s, &err), GNN_OK);
+    gnn_dataset_free(&ds);
+}
+END_TEST
+
+START_TEST(builtin_dataset)
+{
+    gnn_dataset a, b;
+    gnn_err err;
+    ck_assert_int_eq(gnn_dataset_open(&a, "builtin", &err), GNN_OK);
+    ck_assert_str_eq(a.name, "builtin");
+    ck_assert_int_eq(a.graph.n, 20000);
+    ck_assert_int_eq(a.num_classes, 8);
+    ck_assert_int_eq(a.num_features, 64);
+    const double mean = (double)a.graph.nnz / (double)a.graph.n;
+    ck_assert(mean >= 10 && mean <= 15);
+    ck_assert_ptr_nonnull(a.split);
+    ck_assert_int_eq(gnn_dataset_builtin(&b, &err), GNN_OK);
+    ds_assert_equal(&a, &b);
+    gnn_dataset_free(&a);
+    gnn_dataset_free(&b);
+}
+END_TEST
+
+/* ==== splits and open ==== */
+
+START_TEST(split_random_counts)
+{
+    gnn_dataset ds;
+    gnn_err err;
+    small_sbm(&ds); /* n = 300 */
+    ck_assert_int_eq(gnn_dataset_split_random(&ds, 0.1, 0.2, 0.3, 5, &err), GNN_OK);
+    int64_t cnt[4] = { 0, 0, 0, 0 };
+    for (int64_t v = 0; v < 300; v++)
+        cnt[ds.split[v]]++;
+    ck_assert_int_eq(cnt[1], 30);
+    ck_assert_int_eq(cnt[2], 60);
+    ck_assert_int_eq(cnt[3], 90);
+    ck_assert_int_eq(cnt[0], 120);
+    uint8_t first[300];
+    memcpy(first, ds.split, 300);
+    ck_assert_int_eq(gnn_dataset_split_random(&ds, 0.1, 0.2, 0.3, 5, &err), GNN_OK);
+    ck_assert(!memcmp(first, ds.split, 300));
+    ck_assert_int_eq(gnn_dataset_split_random(&ds, 0.1, 0.2, 0.3, 6, &err), GNN_OK);
+    ck_assert(memcmp(first, ds.split, 300) != 0);
+    /* rounding never overshoots n */
+    ck_assert_int_eq(gnn_dataset_split_random(&ds, 0.335, 0.335, 0.33, 1, &err), GNN_OK);
+    ck_assert_int_eq(gnn_dataset_split_random(&ds, 0.6, 0.6, 0.0, 1, &err), GNN_ERR_INVAL);
+    ck_assert_int_eq(gnn_dataset_split_random(&ds, -0.1, 0.5, 0.0, 1, &err), GNN_ERR_INVAL);
+    gnn_dataset_free(&ds);
+}
+END_TEST
+
+START_TEST(open_by_spec)
+{
+    gnn_dataset ds;
+    gnn_err err;
+    ck_assert_str_eq(gnn_dataset_spec_kind("builtin"), "builtin");
+    ck_assert_str_eq(gnn_dataset_spec_kind(FIXTURES "/text_tiny"), "text");
+    ck_assert_str_eq(gnn_dataset_spec_kind(FIXTURES "/ogb_tiny"), "ogb");
+    ck_assert_ptr_null(gnn_dataset_spec_kind(tmp_path("nope")));
+    ck_assert_int_eq(gnn_dataset_open(&ds, tmp_path("nope"), &err), GNN_ERR_IO);
+    ck_assert_msg_has(err, "nope: no such file or directory");
+    ck_assert_int_eq(gnn_dataset_open(&ds, g_tmp, &err), GNN_ERR_FORMAT);
+    ck_assert_msg_has(err, "meta.txt");
+    /* an edge list is not opened as a binary file by accident */
+    ck_assert_int_eq(gnn_dataset_open(&ds, FIXTURES "/tiny.edges", &err), GNN_ERR_FORMAT);
+    ck_assert_msg_has(err, "tiny.edges");
+    ck_assert_msg_has(err, "convert");
+    const char *path = saved_sbm("o.gnn");
+    ck_assert_str_eq(gnn_dataset_spec_kind(path), "native");
+    ck_assert_int_eq(gnn_dataset_open(&ds, path, &err), GNN_OK);
+    ck_assert_int_eq(ds.graph.n, 300);
+    gnn_dataset_free(&ds);
+}
+END_TEST
+
+/* ==== the command line ==== */
+
+/* Run `$GNN_TOOL args` with stdout and stderr to files; returns the exit status. */
+static int run_tool(const char *args, char *err_text, size_t cap)
+{
+    const char *tool = getenv("GNN_TOOL");
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", tool, args, tmp_path("stdout.txt"), tmp_path("stderr.txt"));
+    int rc = system(cmd);
+    ck_assert(WIFEXITED(rc));
+    FILE *f = fopen(tmp_path("stderr.txt"), "r");
+    size_t k = f ? fread(err_text, 1, cap - 1, f) : 0;
+    err_text[k] = '\0';
+    if (f)
+        fclose(f);
+    return WEXITSTATUS(rc);
+}
+
+START_TEST(cli_exit_codes)
+{
+    if (!getenv("GNN_TOOL")) {
+        fprintf(stderr, "cli_exit_codes: SKIP (GNN_TOOL is not set; `make check` sets it)\n");
+        return;
+    }
+    char e[4096], args[1024];
+    /* a corrupted binary file: exit 2, the error names the file */
+    const char *bad = saved_sbm("broken.gnn");
+    blob b = read_blob(bad);
+    section_ptr(b, GNN_SEC_LABELS)[0] ^= 0xff;
+    write_blob(bad, b, b.len);
+    snprintf(args, sizeof args, "info %s", bad);
+    ck_assert_int_eq(run_tool(args, e, sizeof e), 2);
+    ck_assert_msg(contains(e, "gnnref: error: ") && contains(e, "broken.gnn") && contains(e, "'labels'"), "%s", e);
+    /* a malformed text directory */
+    const char *dir = text_copy_with("edges.txt", "0 1\nzz\n");
+    snprintf(args, sizeof args, "convert --format text %s -o %s", dir, tmp_path("x.gnn"));
+    ck_assert_int_eq(run_tool(args, e, sizeof e), 2);
+    ck_assert_msg(contains(e, "edges.txt:2"), "%s", e);
+    /* usage errors */
+    ck_assert_int_eq(run_tool("gen rmat --scale 0 -o /dev/null", e, sizeof e), 2);
+    ck_assert_msg(contains(e, "--scale"), "%s", e);
+    ck_assert_int_eq(run_tool("gen sbm --frobnicate", e, sizeof e), 2);
+    ck_assert_int_eq(run_tool("info", e, sizeof e), 2);
+    /* --help on each subcommand */
+    ck_assert_int_eq(run_tool("gen --help", e, sizeof e), 0);
+    ck_assert_int_eq(run_tool("convert --help", e, sizeof e), 0);
+    ck_assert_int_eq(run_tool("info --help", e, sizeof e), 0);
+    /* the happy path: gen, convert, info with a JSON report */
+    snprintf(args, sizeof args, "gen sbm --nodes 500 --classes 3 --features 4 --seed 7 -o %s", tmp_path("s.gnn"));
+    ck_assert_int_eq(run_tool(args, e, sizeof e), 0);
+    snprintf(args, sizeof args, "convert --format text %s -o %s", FIXTURES "/text_tiny", tmp_path("tt.gnn"));
+    ck_assert_int_eq(run_tool(args, e, sizeof e), 0);
+    snprintf(args, sizeof args, "info %s --json %s", tmp_path("tt.gnn"), tmp_path("info.json"));
+    ck_assert_int_eq(run_tool(args, e, sizeof e), 0);
+    blob j = read_blob(tmp_path("info.json"));
+    j.p = realloc(j.p, j.len + 1);
+    j.p[j.len] = '\0';
+    ck_assert(contains((char *)j.p, "\"checks\": \"ok\"") || contains((char *)j.p, "\"checks\":\"ok\""));
+    ck_assert(contains((char *)j.p, "\"duplicates_merged\""));
+    free(j.p);
+    blob o = read_blob(tmp_path("stdout.txt"));
+    o.p = realloc(o.p, o.len + 1);
+    o.p[o.len] = '\0';
+    ck_assert(contains((char *)o.p, "checks: ok"));
+    ck_assert(contains((char *)o.p, "split: train 2, val 1, test 2, none 1"));
+    free(o.p);
+}
+END_TEST
+
+Suite *suite_data(void)
+{
+    Suite *s = suite_create("data");
+    TCase *tc = tcase_create("cpu");
+    tcase_add_checked_fixture(tc, tmp_setup, tmp_teardown);
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, binary_roundtrip_bitwise);
+    tcase_add_test(tc, binary_optional_sections_and_new_split);
+    tcase_add_test(tc, binary_truncated);
+    tcase_add_test(tc, binary_wrong_magic);
+    tcase_add_test(tc, binary_wrong_version);
+    tcase_add_test(tc, binary_crc_mismatch);
+    tcase_add_test(tc, binary_id_out_of_range);
+    tcase_add_test(tc, binary_negative_degree);
+    tcase_add_test(tc, binary_nan_feature);
+    tcase_add_test(tc, binary_label_out_of_range);
+    tcase_add_test(tc, binary_bad_split_code);
+    tcase_add_test(tc, binary_save_refuses_bad_data);
+    tcase_add_test(tc, text_import_fixture);
+    tcase_add_test(tc, text_malformed_line);
+    tcase_add_test(tc, text_bad_values);
+    tcase_add_test(tc, text_import_cora);
+    tcase_add_test(tc, ogb_import_gz_and_plain);
+    tcase_add_test(tc, ogb_bad_input);
+    tcase_add_test(tc, edgelist_import);
+    tcase_add_test(tc, gen_rmat_thread_independent);
+    tcase_add_test(tc, gen_sbm_thread_independent);
+    tcase_add_test(tc, gen_rmat_degree_skew);
+    tcase_add_test(tc, gen_sbm_homophily);
+    tcase_add_test(tc, gen_bad_params);
+    tcase_add_test(tc, builtin_dataset);
+    tcase_add_test(tc, split_random_counts);
+    tcase_add_test(tc, open_by_spec);
+    tcase_add_test(tc, cli_exit_codes);
+    suite_add_tcase(s, tc);
+    return s;
+}
