@@ -33,10 +33,11 @@ typedef struct guard_hdr {
     uint64_t size;
 } guard_hdr;
 
-/* Sentinel byte i of a guard: position-dependent, so a stray memset or a copied guard shows. */
+/* Sentinel byte i of a guard: position-dependent, so a stray memset or a copied guard shows;
+ * the constants keep every byte of both guards away from 0x00 and 0xFF (zeros and the NaN fill). */
 static unsigned char guard_byte(int after, size_t i)
 {
-    return (unsigned char)(0xA5u ^ (unsigned)(i * 0x3Du) ^ (after ? 0x5Au : 0x00u));
+    return (unsigned char)(0xA5u ^ (unsigned)(i * 0x3Du) ^ (after ? 0x13u : 0x00u));
 }
 
 void *gnn_guard_alloc(size_t bytes, int fill)
