@@ -26,10 +26,10 @@ void gnn_train_defaults(gnn_train_config *c)
     for (int l = 0; l < GNN_MAX_LAYERS; l++)
         c->fanouts[l] = 10;
     c->batch = 256;
-    c->epochs = 10;
+    c->epochs = 100;
     c->lr = 0.01f;
     c->dropout = 0.5f;
-    c->weight_decay = 0.0f;
+    c->weight_decay = 5e-4f;
     c->seed = 1;
     c->impl_opt = 1;
     c->eval_every = 1;

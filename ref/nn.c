@@ -81,8 +81,13 @@ void gnn_dropout_fwd(float *x, int64_t n, int64_t d, const int64_t *row_gid, flo
     const float scale = 1.0f / (1.0f - p);
     for (int64_t i = 0; i < n; i++) {
         const gnn_rng_stream s = gnn_rng_stream_make(seed, GNN_TAG_DROPOUT, step, layer, (uint64_t)row_gid[i]);
+        uint32_t w[4];
         for (int64_t c = 0; c < d; c++) {
-            const float m = gnn_rng_float(&s, (uint64_t)c) >= p ? scale : 0.0f;
+            /* float draw c = word c%4 of block c/4 (one Philox block serves four columns) */
+            if (c % 4 == 0)
+                gnn_rng_block(&s, (uint32_t)(c / 4), w);
+            const float u = (float)(w[c % 4] >> 8) * (1.0f / 16777216.0f);
+            const float m = u >= p ? scale : 0.0f;
             x[i * d + c] *= m;
             if (mask)
                 mask[i * d + c] = m;
