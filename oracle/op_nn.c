@@ -154,6 +154,7 @@ static gnn_status lin_setup(const gnn_oracle_case *c, void **fixture, gnn_oracle
     work->bytes = 4.0 * (double)(f->n * f->in + f->in * f->out + f->out + f->n * f->out);
     work->flops = 2.0 * (double)f->n * (double)f->in * (double)f->out;
     work->items = (double)f->n;
+    work->items_name = "rows/s";
     *fixture = f;
     return GNN_OK;
 }

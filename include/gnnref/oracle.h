@@ -123,6 +123,7 @@ typedef struct gnn_oracle_work {
     double bytes; /* bytes touched per call (reads + writes), for GB/s */
     double flops; /* floating-point operations per call, for GFLOP/s (0 if not meaningful) */
     double items; /* edges, samples, ... per call (0 if not meaningful) */
+    const char *items_name; /* counter name for items per second: "edges/s", "rows/s" */
 } gnn_oracle_work;
 
 typedef struct gnn_oracle_bench {

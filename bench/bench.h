@@ -1,0 +1,39 @@
+/* bench/bench.h -- the C ABI of bench/shim.cc: Google Benchmark for C functions.
+ *
+ * A benchmark is a C function fn(state, arg) that loops `while (gnn_bench_keep_running(st))`
+ * over the work it times, and may report counters. bench/bench_registry.c registers one
+ * benchmark per oracle registry entry, size and implementation (gnn_bench_register_all);
+ * the shim's main() initializes Google Benchmark, calls it, and runs them. */
+#ifndef GNNREF_BENCH_H
+#define GNNREF_BENCH_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef void (*gnn_bench_fn)(void *state, void *arg);
+
+/* Register fn(state, arg) under `name` (copied). Timed in wall-clock time (OpenMP). */
+void gnn_bench_register(const char *name, gnn_bench_fn fn, void *arg);
+/* The timing loop: true while Google Benchmark wants another iteration. */
+int gnn_bench_keep_running(void *state);
+/* Iterations of the loop just finished. */
+int64_t gnn_bench_iterations(void *state);
+/* A counter shown as is ("GB/s", "speedup"). */
+void gnn_bench_set_counter(void *state, const char *name, double value);
+/* Bytes touched per iteration: Google Benchmark's own bytes_per_second column. */
+void gnn_bench_set_bytes(void *state, double bytes_per_iteration);
+void gnn_bench_set_label(void *state, const char *label);
+/* Mark the benchmark as failed with a message (its results are not reported). */
+void gnn_bench_error(void *state, const char *msg);
+
+/* Defined in bench/bench_registry.c: register everything; release fixtures at exit. */
+void gnn_bench_register_all(void);
+void gnn_bench_cleanup(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
