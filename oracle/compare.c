@@ -19,9 +19,6 @@
 
 #define SHOW_MISMATCHES 5
 
-/* harness.c */
-const char *gnn_oracle_ctx_guarded_name(const gnn_oracle_ctx *ctx, const void *p);
-
 /* ---- guard bytes ------------------------------------------------------------------------- */
 
 /* Layout: [header 64: magic, size][guard 64][payload size][guard 64]; payload 64-aligned. */
@@ -192,7 +189,7 @@ static gnn_oracle_outcome precheck(gnn_oracle_ctx *ctx, const char *name, fview 
     const void *bufs[2] = { ref.p, impl.p };
     const char *side[2] = { "ref", "impl" };
     for (int s = 0; s < 2; s++) {
-        const char *gname = gnn_oracle_ctx_guarded_name(ctx, bufs[s]);
+        const char *gname = gnn_oracle_guarded_name(ctx, bufs[s]);
         char msg[256];
         if (gname && gnn_guard_check(bufs[s], msg, sizeof msg) != GNN_OK)
             return gnn_oracle_fail(ctx, "%s (%s, %s): %s", name, side[s], gname, msg);
@@ -325,7 +322,7 @@ gnn_oracle_outcome gnn_oracle_compare_int(gnn_oracle_ctx *ctx, const char *name,
     const void *bufs[2] = { ref, impl };
     const char *side[2] = { "ref", "impl" };
     for (int s = 0; s < 2; s++) {
-        const char *gname = gnn_oracle_ctx_guarded_name(ctx, bufs[s]);
+        const char *gname = gnn_oracle_guarded_name(ctx, bufs[s]);
         char msg[256];
         if (gname && gnn_guard_check(bufs[s], msg, sizeof msg) != GNN_OK)
             return gnn_oracle_fail(ctx, "%s (%s, %s): %s", name, side[s], gname, msg);

@@ -177,10 +177,7 @@ void *gnn_oracle_alloc_out(gnn_oracle_ctx *ctx, const char *name, size_t bytes)
     return ctx_track(ctx, gnn_guard_alloc(bytes, 0xFF), 1, name);
 }
 
-/* Name of a guarded buffer of this case, or NULL when p is not one (then its guards are
- * not checked: only buffers from gnn_oracle_alloc_out have them). */
-const char *gnn_oracle_ctx_guarded_name(const gnn_oracle_ctx *ctx, const void *p);
-const char *gnn_oracle_ctx_guarded_name(const gnn_oracle_ctx *ctx, const void *p)
+const char *gnn_oracle_guarded_name(const gnn_oracle_ctx *ctx, const void *p)
 {
     for (int i = 0; i < ctx->n_allocs; i++)
         if (ctx->allocs[i].guarded && ctx->allocs[i].p == p)

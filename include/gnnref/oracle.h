@@ -222,6 +222,9 @@ void *gnn_oracle_alloc(gnn_oracle_ctx *ctx, size_t bytes);
 /* An output buffer: guarded on both sides, filled with 0xFF bytes (a NaN for f32/f64 and -1
  * for integers) so elements an implementation forgets to write are caught. */
 void *gnn_oracle_alloc_out(gnn_oracle_ctx *ctx, const char *name, size_t bytes);
+/* Name given to a buffer of gnn_oracle_alloc_out in this case, or NULL when p is not one
+ * (the comparators check the guards of the buffers that have them). */
+const char *gnn_oracle_guarded_name(const gnn_oracle_ctx *ctx, const void *p);
 /* Run fn(p) after the case (for structures the kernels allocate: blocks, sampled lists). */
 void gnn_oracle_defer(gnn_oracle_ctx *ctx, void (*fn)(void *), void *p);
 
