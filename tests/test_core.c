@@ -126,6 +126,7 @@ Suite *suite_core(void)
 {
     Suite *s = suite_create("core");
     TCase *tc = tcase_create("cpu");
+    tcase_set_tags(tc, "cpu");
     tcase_add_test(tc, status_table);
     tcase_add_test(tc, aligned_alloc_64);
     tcase_add_test(tc, crc32c_known);

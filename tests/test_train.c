@@ -206,6 +206,7 @@ Suite *suite_train(void)
 {
     Suite *s = suite_create("train");
     TCase *tc = tcase_create("cpu");
+    tcase_set_tags(tc, "cpu");
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, train_rejects_bad_config);
     tcase_add_test(tc, sample_api);
@@ -213,6 +214,7 @@ Suite *suite_train(void)
     tcase_add_test(tc, train_learns_sbm);
     suite_add_tcase(s, tc);
     TCase *slow = tcase_create("slow");
+    tcase_set_tags(slow, "cpu slow");
     tcase_set_timeout(slow, 900);
     tcase_add_test(slow, train_cora_accuracy);
     suite_add_tcase(s, slow);
