@@ -1,0 +1,187 @@
+/* tests/test_cli.c -- the top-level tool and `gnnref train`: exit codes, messages, and the
+ * JSON report keys that DESIGN.md section 6 promises to scripts. GNN_TOOL (set by
+ * `make check`) names the tool; without it these cases say SKIP and return. */
+#include <check.h>
+#include <json-c/json.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char g_dir[256];
+
+static const char *tmp(const char *name)
+{
+    static char path[4][512];
+    static int k;
+    if (!g_dir[0]) {
+        strcpy(g_dir, "/tmp/gnnref-cli-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(g_dir));
+    }
+    k = (k + 1) % 4;
+    snprintf(path[k], sizeof path[k], "%s/%s", g_dir, name);
+    return path[k];
+}
+
+/* Run `$GNN_TOOL args`; stdout and stderr together into out; returns the exit status. */
+static int tool(const char *args, char *out, size_t cap)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s %s >%s 2>&1 </dev/null", getenv("GNN_TOOL"), args, tmp("out.txt"));
+    int rc = system(cmd);
+    FILE *f = fopen(tmp("out.txt"), "r");
+    size_t n = f ? fread(out, 1, cap - 1, f) : 0;
+    out[n] = '\0';
+    if (f)
+        fclose(f);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+#define NEED_TOOL()                                                                   \
+    do {                                                                              \
+        if (!getenv("GNN_TOOL")) {                                                    \
+            fprintf(stderr, "%s: SKIP (GNN_TOOL is not set; `make check` sets it)\n", __func__); \
+            return;                                                                   \
+        }                                                                             \
+    } while (0)
+
+static char out[1 << 16];
+
+START_TEST(top_level)
+{
+    NEED_TOOL();
+    ck_assert_int_eq(tool("", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "usage: gnnref"));
+    ck_assert_int_eq(tool("--help", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "train"));
+    ck_assert_int_eq(tool("--version", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "gnnref "));
+    ck_assert_int_eq(tool("frobnicate", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "gnnref: error: unknown command 'frobnicate'"));
+}
+END_TEST
+
+START_TEST(train_usage_errors)
+{
+    NEED_TOOL();
+    ck_assert_int_eq(tool("train --help", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "--fanouts"));
+    static const struct { const char *args, *says; } bad[] = {
+        { "train --bogus", "unknown or incomplete flag" },
+        { "train --layers 0", "--layers" },
+        { "train --layers 2 --fanouts 5", "has 1 values but --layers is 2" },
+        { "train --fanouts 5,x", "--fanouts" },
+        { "train --dropout 1", "--dropout" },
+        { "train --lr -1", "--lr" },
+        { "train --impl gpu", "--impl" },
+        { "train --model gat", "--model 'gat'" },
+        { "train --split 0.8,0.8,0.1", "--split" },
+        { "train --threads 0", "--threads" },
+        { "train --seed -3", "--seed" },
+        { "train extra", "unexpected argument" },
+        { "train --data /nonexistent/graph.gnn", "/nonexistent/graph.gnn" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ck_assert_msg(tool(bad[i].args, out, sizeof out) == 2, "%s: expected exit 2: %s", bad[i].args, out);
+        ck_assert_msg(strstr(out, "gnnref: error: ") && strstr(out, bad[i].says), "%s: message '%s'", bad[i].args, out);
+    }
+}
+END_TEST
+
+static json_object *get(json_object *o, const char *key)
+{
+    json_object *v = NULL;
+    ck_assert_msg(json_object_object_get_ex(o, key, &v), "report lacks key \"%s\"", key);
+    return v;
+}
+
+START_TEST(train_json_report)
+{
+    NEED_TOOL();
+    char args[1024];
+    snprintf(args, sizeof args,
+             "train --data builtin --epochs 2 --batch 1024 --fanouts 5,5 --hidden 16 --split 0.05,0.1,0.1 "
+             "--threads 2 --seed 3 --json %s", tmp("train.json"));
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "epoch   1"));
+    ck_assert_ptr_nonnull(strstr(out, "test accuracy: "));
+    json_object *r = json_object_from_file(tmp("train.json"));
+    ck_assert_ptr_nonnull(r);
+    ck_assert_str_eq(json_object_get_string(get(r, "command")), "train");
+    get(r, "version");
+    ck_assert_int_eq(json_object_get_int64(get(r, "seed")), 3);
+    ck_assert_int_eq(json_object_get_int(get(r, "threads")), 2);
+    ck_assert_str_eq(json_object_get_string(get(r, "backend")), "self");
+    ck_assert_int_eq(json_object_get_int(get(r, "ranks")), 1);
+    json_object *cfg = get(r, "config");
+    ck_assert_int_eq(json_object_get_int(get(cfg, "epochs")), 2);
+    ck_assert_int_eq(json_object_array_length(get(cfg, "fanouts")), 2);
+    json_object *eps = get(r, "epochs");
+    ck_assert_int_eq(json_object_array_length(eps), 2);
+    json_object *e1 = json_object_array_get_idx(eps, 1);
+    static const char *const ekeys[] = { "epoch", "loss", "train_acc", "val_acc", "test_acc", "time_s", "phases", "comm_bytes" };
+    for (size_t i = 0; i < sizeof ekeys / sizeof ekeys[0]; i++)
+        get(e1, ekeys[i]);
+    static const char *const phases[] = { "sample", "forward", "backward", "update" };
+    for (size_t i = 0; i < 4; i++)
+        ck_assert(json_object_get_double(get(get(e1, "phases"), phases[i])) >= 0.0);
+    double acc = json_object_get_double(get(e1, "test_acc"));
+    ck_assert(acc >= 0.0 && acc <= 1.0);
+    json_object *steps = get(r, "steps");
+    ck_assert_int_gt(json_object_array_length(steps), 1);
+    json_object *s0 = json_object_array_get_idx(steps, 0);
+    ck_assert_int_eq(json_object_get_int(get(s0, "step")), 0);
+    ck_assert(json_object_get_double(get(s0, "loss")) > 0.0);
+    json_object *fin = get(r, "final");
+    static const char *const fkeys[] = { "train_acc", "val_acc", "test_acc", "best_val_acc", "test_acc_at_best_val" };
+    for (size_t i = 0; i < sizeof fkeys / sizeof fkeys[0]; i++) {
+        double v = json_object_get_double(get(fin, fkeys[i]));
+        ck_assert(v >= 0.0 && v <= 1.0);
+    }
+    json_object_put(r);
+    /* an unwritable report path is an error, not silence */
+    ck_assert_int_eq(tool("train --data builtin --epochs 0 --json /nonexistent/dir/r.json", out, sizeof out), 1);
+    ck_assert_ptr_nonnull(strstr(out, "/nonexistent/dir/r.json"));
+}
+END_TEST
+
+/* --impl and --threads change nothing in the per-step losses (the JSON prints them with
+ * 17 significant digits, so equal text means equal bits). */
+START_TEST(train_cli_bitwise)
+{
+    NEED_TOOL();
+    static const char *const variants[] = { "--impl ref --threads 1", "--impl opt --threads 2",
+                                            "--impl opt --threads 3" };
+    char *first = NULL;
+    for (size_t i = 0; i < 3; i++) {
+        char args[1024];
+        snprintf(args, sizeof args, "train --data builtin --epochs 1 --hidden 8 --fanouts 4,4 --quiet %s --json %s",
+                 variants[i], tmp("b.json"));
+        ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
+        json_object *r = json_object_from_file(tmp("b.json"));
+        ck_assert_ptr_nonnull(r);
+        const char *steps = json_object_to_json_string_ext(get(r, "steps"), JSON_C_TO_STRING_PLAIN);
+        if (!first)
+            first = strdup(steps);
+        else
+            ck_assert_msg(strcmp(first, steps) == 0, "%s: steps differ from %s", variants[i], variants[0]);
+        json_object_put(r);
+    }
+    free(first);
+}
+END_TEST
+
+Suite *suite_cli(void)
+{
+    Suite *s = suite_create("cli");
+    TCase *tc = tcase_create("cpu");
+    tcase_set_tags(tc, "cpu");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, top_level);
+    tcase_add_test(tc, train_usage_errors);
+    tcase_add_test(tc, train_json_report);
+    tcase_add_test(tc, train_cli_bitwise);
+    suite_add_tcase(s, tc);
+    return s;
+}
