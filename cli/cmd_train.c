@@ -32,11 +32,23 @@ static void train_usage(FILE *f)
 
 typedef struct print_ctx { int quiet; int tty; } print_ctx;
 
+/* On a terminal, a progress line within the epoch, overwritten in place. */
+static void on_step(int epoch, int64_t k, int64_t n, double loss, void *vctx)
+{
+    const print_ctx *p = vctx;
+    if (p->quiet || !p->tty)
+        return;
+    printf("\repoch %3d  step %lld/%lld  loss %.4f", epoch, (long long)k, (long long)n, loss);
+    fflush(stdout);
+}
+
 static void on_epoch(const gnn_epoch_stats *E, void *vctx)
 {
     const print_ctx *p = vctx;
     if (p->quiet)
         return;
+    if (p->tty)
+        printf("\r\033[K"); /* clear the progress line */
     printf("epoch %3d  loss %.4f", E->epoch, E->loss);
     if (E->val_acc >= 0)
         printf("  train %.4f  val %.4f  test %.4f", E->train_acc, E->val_acc, E->test_acc);
@@ -195,6 +207,8 @@ int gnn_cmd_train(int argc, char **argv)
                (long long)ds.num_classes, c.layers, (long long)c.hidden, (long long)c.batch,
                c.impl_opt ? "opt" : "ref", nthreads, (unsigned long long)c.seed);
     print_ctx pc = { quiet, cli_is_tty() };
+    c.on_step = on_step;
+    c.on_step_ctx = &pc;
     gnn_train_result res;
     st = gnn_train_sage(&ds, &c, on_epoch, &pc, &res, &err);
     if (st) {

@@ -427,6 +427,8 @@ gnn_status gnn_train_sage(const gnn_dataset *ds, const gnn_train_config *cfg, gn
             loss_sum += loss;
             step++;
             E->steps++;
+            if (cfg->on_step)
+                cfg->on_step(ep, E->steps, steps_per_epoch, loss, cfg->on_step_ctx);
         }
         E->loss = E->steps ? loss_sum / (double)E->steps : 0.0;
         const int last = ep == cfg->epochs - 1;

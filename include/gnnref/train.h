@@ -32,6 +32,9 @@ typedef struct gnn_train_config {
     uint64_t seed;
     int impl_opt;                       /* 0: ref kernels, 1: opt/cpu kernels */
     int eval_every;                     /* evaluate every k epochs (and always the last); 0 = never */
+    /* optional progress hook, called after every step (library code never prints) */
+    void (*on_step)(int epoch, int64_t step_in_epoch, int64_t steps_per_epoch, double loss, void *ctx);
+    void *on_step_ctx;
 } gnn_train_config;
 
 void gnn_train_defaults(gnn_train_config *c);
