@@ -1,9 +1,10 @@
 # gnnref -- the one build entry (DESIGN.md section 7).
 #   make            build/libgnnref.a and build/bin/gnnref
 #   make run        train GraphSAGE on the built-in dataset
-#   make check      Check suites + oracle; non-zero exit on any failure
+#   make check      oracle, sanitizer run, Check suites; non-zero exit on any failure
 #   make bench      build/bin/gnnref-bench (Google Benchmark over the oracle registry) and run it
 #   make coverage   HTML line coverage in build/coverage/
+#   make sanitize   ASan + UBSan build and tests (part of make check)
 #   make install    PREFIX=/usr/local: library, headers, tool, pkg-config file
 # Options: NO_CUDA=1, NO_MPI=1, NO_OPENMP=1, NATIVE=1 (-march=native for opt/), V=1.
 
@@ -81,7 +82,7 @@ TOOL  := $(BUILD)/bin/gnnref
 TESTS := $(BUILD)/bin/gnnref-tests
 BENCH := $(BUILD)/bin/gnnref-bench
 
-.PHONY: all run check bench coverage install clean
+.PHONY: all run check bench coverage sanitize install clean
 all: $(TOOL)
 
 $(BUILD)/obj/ref/%.o: ref/%.c
@@ -132,8 +133,14 @@ run: $(TOOL)
 check: $(TOOL) $(TESTS)
 	@echo "== oracle (every registry entry, every implementation in this build) =="
 	$(Q)$(TOOL) oracle --cases 3
+	@echo "== AddressSanitizer + UBSan build: oracle and Check suites (ci/sanitize.sh) =="
+	$(Q)bash ci/sanitize.sh
 	@echo "== Check suites =="
 	$(Q)CK_DEFAULT_TIMEOUT=60 GNN_TOOL=$(TOOL) $(TESTS)
+
+# AddressSanitizer + UBSan build in build/asan, oracle and Check suites (ci/sanitize.sh)
+sanitize:
+	$(Q)bash ci/sanitize.sh
 
 bench: $(BENCH)
 	$(BENCH) $(BENCH_ARGS)
