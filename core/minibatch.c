@@ -5,18 +5,19 @@
 #include "gnnref/sample.h"
 
 gnn_status gnn_sample_blocks(const gnn_sample_ops *ops, const gnn_csr *g, const int64_t *seeds,
-                             int64_t n_seeds, const int64_t *fanouts, int L, uint64_t seed,
-                             uint32_t step, gnn_block *blocks)
+                             int64_t n_seeds, const int64_t *fanouts, int L,
+                             const gnn_sample_params *base, gnn_block *blocks)
 {
-    if (L < 1 || L > 255 || !ops || !g || (n_seeds > 0 && !seeds))
+    if (L < 1 || L > 255 || !ops || !g || !base || (n_seeds > 0 && !seeds))
         return GNN_ERR_INVAL;
     const int64_t *dst = seeds;
     int64_t n_dst = n_seeds;
     for (int l = L - 1; l >= 0; l--) {
-        gnn_sample_params p = { .fanout = fanouts[l], .replace = 0, .seed = seed, .step = step,
-                                .layer = (unsigned)l };
+        gnn_sample_params p = *base;
+        p.fanout = fanouts[l];
+        p.layer = (unsigned)l;
         gnn_sampled s;
-        gnn_status st = ops->uniform(g, dst, n_dst, &p, &s);
+        gnn_status st = ops->sample(g, dst, n_dst, &p, &s);
         if (st)
             return st;
         st = ops->build(&s, &blocks[l]);

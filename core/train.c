@@ -166,7 +166,8 @@ static gnn_status train_step(trainer *T, const int64_t *seeds, int64_t n_seeds, 
     gnn_status st;
 
     double t0 = now_s();
-    st = gnn_sample_blocks(&gnn_sample_ref, &T->ds->graph, seeds, n_seeds, c->fanouts, L, c->seed, step, blk);
+    const gnn_sample_params base = { .seed = c->seed, .step = step };
+    st = gnn_sample_blocks(&gnn_sample_ref, &T->ds->graph, seeds, n_seeds, c->fanouts, L, &base, blk);
     if (st)
         goto done;
     for (int l = 0; l < L; l++)

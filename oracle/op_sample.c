@@ -123,11 +123,11 @@ static gnn_oracle_outcome sample_run(gnn_oracle_ctx *ctx, const gnn_oracle_case 
     gnn_sampled *s = gnn_oracle_alloc(ctx, sizeof *s), *s2 = gnn_oracle_alloc(ctx, sizeof *s2);
     if (!s || !s2)
         return gnn_oracle_fail(ctx, "out of memory");
-    gnn_oracle_outcome o = gnn_oracle_status(ctx, "uniform", ops->uniform(&g, seeds, n_seeds, &p, s));
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, "uniform", ops->sample(&g, seeds, n_seeds, &p, s));
     if (o != GNN_ORACLE_PASS)
         return o;
     gnn_oracle_defer(ctx, free_sampled, s);
-    if ((o = gnn_oracle_status(ctx, "uniform (second call)", ops->uniform(&g, seeds, n_seeds, &p, s2))) != GNN_ORACLE_PASS)
+    if ((o = gnn_oracle_status(ctx, "uniform (second call)", ops->sample(&g, seeds, n_seeds, &p, s2))) != GNN_ORACLE_PASS)
         return o;
     gnn_oracle_defer(ctx, free_sampled, s2);
     gnn_oracle_digest(ctx, s->offsets, ((size_t)s->n_dst + 1) * sizeof(int64_t));
@@ -269,7 +269,7 @@ static gnn_oracle_outcome dist_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c
         gnn_sample_params p = { .fanout = fanout, .replace = replace, .seed = c->seed * 0x9E3779B97F4A7C15ull + 11,
                                 .step = (uint32_t)t, .layer = 0 };
         gnn_sampled s;
-        gnn_oracle_outcome o = gnn_oracle_status(ctx, "uniform", ops->uniform(&g, seeds, verts, &p, &s));
+        gnn_oracle_outcome o = gnn_oracle_status(ctx, "uniform", ops->sample(&g, seeds, verts, &p, &s));
         if (o != GNN_ORACLE_PASS)
             return o;
         int bad = s.n_dst != verts || s.offsets[verts] != verts * k;

@@ -11,6 +11,7 @@
  * samples v makes the same choice. */
 #include <stdlib.h>
 #include <string.h>
+#include "gnnref/idmap.h"
 #include "gnnref/rng.h"
 #include "gnnref/sample.h"
 #include "gnnref/tensor.h"
@@ -108,47 +109,9 @@ nomem:
     return GNN_ERR_NOMEM;
 }
 
-/* Block construction in DGL's to_block order (DESIGN.md section 2, "Orders"):
- *   src = dst vertices in seed order, then each newly seen sampled neighbor in order of
- *   first appearance (scan dst in order, each one's samples in draw order).
- * The reference keeps the global -> local map in a plain open-addressing hash table with
- * linear probing, filled serially, so the order of first appearance is the insertion order. */
-typedef struct id_map {
-    int64_t *key;   /* (cap) global id, -1 = empty */
-    int64_t *val;   /* (cap) local id */
-    uint64_t mask;  /* cap - 1, cap a power of two */
-} id_map;
-
-static gnn_status id_map_init(id_map *m, int64_t max_items)
-{
-    uint64_t cap = 16;
-    while (cap < 2 * (uint64_t)max_items)
-        cap <<= 1;
-    m->key = gnn_malloc(cap * sizeof(int64_t));
-    m->val = gnn_malloc(cap * sizeof(int64_t));
-    m->mask = cap - 1;
-    if (!m->key || !m->val)
-        return GNN_ERR_NOMEM;
-    for (uint64_t i = 0; i < cap; i++)
-        m->key[i] = -1;
-    return GNN_OK;
-}
-
-static void id_map_free(id_map *m)
-{
-    gnn_free(m->key);
-    gnn_free(m->val);
-}
-
-/* Slot of gid: either the slot holding it or the empty slot where it would go. */
-static uint64_t id_map_slot(const id_map *m, int64_t gid)
-{
-    uint64_t h = ((uint64_t)gid * 0x9E3779B97F4A7C15ull) & m->mask;
-    while (m->key[h] != -1 && m->key[h] != gid)
-        h = (h + 1) & m->mask;
-    return h;
-}
-
+/* Block construction in DGL's to_block order (DESIGN.md section 2, "Orders"): the CSC
+ * offsets are the sampled offsets, and the reference ID map (ref/idmap.c) relabels the
+ * sampled global ids to block-local ids in first-appearance order. */
 gnn_status gnn_block_build_ref(const gnn_sampled *s, gnn_block *out)
 {
     const int64_t n_dst = s->n_dst;
@@ -157,48 +120,18 @@ gnn_status gnn_block_build_ref(const gnn_sampled *s, gnn_block *out)
     gnn_status st = gnn_block_alloc(out, n_dst, n_dst + s->nnz, s->nnz);
     if (st)
         return st;
-    id_map map;
-    if ((st = id_map_init(&map, n_dst + s->nnz)))
-        goto fail;
-    /* dst vertices first, in seed order; a repeated seed is an error */
-    for (int64_t i = 0; i < n_dst; i++) {
-        const int64_t v = s->dst_gid[i];
-        uint64_t h = id_map_slot(&map, v);
-        if (map.key[h] == v) {
-            st = GNN_ERR_INVAL;
-            goto fail;
-        }
-        map.key[h] = v;
-        map.val[h] = i;
-        out->src_gid[i] = v;
+    st = gnn_idmap_build_ref(s->dst_gid, n_dst, s->nbr_gid, s->nnz, out->indices, out->src_gid, &out->n_src);
+    if (st) {
+        gnn_block_free(out);
+        return st;
     }
-    int64_t n_src = n_dst;
-    for (int64_t i = 0; i < n_dst; i++) {
-        out->indptr[i] = s->offsets[i];
-        for (int64_t e = s->offsets[i]; e < s->offsets[i + 1]; e++) {
-            const int64_t u = s->nbr_gid[e];
-            uint64_t h = id_map_slot(&map, u);
-            if (map.key[h] != u) { /* first appearance: the next local id */
-                map.key[h] = u;
-                map.val[h] = n_src;
-                out->src_gid[n_src++] = u;
-            }
-            out->indices[e] = (int32_t)map.val[h]; /* edges keep the draw order */
-        }
-    }
-    out->indptr[n_dst] = s->nnz;
-    out->n_src = n_src;
+    memcpy(out->indptr, s->offsets, ((size_t)n_dst + 1) * sizeof(int64_t));
     out->nnz = s->nnz;
-    id_map_free(&map);
     return GNN_OK;
-fail:
-    id_map_free(&map);
-    gnn_block_free(out);
-    return st;
 }
 
 const gnn_sample_ops gnn_sample_ref = {
     .name = "ref",
-    .uniform = gnn_sample_uniform_ref,
+    .sample = gnn_sample_uniform_ref,
     .build = gnn_block_build_ref,
 };

@@ -96,13 +96,14 @@ START_TEST(sample_api)
     memset(blk, 0, sizeof blk);
     int64_t fo[2] = { -1, 1 };
     int64_t one[] = { 0 };
-    ck_assert_int_eq(gnn_sample_blocks(&gnn_sample_ref, &g, one, 1, fo, 2, 9, 0, blk), GNN_OK);
+    gnn_sample_params base = { .seed = 9 };
+    ck_assert_int_eq(gnn_sample_blocks(&gnn_sample_ref, &g, one, 1, fo, 2, &base, blk), GNN_OK);
     ck_assert_int_eq(blk[1].n_src, 2);
     ck_assert_int_eq(blk[0].n_dst, 2);
     ck_assert_int_eq(blk[0].n_src, 3);
     gnn_block_free(&blk[0]);
     gnn_block_free(&blk[1]);
-    ck_assert_int_eq(gnn_sample_blocks(&gnn_sample_ref, &g, one, 1, fo, 0, 9, 0, blk), GNN_ERR_INVAL);
+    ck_assert_int_eq(gnn_sample_blocks(&gnn_sample_ref, &g, one, 1, fo, 0, &base, blk), GNN_ERR_INVAL);
     gnn_csr_free(&g);
 }
 END_TEST

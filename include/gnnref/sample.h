@@ -33,11 +33,18 @@ typedef struct gnn_sample_params {
     uint64_t seed;
     uint32_t step;    /* global iteration */
     unsigned layer;   /* model layer index of the block (0 = input layer) */
+    const float *weights; /* NULL: uniform. Else (g->nnz) non-negative finite per-edge weights,
+                           * aligned with g->indices (weights[e] belongs to g->indices[e]);
+                           * a neighbor of weight 0 is never drawn. Method: docs/sampling.md. */
 } gnn_sample_params;
 
-/* Reference sampler: plain loops, the specification. seeds must be valid vertex ids. */
+/* Reference sampler: plain loops, the specification. seeds must be valid vertex ids
+ * (GNN_ERR_RANGE otherwise). With p->weights set it calls gnn_sample_weighted_ref. */
 gnn_status gnn_sample_uniform_ref(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
                                   const gnn_sample_params *p, gnn_sampled *out);
+/* Reference weighted sampler (ref/sample_weighted.c); p->weights must be set. */
+gnn_status gnn_sample_weighted_ref(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
+                                   const gnn_sample_params *p, gnn_sampled *out);
 
 /* Reference block construction (first-appearance order). Duplicate dst vertices are an
  * error (GNN_ERR_INVAL): the seed list of a block must be unique. */
@@ -45,17 +52,45 @@ gnn_status gnn_block_build_ref(const gnn_sampled *s, gnn_block *out);
 
 typedef struct gnn_sample_ops {
     const char *name;
-    gnn_status (*uniform)(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
-                          const gnn_sample_params *p, gnn_sampled *out);
+    gnn_status (*sample)(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
+                         const gnn_sample_params *p, gnn_sampled *out);
     gnn_status (*build)(const gnn_sampled *s, gnn_block *out);
 } gnn_sample_ops;
 extern const gnn_sample_ops gnn_sample_ref;
 
 /* Multi-layer sampling (DGL order): blocks[L-1] has dst = seeds and fanout fanouts[L-1];
- * blocks[l]'s dst are blocks[l+1]'s src. blocks must hold L zeroed gnn_block. */
+ * blocks[l]'s dst are blocks[l+1]'s src. blocks must hold L zeroed gnn_block.
+ * base->fanout and base->layer are ignored (set per layer); replace/seed/step/weights are used. */
 gnn_status gnn_sample_blocks(const gnn_sample_ops *ops, const gnn_csr *g, const int64_t *seeds,
-                             int64_t n_seeds, const int64_t *fanouts, int L, uint64_t seed,
-                             uint32_t step, gnn_block *blocks);
+                             int64_t n_seeds, const int64_t *fanouts, int L,
+                             const gnn_sample_params *base, gnn_block *blocks);
+
+/* ---- optimized samplers (opt/cpu/sample.c): one reusable object per graph ----------------
+ * variant FUSED: one pass per layer samples every dst in parallel and inserts each sampled
+ *   neighbor into the ID map as it is drawn, writing the CSC block directly (the Intel/DGL
+ *   fused sampling with compaction);
+ * variant UNFUSED: the classic pipeline with intermediate arrays: sample to COO, unique,
+ *   relabel, convert to CSC (each step a separate parallel pass).
+ * Both produce exactly the reference block (gnn_sample_ref: sample, then build) at any thread
+ * count with an ordered ID map (GNN_IDMAP_ORDERED, GNN_IDMAP_DENSE, GNN_IDMAP_REF); with
+ * GNN_IDMAP_FUSED (FastGL's Fused-Map) the src order is unordered and equal to the reference
+ * only after canonical relabelling. */
+typedef enum gnn_sampler_variant { GNN_SAMPLER_FUSED = 0, GNN_SAMPLER_UNFUSED = 1 } gnn_sampler_variant;
+
+typedef struct gnn_sampler gnn_sampler; /* opaque: the graph, the ID map and scratch buffers */
+
+/* idmap: a gnn_idmap_kind (include/gnnref/idmap.h). The graph must outlive the sampler. */
+gnn_status gnn_sampler_create(gnn_sampler **s, const gnn_csr *g, gnn_sampler_variant variant, int idmap);
+void gnn_sampler_destroy(gnn_sampler *s);
+/* One layer: sample p->fanout neighbors of each seed and build the block (out must be zeroed
+ * or freed; it is allocated here). Seeds must be unique (GNN_ERR_INVAL) and in range. */
+gnn_status gnn_sampler_layer(gnn_sampler *s, const int64_t *seeds, int64_t n_seeds,
+                             const gnn_sample_params *p, gnn_block *out);
+/* L layers in DGL order, as gnn_sample_blocks. */
+gnn_status gnn_sampler_blocks(gnn_sampler *s, const int64_t *seeds, int64_t n_seeds,
+                              const int64_t *fanouts, int L, const gnn_sample_params *base,
+                              gnn_block *blocks);
+const char *gnn_sampler_variant_name(gnn_sampler_variant v);
 
 #ifdef __cplusplus
 }
