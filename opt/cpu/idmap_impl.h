@@ -1,0 +1,116 @@
+/* opt/cpu/idmap_impl.h -- internals of the parallel ID maps, shared by opt/cpu/idmap.c and the
+ * fused sampler (opt/cpu/sample.c), which inserts each neighbor into the map as it draws it.
+ *
+ * Items are numbered by position: dst i is item i, neighbor e is item n_dst + e, so "first
+ * appearance" is "smallest item number" (DESIGN.md section 2, "Orders").
+ *   ORDERED  open-addressing table (key = gid, val = smallest item number, by atomic min);
+ *   DENSE    array first[gid] (smallest item number, by atomic min), sized to the graph;
+ *   FUSED    open-addressing table (key = gid, val = local id handed out by fetch-and-add
+ *            when the CAS that inserts the key succeeds; FastGL Alg. 2). */
+#ifndef GNNREF_OPT_CPU_IDMAP_IMPL_H
+#define GNNREF_OPT_CPU_IDMAP_IMPL_H
+
+#include <stdint.h>
+#include "gnnref/idmap.h"
+
+#define GNN_IDMAP_EMPTY (-1)
+#define GNN_IDMAP_NONE INT64_MAX
+
+struct gnn_idmap {
+    gnn_idmap_kind kind;
+    int64_t n_vertices;
+    /* hash table (ORDERED, FUSED) */
+    int64_t *key, *val;
+    uint64_t cap, mask;
+    /* dense array (DENSE): first item number per vertex, GNN_IDMAP_NONE when untouched */
+    int64_t *first;
+    /* per item: the table slot (hash kinds) -- lets later passes skip the probe */
+    int64_t *slot;
+    int64_t slot_cap;
+    /* FUSED: next local id (fetch-and-add) and where new ids write their global id */
+    int64_t counter;
+    int64_t *src_gid;
+    int64_t n_dst;
+    int dup; /* set when a dst id repeats */
+};
+
+static inline uint64_t gnn_idmap_hash(int64_t gid, uint64_t mask)
+{
+    return ((uint64_t)gid * 0x9E3779B97F4A7C15ull >> 17) & mask;
+}
+
+/* atomic min on a 64-bit cell by compare-and-swap */
+static inline void gnn_atomic_min_i64(int64_t *cell, int64_t v)
+{
+    int64_t cur = __atomic_load_n(cell, __ATOMIC_RELAXED);
+    while (v < cur && !__atomic_compare_exchange_n(cell, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+/* Find or claim the slot of gid (linear probing). Sets *claimed when this call inserted it. */
+static inline uint64_t gnn_idmap_probe(struct gnn_idmap *m, int64_t gid, int *claimed)
+{
+    uint64_t h = gnn_idmap_hash(gid, m->mask);
+    *claimed = 0;
+    for (;;) {
+        int64_t k = __atomic_load_n(&m->key[h], __ATOMIC_RELAXED);
+        if (k == gid)
+            return h;
+        if (k == GNN_IDMAP_EMPTY) {
+            int64_t expect = GNN_IDMAP_EMPTY;
+            if (__atomic_compare_exchange_n(&m->key[h], &expect, gid, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+                *claimed = 1;
+                return h;
+            }
+            if (expect == gid)
+                return h;
+        }
+        h = (h + 1) & m->mask;
+    }
+}
+
+/* Insert item `item` (global id gid). Thread-safe; call between gnn_idmap_begin and
+ * gnn_idmap_finish. For FUSED, items >= n_dst get their local id here. */
+static inline void gnn_idmap_insert(struct gnn_idmap *m, int64_t item, int64_t gid)
+{
+    int claimed;
+    switch (m->kind) {
+    case GNN_IDMAP_DENSE:
+        gnn_atomic_min_i64(&m->first[gid], item);
+        break;
+    case GNN_IDMAP_ORDERED: {
+        uint64_t h = gnn_idmap_probe(m, gid, &claimed);
+        m->slot[item] = (int64_t)h;
+        gnn_atomic_min_i64(&m->val[h], item);
+        break;
+    }
+    case GNN_IDMAP_FUSED: {
+        uint64_t h = gnn_idmap_probe(m, gid, &claimed);
+        m->slot[item] = (int64_t)h;
+        if (claimed) {
+            /* one fetch-and-add both reads and advances the counter (FastGL's Alg. 2 reads
+             * LocalID and adds 1 in two steps, which races; docs/idmap.md) */
+            const int64_t local = __atomic_fetch_add(&m->counter, 1, __ATOMIC_RELAXED);
+            m->val[h] = local;
+            m->src_gid[local] = gid;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* Prepare for n_dst + nnz items; inserts the dst vertices (local ids 0..n_dst-1) in parallel.
+ * src_gid: the output array (n_dst + nnz capacity). */
+gnn_status gnn_idmap_begin(struct gnn_idmap *m, const int64_t *dst, int64_t n_dst, int64_t nnz,
+                           int64_t *src_gid);
+/* After every neighbor item n_dst + e holding nbr[e] was inserted: local ids, src_gid, n_src,
+ * and the map is reset for the next use. */
+gnn_status gnn_idmap_finish(struct gnn_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr,
+                            int64_t nnz, int32_t *local, int64_t *src_gid, int64_t *n_src);
+
+/* Exclusive prefix sum of v[0..n) in place (parallel, two passes); returns the total. */
+int64_t gnn_cpu_exclusive_scan(int64_t *v, int64_t n);
+
+#endif
