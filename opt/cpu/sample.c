@@ -1,0 +1,372 @@
+/* opt/cpu/sample.c -- OpenMP neighbor samplers, fused and unfused, bitwise equal to the
+ * reference block (ref/sample.c + ref/idmap.c) at any thread count.
+ *
+ * What changed and why it still matches:
+ *  - each dst vertex draws from its own keyed stream (seed, SAMPLE, step, layer, v), so the
+ *    dst vertices can be sampled in any order, on any thread;
+ *  - counts per dst are known before drawing (min(k, d), k, or the weighted count), so an
+ *    exclusive prefix sum gives every dst its output range: threads write disjoint slices
+ *    in the reference's layout;
+ *  - the partial Fisher-Yates keeps only the swapped positions (at most k of them) instead
+ *    of the reference's array of all d positions: the same swaps, the same outputs, O(k)
+ *    work per vertex instead of O(d) (hubs dominate R-MAT samples);
+ *  - one Philox block serves two integer draws (the reference recomputes it per draw);
+ *  - local ids come from an ordered parallel ID map (opt/cpu/idmap.c), which reproduces the
+ *    first-appearance order, or from FastGL's Fused-Map (unordered, canonical comparator).
+ * FUSED (Intel/DGL fused sampling with compaction): one parallel pass per layer samples and
+ * inserts each neighbor into the ID map as it is drawn, then the map's relabel pass writes
+ * the CSC block directly. UNFUSED: sample to COO (row, col), unique + relabel (the ID map
+ * as separate passes over the COO), convert the sorted COO to CSC: each step a pass over an
+ * intermediate array, the pipeline the fused one replaces. */
+#include <stdlib.h>
+#include <string.h>
+#include "gnnref/idmap.h"
+#include "gnnref/rng.h"
+#include "gnnref/sample.h"
+#include "gnnref/tensor.h"
+#include "opt/cpu/idmap_impl.h"
+#include "opt/cpu/sample_weighted.h"
+#ifdef GNN_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+struct gnn_sampler {
+    const gnn_csr *g;
+    gnn_sampler_variant variant;
+    gnn_idmap_kind kind;
+    gnn_idmap *map;
+    int64_t *nbr, *row; /* (cap) sampled global ids; COO rows (unfused) */
+    int32_t *local;     /* (cap) unfused relabel output */
+    int64_t cap;
+};
+
+const char *gnn_sampler_variant_name(gnn_sampler_variant v)
+{
+    return v == GNN_SAMPLER_FUSED ? "fused" : v == GNN_SAMPLER_UNFUSED ? "unfused" : "unknown";
+}
+
+gnn_status gnn_sampler_create(gnn_sampler **out, const gnn_csr *g, gnn_sampler_variant variant, int idmap)
+{
+    *out = NULL;
+    if (!g || (variant != GNN_SAMPLER_FUSED && variant != GNN_SAMPLER_UNFUSED) || idmap < 0 ||
+        idmap >= GNN_IDMAP_KIND_COUNT)
+        return GNN_ERR_INVAL;
+    gnn_sampler *s = calloc(1, sizeof *s);
+    if (!s)
+        return GNN_ERR_NOMEM;
+    s->g = g;
+    s->variant = variant;
+    s->kind = (gnn_idmap_kind)idmap;
+    /* the fused pass inserts into a parallel map; REF is serial, so it runs unfused-style */
+    gnn_status st = gnn_idmap_create(&s->map, s->kind == GNN_IDMAP_REF ? GNN_IDMAP_ORDERED : s->kind, g->n);
+    if (st) {
+        free(s);
+        return st;
+    }
+    *out = s;
+    return GNN_OK;
+}
+
+void gnn_sampler_destroy(gnn_sampler *s)
+{
+    if (!s)
+        return;
+    gnn_idmap_destroy(s->map);
+    gnn_free(s->nbr);
+    gnn_free(s->row);
+    gnn_free(s->local);
+    free(s);
+}
+
+static gnn_status reserve(gnn_sampler *s, int64_t nnz)
+{
+    if (nnz <= s->cap)
+        return GNN_OK;
+    const int64_t cap = nnz + nnz / 4 + 1024;
+    gnn_free(s->nbr);
+    gnn_free(s->row);
+    gnn_free(s->local);
+    s->nbr = gnn_malloc((size_t)cap * sizeof(int64_t));
+    s->row = s->variant == GNN_SAMPLER_UNFUSED ? gnn_malloc((size_t)cap * sizeof(int64_t)) : NULL;
+    s->local = s->variant == GNN_SAMPLER_UNFUSED ? gnn_malloc((size_t)cap * sizeof(int32_t)) : NULL;
+    if (!s->nbr || (s->variant == GNN_SAMPLER_UNFUSED && (!s->row || !s->local))) {
+        s->cap = 0;
+        return GNN_ERR_NOMEM;
+    }
+    s->cap = cap;
+    return GNN_OK;
+}
+
+/* ---- per-vertex uniform kernel ----------------------------------------------------------- */
+
+static inline int64_t uniform_count(int64_t d, int64_t k, int replace)
+{
+    if (k < 0)
+        return d;
+    if (replace)
+        return d > 0 ? k : 0;
+    return d < k ? d : k;
+}
+
+/* Integer draws j = 0, 1, ... in [0, n_j): two draws per Philox block (DESIGN.md section 2). */
+typedef struct draw_cursor {
+    const gnn_rng_stream *s;
+    uint32_t w[4];
+    uint64_t block; /* block held in w, or UINT64_MAX */
+} draw_cursor;
+
+static inline uint64_t draw_uint(draw_cursor *c, uint64_t j, uint64_t n)
+{
+    const uint64_t b = j / 2;
+    if (b != c->block) {
+        gnn_rng_block(c->s, (uint32_t)b, c->w);
+        c->block = b;
+    }
+    const unsigned h = (unsigned)(j % 2) * 2;
+    const uint64_t r = ((uint64_t)c->w[h + 1] << 32) | c->w[h];
+    return (uint64_t)(((unsigned __int128)r * n) >> 64);
+}
+
+#define GNN_SWAP_SMALL 64 /* fanouts up to this keep their swaps in a small list */
+
+/* Partial Fisher-Yates over virtual positions 0..d-1 where only swapped positions are stored:
+ * pos(x) = the stored value for x, or x itself. Same swaps as ref/sample.c. */
+static inline void fisher_yates_sparse(const int64_t *adj, int64_t d, int64_t k, draw_cursor *c, int64_t *out)
+{
+    int64_t key[GNN_SWAP_SMALL], val[GNN_SWAP_SMALL];
+    int n = 0;
+    for (int64_t j = 0; j < k; j++) {
+        const int64_t r = j + (int64_t)draw_uint(c, (uint64_t)j, (uint64_t)(d - j));
+        int64_t pj = j, pr = r;
+        int at_r = -1;
+        for (int q = 0; q < n; q++) {
+            if (key[q] == j)
+                pj = val[q];
+            if (key[q] == r) {
+                pr = val[q];
+                at_r = q;
+            }
+        }
+        out[j] = adj[pr];
+        /* pos[r] = old pos[j] (pos[j] is never read again) */
+        if (at_r >= 0) {
+            val[at_r] = pj;
+        } else {
+            key[n] = r;
+            val[n] = pj;
+            n++;
+        }
+    }
+}
+
+static inline void fisher_yates_dense(const int64_t *adj, int64_t d, int64_t k, draw_cursor *c, int64_t *out,
+                                      int64_t *pos)
+{
+    for (int64_t j = 0; j < d; j++)
+        pos[j] = j;
+    for (int64_t j = 0; j < k; j++) {
+        const int64_t r = j + (int64_t)draw_uint(c, (uint64_t)j, (uint64_t)(d - j));
+        const int64_t t = pos[j];
+        pos[j] = pos[r];
+        pos[r] = t;
+        out[j] = adj[pos[j]];
+    }
+}
+
+/* Per-thread scratch. */
+typedef struct thread_scratch {
+    int64_t *pos;
+    int64_t pos_cap;
+    gnn_wscratch w;
+} thread_scratch;
+
+static int scratch_pos(thread_scratch *t, int64_t d)
+{
+    if (d <= t->pos_cap)
+        return 0;
+    gnn_free(t->pos);
+    t->pos = gnn_malloc((size_t)d * sizeof(int64_t));
+    t->pos_cap = t->pos ? d : 0;
+    return t->pos ? 0 : -1;
+}
+
+/* Sample `count` neighbors of v into out, exactly as the reference. Returns 0, or -1 when
+ * scratch memory ran out. */
+static inline int sample_vertex(const gnn_csr *g, int64_t v, const gnn_sample_params *p, int64_t count,
+                                int64_t *out, thread_scratch *t)
+{
+    const int64_t b = g->indptr[v], d = g->indptr[v + 1] - b;
+    const int64_t *adj = g->indices + b;
+    const gnn_rng_stream s = gnn_rng_stream_make(p->seed, GNN_TAG_SAMPLE, p->step, p->layer, (uint64_t)v);
+    if (p->weights) {
+        if (gnn_wscratch_reserve(&t->w, d))
+            return -1;
+        gnn_cpu_weighted_vertex(adj, p->weights + b, d, p->fanout, p->replace, &s, count, out, &t->w);
+        return 0;
+    }
+    draw_cursor c = { &s, { 0, 0, 0, 0 }, UINT64_MAX };
+    const int64_t k = p->fanout;
+    if (p->replace && k >= 0) {
+        for (int64_t j = 0; j < count; j++)
+            out[j] = adj[draw_uint(&c, (uint64_t)j, (uint64_t)d)];
+    } else if (count == d) {
+        memcpy(out, adj, (size_t)d * sizeof(int64_t)); /* all neighbors in CSR order, no draws */
+    } else if (k <= GNN_SWAP_SMALL) {
+        fisher_yates_sparse(adj, d, k, &c, out);
+    } else {
+        if (scratch_pos(t, d))
+            return -1;
+        fisher_yates_dense(adj, d, k, &c, out, t->pos);
+    }
+    return 0;
+}
+
+/* ---- one layer -------------------------------------------------------------------------- */
+
+/* Validate seeds and compute offsets (n_seeds + 1) of each dst's samples; returns nnz or < 0. */
+static int64_t plan_layer(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
+                          int64_t *offsets, gnn_status *st)
+{
+    int bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad)
+    for (int64_t i = 0; i < n_seeds; i++) {
+        const int64_t v = seeds[i];
+        if (v < 0 || v >= g->n) {
+            bad |= 1;
+            offsets[i] = 0;
+            continue;
+        }
+        const int64_t b = g->indptr[v], d = g->indptr[v + 1] - b;
+        offsets[i] = p->weights ? gnn_cpu_weighted_count(p->weights + b, d, p->fanout, p->replace)
+                                : uniform_count(d, p->fanout, p->replace);
+    }
+    if (bad) {
+        *st = GNN_ERR_RANGE;
+        return -1;
+    }
+    offsets[n_seeds] = 0;
+    const int64_t nnz = gnn_cpu_exclusive_scan(offsets, n_seeds + 1);
+    offsets[n_seeds] = nnz;
+    if (n_seeds + nnz > INT32_MAX) {
+        *st = GNN_ERR_RANGE;
+        return -1;
+    }
+    return nnz;
+}
+
+/* Sample every dst in parallel into nbr (and rows), optionally inserting into the map. */
+static gnn_status draw_all(gnn_sampler *s, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
+                           const int64_t *offsets, int insert, int64_t *row)
+{
+    int oom = 0;
+#pragma omp parallel reduction(| : oom)
+    {
+        thread_scratch t;
+        memset(&t, 0, sizeof t);
+#pragma omp for schedule(dynamic, 64)
+        for (int64_t i = 0; i < n_seeds; i++) {
+            const int64_t o = offsets[i], cnt = offsets[i + 1] - o;
+            if (sample_vertex(s->g, seeds[i], p, cnt, s->nbr + o, &t)) {
+                oom = 1;
+                continue;
+            }
+            if (insert)
+                for (int64_t e = o; e < o + cnt; e++)
+                    gnn_idmap_insert(s->map, n_seeds + e, s->nbr[e]);
+            if (row)
+                for (int64_t e = o; e < o + cnt; e++)
+                    row[e] = i;
+        }
+        gnn_free(t.pos);
+        gnn_wscratch_free(&t.w);
+    }
+    return oom ? GNN_ERR_NOMEM : GNN_OK;
+}
+
+gnn_status gnn_sampler_layer(gnn_sampler *s, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
+                             gnn_block *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!s || !p || n_seeds < 0 || (n_seeds > 0 && !seeds))
+        return GNN_ERR_INVAL;
+    int64_t *offsets = gnn_malloc(((size_t)n_seeds + 1) * sizeof(int64_t));
+    if (!offsets)
+        return GNN_ERR_NOMEM;
+    gnn_status st = GNN_OK;
+    const int64_t nnz = plan_layer(s->g, seeds, n_seeds, p, offsets, &st);
+    if (nnz < 0)
+        goto done;
+    if ((st = reserve(s, nnz)) || (st = gnn_block_alloc(out, n_seeds, n_seeds + nnz, nnz)))
+        goto done;
+    const int fused = s->variant == GNN_SAMPLER_FUSED && s->kind != GNN_IDMAP_REF;
+    if (fused) {
+        /* one pass: draw and insert; then the map's relabel pass writes the block */
+        if ((st = gnn_idmap_begin(s->map, seeds, n_seeds, nnz, out->src_gid)))
+            goto done;
+        st = draw_all(s, seeds, n_seeds, p, offsets, 1, NULL);
+        gnn_status st2 = gnn_idmap_finish(s->map, seeds, n_seeds, s->nbr, nnz, out->indices, out->src_gid,
+                                          &out->n_src);
+        if (st || (st = st2))
+            goto done;
+        memcpy(out->indptr, offsets, ((size_t)n_seeds + 1) * sizeof(int64_t));
+    } else {
+        /* 1. sample to COO (row = dst index, col = global id) */
+        int64_t *row = s->variant == GNN_SAMPLER_UNFUSED ? s->row : NULL;
+        if ((st = draw_all(s, seeds, n_seeds, p, offsets, 0, row)))
+            goto done;
+        /* 2. unique + relabel: the ID map as separate passes over the COO columns */
+        int32_t *local = s->variant == GNN_SAMPLER_UNFUSED ? s->local : out->indices;
+        if (s->kind == GNN_IDMAP_REF)
+            st = gnn_idmap_build_ref(seeds, n_seeds, s->nbr, nnz, local, out->src_gid, &out->n_src);
+        else
+            st = gnn_idmap_build(s->map, seeds, n_seeds, s->nbr, nnz, local, out->src_gid, &out->n_src);
+        if (st)
+            goto done;
+        if (row) {
+            /* 3. sorted COO to CSC: indptr[i] = first edge of row i (binary search), then copy */
+#pragma omp parallel for schedule(static)
+            for (int64_t i = 0; i <= n_seeds; i++) {
+                int64_t lo = 0, hi = nnz;
+                while (lo < hi) {
+                    const int64_t mid = lo + (hi - lo) / 2;
+                    if (row[mid] < i)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                out->indptr[i] = lo;
+            }
+#pragma omp parallel for schedule(static)
+            for (int64_t e = 0; e < nnz; e++)
+                out->indices[e] = local[e];
+        } else {
+            memcpy(out->indptr, offsets, ((size_t)n_seeds + 1) * sizeof(int64_t));
+        }
+    }
+    out->nnz = nnz;
+done:
+    gnn_free(offsets);
+    if (st)
+        gnn_block_free(out);
+    return st;
+}
+
+gnn_status gnn_sampler_blocks(gnn_sampler *s, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts, int L,
+                              const gnn_sample_params *base, gnn_block *blocks)
+{
+    if (!s || L < 1 || L > 255 || !fanouts || !base)
+        return GNN_ERR_INVAL;
+    const int64_t *dst = seeds;
+    int64_t n_dst = n_seeds;
+    for (int l = L - 1; l >= 0; l--) {
+        gnn_sample_params p = *base;
+        p.fanout = fanouts[l];
+        p.layer = (unsigned)l;
+        gnn_status st = gnn_sampler_layer(s, dst, n_dst, &p, &blocks[l]);
+        if (st)
+            return st;
+        dst = blocks[l].src_gid;
+        n_dst = blocks[l].n_src;
+    }
+    return GNN_OK;
+}
