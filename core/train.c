@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include "gnnref/aggregate.h"
+#include "gnnref/idmap.h"
 #include "gnnref/nn.h"
 #include "gnnref/rng.h"
 #include "gnnref/sample.h"
@@ -138,6 +139,7 @@ static gnn_status sage_forward(const model *m, int l, const gnn_block *blk, cons
 typedef struct trainer {
     const gnn_dataset *ds;
     const gnn_train_config *cfg;
+    gnn_sampler *sampler; /* opt: fused sampling with the dense ordered ID map; ref: NULL */
     model m;
     int64_t *train_ids;
     int64_t n_train;
@@ -167,7 +169,9 @@ static gnn_status train_step(trainer *T, const int64_t *seeds, int64_t n_seeds, 
 
     double t0 = now_s();
     const gnn_sample_params base = { .seed = c->seed, .step = step };
-    st = gnn_sample_blocks(&gnn_sample_ref, &T->ds->graph, seeds, n_seeds, c->fanouts, L, &base, blk);
+    /* the fused sampler's blocks equal the reference's bit for bit (ordered ID map) */
+    st = T->sampler ? gnn_sampler_blocks(T->sampler, seeds, n_seeds, c->fanouts, L, &base, blk)
+                    : gnn_sample_blocks(&gnn_sample_ref, &T->ds->graph, seeds, n_seeds, c->fanouts, L, &base, blk);
     if (st)
         goto done;
     for (int l = 0; l < L; l++)
@@ -398,6 +402,12 @@ gnn_status gnn_train_sage(const gnn_dataset *ds, const gnn_train_config *cfg, gn
         free(order);
         return st;
     }
+    if (cfg->impl_opt && (st = gnn_sampler_create(&T.sampler, &ds->graph, GNN_SAMPLER_FUSED, GNN_IDMAP_DENSE))) {
+        model_free(&T.m);
+        free(T.train_ids);
+        free(order);
+        return st;
+    }
     const int64_t steps_per_epoch = (T.n_train + cfg->batch - 1) / cfg->batch;
     res->epochs = calloc((size_t)cfg->epochs + 1, sizeof(gnn_epoch_stats));
     res->step_loss = calloc((size_t)(steps_per_epoch * cfg->epochs) + 1, sizeof(double));
@@ -464,6 +474,7 @@ gnn_status gnn_train_sage(const gnn_dataset *ds, const gnn_train_config *cfg, gn
         res->best_val_acc = 0;
     st = GNN_OK;
 done:
+    gnn_sampler_destroy(T.sampler);
     model_free(&T.m);
     free(T.train_ids);
     free(order);
