@@ -39,6 +39,28 @@ typedef enum gnn_rng_tag {
 /* One Philox4x32-10 block: out = Philox(ctr, key). */
 void gnn_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4]);
 
+/* The same, inline (hot loops: samplers, dropout). Each round:
+ * (c0, c1, c2, c3) <- (hi(M1*c2) ^ c1 ^ k0, lo(M1*c2), hi(M0*c0) ^ c3 ^ k1, lo(M0*c0)),
+ * then the key is bumped by (W0, W1). */
+static inline void gnn_philox4x32_10_inline(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
+{
+    uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3], k0 = key[0], k1 = key[1];
+    for (int r = 0; r < 10; r++) {
+        const uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;
+        const uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
+        c1 = (uint32_t)p1;
+        c3 = (uint32_t)p0;
+        c0 = n0;
+        c2 = n2;
+        k0 += 0x9E3779B9u;
+        k1 += 0xBB67AE85u;
+    }
+    out[0] = c0;
+    out[1] = c1;
+    out[2] = c2;
+    out[3] = c3;
+}
+
 /* A stream address: everything but the draw index. */
 typedef struct gnn_rng_stream {
     uint32_t key[2];
@@ -64,7 +86,7 @@ static inline gnn_rng_stream gnn_rng_stream_make(uint64_t seed, unsigned tag, ui
 static inline void gnn_rng_block(const gnn_rng_stream *s, uint32_t block, uint32_t out[4])
 {
     const uint32_t ctr[4] = { block, s->ctr_id_lo, s->ctr_hi, s->step };
-    gnn_philox4x32_10(ctr, s->key, out);
+    gnn_philox4x32_10_inline(ctr, s->key, out);
 }
 
 /* Integer draw i in [0, n). n == 0 returns 0. */

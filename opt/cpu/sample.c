@@ -130,8 +130,9 @@ static inline uint64_t draw_uint(draw_cursor *c, uint64_t j, uint64_t n)
 #define GNN_SWAP_SMALL 64 /* fanouts up to this keep their swaps in a small list */
 
 /* Partial Fisher-Yates over virtual positions 0..d-1 where only swapped positions are stored:
- * pos(x) = the stored value for x, or x itself. Same swaps as ref/sample.c. */
-static inline void fisher_yates_sparse(const int64_t *adj, int64_t d, int64_t k, draw_cursor *c, int64_t *out)
+ * pos(x) = the stored value for x, or x itself. Same swaps as ref/sample.c. Writes the chosen
+ * positions (base + position); the caller gathers the neighbor ids afterwards. */
+static inline void fisher_yates_sparse(int64_t base, int64_t d, int64_t k, draw_cursor *c, int64_t *out)
 {
     int64_t key[GNN_SWAP_SMALL], val[GNN_SWAP_SMALL];
     int n = 0;
@@ -147,7 +148,7 @@ static inline void fisher_yates_sparse(const int64_t *adj, int64_t d, int64_t k,
                 at_r = q;
             }
         }
-        out[j] = adj[pr];
+        out[j] = base + pr;
         /* pos[r] = old pos[j] (pos[j] is never read again) */
         if (at_r >= 0) {
             val[at_r] = pj;
@@ -159,7 +160,7 @@ static inline void fisher_yates_sparse(const int64_t *adj, int64_t d, int64_t k,
     }
 }
 
-static inline void fisher_yates_dense(const int64_t *adj, int64_t d, int64_t k, draw_cursor *c, int64_t *out,
+static inline void fisher_yates_dense(int64_t base, int64_t d, int64_t k, draw_cursor *c, int64_t *out,
                                       int64_t *pos)
 {
     for (int64_t j = 0; j < d; j++)
@@ -169,7 +170,7 @@ static inline void fisher_yates_dense(const int64_t *adj, int64_t d, int64_t k, 
         const int64_t t = pos[j];
         pos[j] = pos[r];
         pos[r] = t;
-        out[j] = adj[pos[j]];
+        out[j] = base + pos[j];
     }
 }
 
@@ -190,35 +191,37 @@ static int scratch_pos(thread_scratch *t, int64_t d)
     return t->pos ? 0 : -1;
 }
 
-/* Sample `count` neighbors of v into out, exactly as the reference. Returns 0, or -1 when
- * scratch memory ran out. */
+/* Sample `count` neighbors of v, exactly as the reference. Uniform sampling writes the chosen
+ * EDGE INDICES into out (returns 1: the caller gathers g->indices[out[j]] in a separate tight
+ * loop, where many cache misses overlap); weighted sampling writes the global ids (returns 0).
+ * Returns -1 when scratch memory ran out. */
 static inline int sample_vertex(const gnn_csr *g, int64_t v, const gnn_sample_params *p, int64_t count,
                                 int64_t *out, thread_scratch *t)
 {
     const int64_t b = g->indptr[v], d = g->indptr[v + 1] - b;
-    const int64_t *adj = g->indices + b;
     const gnn_rng_stream s = gnn_rng_stream_make(p->seed, GNN_TAG_SAMPLE, p->step, p->layer, (uint64_t)v);
     if (p->weights) {
         if (gnn_wscratch_reserve(&t->w, d))
             return -1;
-        gnn_cpu_weighted_vertex(adj, p->weights + b, d, p->fanout, p->replace, &s, count, out, &t->w);
+        gnn_cpu_weighted_vertex(g->indices + b, p->weights + b, d, p->fanout, p->replace, &s, count, out, &t->w);
         return 0;
     }
     draw_cursor c = { &s, { 0, 0, 0, 0 }, UINT64_MAX };
     const int64_t k = p->fanout;
     if (p->replace && k >= 0) {
         for (int64_t j = 0; j < count; j++)
-            out[j] = adj[draw_uint(&c, (uint64_t)j, (uint64_t)d)];
+            out[j] = b + (int64_t)draw_uint(&c, (uint64_t)j, (uint64_t)d);
     } else if (count == d) {
-        memcpy(out, adj, (size_t)d * sizeof(int64_t)); /* all neighbors in CSR order, no draws */
+        for (int64_t j = 0; j < d; j++) /* all neighbors in CSR order, no draws */
+            out[j] = b + j;
     } else if (k <= GNN_SWAP_SMALL) {
-        fisher_yates_sparse(adj, d, k, &c, out);
+        fisher_yates_sparse(b, d, k, &c, out);
     } else {
         if (scratch_pos(t, d))
             return -1;
-        fisher_yates_dense(adj, d, k, &c, out, t->pos);
+        fisher_yates_dense(b, d, k, &c, out, t->pos);
     }
-    return 0;
+    return 1;
 }
 
 /* ---- one layer -------------------------------------------------------------------------- */
@@ -254,28 +257,65 @@ static int64_t plan_layer(const gnn_csr *g, const int64_t *seeds, int64_t n_seed
     return nnz;
 }
 
-/* Sample every dst in parallel into nbr (and rows), optionally inserting into the map. */
+/* Address of the map cell a global id will touch (for software prefetch). */
+static inline const void *map_cell(const gnn_idmap *m, int64_t gid)
+{
+    return m->kind == GNN_IDMAP_DENSE ? (const void *)&m->first[gid] : (const void *)&m->key[gnn_idmap_hash(gid, m->mask)];
+}
+
+#define GNN_SAMPLE_CHUNK 32 /* dst vertices per work item */
+#define GNN_PREFETCH 16     /* how far ahead the gather and insert loops prefetch */
+
+/* Sample every dst in parallel into nbr (and rows), optionally inserting into the map.
+ * Work goes in chunks of dst vertices; per chunk: (a) draw positions for each dst, (b) gather
+ * the neighbor ids, (c) insert them into the ID map, with prefetching: the three loops are
+ * independent across edges, so their cache misses overlap instead of queueing. */
 static gnn_status draw_all(gnn_sampler *s, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
                            const int64_t *offsets, int insert, int64_t *row)
 {
+    const gnn_csr *g = s->g;
     int oom = 0;
+    const int64_t chunks = (n_seeds + GNN_SAMPLE_CHUNK - 1) / GNN_SAMPLE_CHUNK;
 #pragma omp parallel reduction(| : oom)
     {
         thread_scratch t;
         memset(&t, 0, sizeof t);
-#pragma omp for schedule(dynamic, 64)
-        for (int64_t i = 0; i < n_seeds; i++) {
-            const int64_t o = offsets[i], cnt = offsets[i + 1] - o;
-            if (sample_vertex(s->g, seeds[i], p, cnt, s->nbr + o, &t)) {
-                oom = 1;
-                continue;
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t c = 0; c < chunks; c++) {
+            const int64_t i0 = c * GNN_SAMPLE_CHUNK;
+            const int64_t i1 = i0 + GNN_SAMPLE_CHUNK < n_seeds ? i0 + GNN_SAMPLE_CHUNK : n_seeds;
+            for (int64_t i = i0; i < i1; i++)
+                __builtin_prefetch(&g->indptr[seeds[i]]);
+            /* (a) positions (uniform) or ids (weighted) */
+            int gather = 0;
+            for (int64_t i = i0; i < i1; i++) {
+                const int64_t o = offsets[i], cnt = offsets[i + 1] - o;
+                const int r = sample_vertex(g, seeds[i], p, cnt, s->nbr + o, &t);
+                if (r < 0)
+                    oom = 1;
+                gather |= r > 0;
             }
+            const int64_t e0 = offsets[i0], e1 = offsets[i1];
+            /* (b) gather neighbor ids: independent loads */
+            if (gather) {
+                int64_t *nbr = s->nbr;
+                for (int64_t e = e0; e < e1; e++) {
+                    if (e + GNN_PREFETCH < e1)
+                        __builtin_prefetch(&g->indices[nbr[e + GNN_PREFETCH]]);
+                    nbr[e] = g->indices[nbr[e]];
+                }
+            }
+            /* (c) ID map inserts */
             if (insert)
-                for (int64_t e = o; e < o + cnt; e++)
+                for (int64_t e = e0; e < e1; e++) {
+                    if (e + GNN_PREFETCH < e1)
+                        __builtin_prefetch(map_cell(s->map, s->nbr[e + GNN_PREFETCH]), 1);
                     gnn_idmap_insert(s->map, n_seeds + e, s->nbr[e]);
+                }
             if (row)
-                for (int64_t e = o; e < o + cnt; e++)
-                    row[e] = i;
+                for (int64_t i = i0; i < i1; i++)
+                    for (int64_t e = offsets[i]; e < offsets[i + 1]; e++)
+                        row[e] = i;
         }
         gnn_free(t.pos);
         gnn_wscratch_free(&t.w);
