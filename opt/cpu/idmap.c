@@ -46,7 +46,7 @@ gnn_status gnn_idmap_create(gnn_idmap **out, gnn_idmap_kind kind, int64_t n_vert
     m->kind = kind;
     m->n_vertices = n_vertices;
     if (kind == GNN_IDMAP_DENSE) {
-        m->first = gnn_malloc((size_t)(n_vertices > 0 ? n_vertices : 1) * sizeof(int64_t));
+        m->first = gnn_malloc((size_t)(n_vertices > 0 ? n_vertices : 1) * sizeof(int32_t));
         if (!m->first) {
             free(m);
             return GNN_ERR_NOMEM;
@@ -63,10 +63,11 @@ void gnn_idmap_destroy(gnn_idmap *m)
 {
     if (!m)
         return;
-    gnn_free(m->key);
-    gnn_free(m->val);
+    gnn_free(m->tab);
     gnn_free(m->first);
     gnn_free(m->slot);
+    gnn_free(m->flag);
+    gnn_free(m->fi);
     free(m);
 }
 
@@ -78,11 +79,9 @@ static gnn_status reserve(gnn_idmap *m, int64_t items)
         while (cap < 2 * (uint64_t)items)
             cap <<= 1;
         if (cap > m->cap) {
-            gnn_free(m->key);
-            gnn_free(m->val);
-            m->key = gnn_malloc(cap * sizeof(int64_t));
-            m->val = gnn_malloc(cap * sizeof(int64_t));
-            if (!m->key || !m->val) {
+            gnn_free(m->tab);
+            m->tab = gnn_malloc(cap * sizeof(*m->tab));
+            if (!m->tab) {
                 m->cap = 0;
                 return GNN_ERR_NOMEM;
             }
@@ -90,19 +89,31 @@ static gnn_status reserve(gnn_idmap *m, int64_t items)
             m->mask = cap - 1;
 #pragma omp parallel for schedule(static)
             for (uint64_t i = 0; i < cap; i++) {
-                m->key[i] = GNN_IDMAP_EMPTY;
-                m->val[i] = GNN_IDMAP_NONE;
+                m->tab[i].key = GNN_IDMAP_EMPTY;
+                m->tab[i].val = GNN_IDMAP_NONE;
+                m->tab[i].pad = 0;
             }
         }
         if (items > m->slot_cap) {
             gnn_free(m->slot);
-            m->slot = gnn_malloc((size_t)items * sizeof(int64_t));
+            m->slot = gnn_malloc((size_t)items * sizeof(uint32_t));
             if (!m->slot) {
                 m->slot_cap = 0;
                 return GNN_ERR_NOMEM;
             }
             m->slot_cap = items;
         }
+    }
+    if (m->kind != GNN_IDMAP_FUSED && items > m->scratch_cap) {
+        gnn_free(m->flag);
+        gnn_free(m->fi);
+        m->flag = gnn_malloc((size_t)items * sizeof(int64_t));
+        m->fi = gnn_malloc((size_t)items * sizeof(int32_t));
+        if (!m->flag || !m->fi) {
+            m->scratch_cap = 0;
+            return GNN_ERR_NOMEM;
+        }
+        m->scratch_cap = items;
     }
     return GNN_OK;
 }
@@ -171,9 +182,9 @@ gnn_status gnn_idmap_begin(gnn_idmap *m, const int64_t *dst, int64_t n_dst, int6
         if (m->kind == GNN_IDMAP_FUSED) {
             int claimed;
             const uint64_t h = gnn_idmap_probe(m, v, &claimed);
-            m->slot[i] = (int64_t)h;
+            m->slot[i] = (uint32_t)h;
             if (claimed)
-                m->val[h] = i;
+                m->tab[h].val = (int32_t)i;
             else
                 bad = 2; /* a repeated dst */
         } else {
@@ -190,12 +201,21 @@ gnn_status gnn_idmap_begin(gnn_idmap *m, const int64_t *dst, int64_t n_dst, int6
 /* The smallest item number of the vertex of item `item` (ORDERED, DENSE). */
 static inline int64_t first_item(const gnn_idmap *m, int64_t item, int64_t gid)
 {
-    return m->kind == GNN_IDMAP_DENSE ? m->first[gid] : m->val[m->slot[item]];
+    return m->kind == GNN_IDMAP_DENSE ? m->first[gid] : m->tab[m->slot[item]].val;
 }
 
-/* Reset the cells this build touched (each item points at its cell; writes are idempotent). */
-static void reset_touched(gnn_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz)
+/* Reset the cells this build touched. After a successful build every touched vertex is in
+ * src_gid[0..n_src) exactly once, so the reset visits each cell once (fewer writes than one
+ * per item); after an error it walks the items (writes are idempotent). */
+static void reset_touched(gnn_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
+                          const int64_t *src_gid, int64_t n_src)
 {
+    if (src_gid && m->kind == GNN_IDMAP_DENSE) {
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < n_src; i++)
+            m->first[src_gid[i]] = GNN_IDMAP_NONE;
+        return;
+    }
     const int64_t items = n_dst + nnz;
 #pragma omp parallel for schedule(static)
     for (int64_t it = 0; it < items; it++) {
@@ -205,9 +225,9 @@ static void reset_touched(gnn_idmap *m, const int64_t *dst, int64_t n_dst, const
         if (m->kind == GNN_IDMAP_DENSE) {
             __atomic_store_n(&m->first[gid], GNN_IDMAP_NONE, __ATOMIC_RELAXED);
         } else {
-            const int64_t h = m->slot[it];
-            __atomic_store_n(&m->key[h], GNN_IDMAP_EMPTY, __ATOMIC_RELAXED);
-            __atomic_store_n(&m->val[h], GNN_IDMAP_NONE, __ATOMIC_RELAXED);
+            const uint32_t h = m->slot[it];
+            __atomic_store_n(&m->tab[h].key, GNN_IDMAP_EMPTY, __ATOMIC_RELAXED);
+            __atomic_store_n(&m->tab[h].val, GNN_IDMAP_NONE, __ATOMIC_RELAXED);
         }
     }
 }
@@ -221,7 +241,7 @@ gnn_status gnn_idmap_finish(gnn_idmap *m, const int64_t *dst, int64_t n_dst, con
         if (!bad) {
 #pragma omp parallel for schedule(static)
             for (int64_t e = 0; e < nnz; e++)
-                local[e] = (int32_t)m->val[m->slot[n_dst + e]];
+                local[e] = (int32_t)m->tab[m->slot[n_dst + e]].val;
             *n_src = m->counter;
         }
     } else {
@@ -230,18 +250,21 @@ gnn_status gnn_idmap_finish(gnn_idmap *m, const int64_t *dst, int64_t n_dst, con
         for (int64_t i = 0; i < n_dst; i++)
             if (first_item(m, i, dst[i]) != i)
                 bad |= 2;
-        int64_t *flag = bad ? NULL : gnn_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(int64_t));
-        if (!bad && !flag)
-            st = GNN_ERR_NOMEM;
-        if (flag) {
-            /* new vertex at e: its first item is this neighbor item */
-#pragma omp parallel for schedule(static)
-            for (int64_t e = 0; e < nnz; e++)
-                flag[e] = first_item(m, n_dst + e, nbr[e]) == n_dst + e;
-            const int64_t n_new = gnn_cpu_exclusive_scan(flag, nnz); /* flag[e] = rank among new */
+        int64_t *flag = m->flag;
+        int32_t *fi = m->fi;
+        if (!bad) {
+            /* new vertex at e: its first item is this neighbor item; keep each edge's first
+             * item so the relabel pass reads it sequentially instead of probing again */
 #pragma omp parallel for schedule(static)
             for (int64_t e = 0; e < nnz; e++) {
                 const int64_t f = first_item(m, n_dst + e, nbr[e]);
+                fi[e] = (int32_t)f;
+                flag[e] = f == n_dst + e;
+            }
+            const int64_t n_new = gnn_cpu_exclusive_scan(flag, nnz); /* flag[e] = rank among new */
+#pragma omp parallel for schedule(static)
+            for (int64_t e = 0; e < nnz; e++) {
+                const int64_t f = fi[e];
                 /* dst: local id = item number; new vertex: n_dst + its rank */
                 const int64_t id = f < n_dst ? f : n_dst + flag[f - n_dst];
                 local[e] = (int32_t)id;
@@ -249,10 +272,12 @@ gnn_status gnn_idmap_finish(gnn_idmap *m, const int64_t *dst, int64_t n_dst, con
                     src_gid[id] = nbr[e];
             }
             *n_src = n_dst + n_new;
-            gnn_free(flag);
         }
     }
-    reset_touched(m, dst, n_dst, nbr, nnz);
+    if (!bad && st == GNN_OK)
+        reset_touched(m, dst, n_dst, nbr, nnz, src_gid, *n_src);
+    else
+        reset_touched(m, dst, n_dst, nbr, nnz, NULL, 0);
     if (bad & 2)
         return GNN_ERR_INVAL;
     return st;
@@ -283,7 +308,7 @@ gnn_status gnn_idmap_build(gnn_idmap *m, const int64_t *dst, int64_t n_dst, cons
     gnn_status st = gnn_idmap_begin(m, dst, n_dst, nnz, src_gid);
     if (st) {
         if (st == GNN_ERR_RANGE) /* clear the cells of the valid dst inserted before the error */
-            reset_touched(m, dst, n_dst, nbr, 0);
+            reset_touched(m, dst, n_dst, nbr, 0, NULL, 0);
         return st;
     }
 #pragma omp parallel for schedule(dynamic, 4096)

@@ -260,7 +260,7 @@ static int64_t plan_layer(const gnn_csr *g, const int64_t *seeds, int64_t n_seed
 /* Address of the map cell a global id will touch (for software prefetch). */
 static inline const void *map_cell(const gnn_idmap *m, int64_t gid)
 {
-    return m->kind == GNN_IDMAP_DENSE ? (const void *)&m->first[gid] : (const void *)&m->key[gnn_idmap_hash(gid, m->mask)];
+    return m->kind == GNN_IDMAP_DENSE ? (const void *)&m->first[gid] : (const void *)&m->tab[gnn_idmap_hash(gid, m->mask)];
 }
 
 #define GNN_SAMPLE_CHUNK 32 /* dst vertices per work item */
