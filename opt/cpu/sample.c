@@ -129,15 +129,32 @@ static inline uint64_t draw_uint(draw_cursor *c, uint64_t j, uint64_t n)
 
 #define GNN_SWAP_SMALL 64 /* fanouts up to this keep their swaps in a small list */
 
+/* The 64-bit words of integer draws 0..k-1 (draw j: words 2(j%2), 2(j%2)+1 of block j/2).
+ * The blocks are independent, so computing them in one loop lets the CPU overlap their
+ * multiply chains (one Philox block is ~50 cycles of dependent latency). */
+static inline void draw_words(const gnn_rng_stream *s, int64_t k, uint64_t *r)
+{
+    for (int64_t b = 0; 2 * b < k; b++) {
+        uint32_t w[4];
+        gnn_rng_block(s, (uint32_t)b, w);
+        r[2 * b] = ((uint64_t)w[1] << 32) | w[0];
+        r[2 * b + 1] = ((uint64_t)w[3] << 32) | w[2];
+    }
+}
+
+static inline uint64_t scale_draw(uint64_t r, uint64_t n) { return (uint64_t)(((unsigned __int128)r * n) >> 64); }
+
 /* Partial Fisher-Yates over virtual positions 0..d-1 where only swapped positions are stored:
  * pos(x) = the stored value for x, or x itself. Same swaps as ref/sample.c. Writes the chosen
- * positions (base + position); the caller gathers the neighbor ids afterwards. */
-static inline void fisher_yates_sparse(int64_t base, int64_t d, int64_t k, draw_cursor *c, int64_t *out)
+ * positions (base + position); the caller gathers the neighbor ids afterwards. k <= 64. */
+static inline void fisher_yates_sparse(int64_t base, int64_t d, int64_t k, const gnn_rng_stream *s, int64_t *out)
 {
+    uint64_t rw[GNN_SWAP_SMALL + 1];
     int64_t key[GNN_SWAP_SMALL], val[GNN_SWAP_SMALL];
     int n = 0;
+    draw_words(s, k, rw);
     for (int64_t j = 0; j < k; j++) {
-        const int64_t r = j + (int64_t)draw_uint(c, (uint64_t)j, (uint64_t)(d - j));
+        const int64_t r = j + (int64_t)scale_draw(rw[j], (uint64_t)(d - j));
         int64_t pj = j, pr = r;
         int at_r = -1;
         for (int q = 0; q < n; q++) {
@@ -209,13 +226,20 @@ static inline int sample_vertex(const gnn_csr *g, int64_t v, const gnn_sample_pa
     draw_cursor c = { &s, { 0, 0, 0, 0 }, UINT64_MAX };
     const int64_t k = p->fanout;
     if (p->replace && k >= 0) {
-        for (int64_t j = 0; j < count; j++)
-            out[j] = b + (int64_t)draw_uint(&c, (uint64_t)j, (uint64_t)d);
+        if (count <= GNN_SWAP_SMALL) {
+            uint64_t rw[GNN_SWAP_SMALL + 1];
+            draw_words(&s, count, rw);
+            for (int64_t j = 0; j < count; j++)
+                out[j] = b + (int64_t)scale_draw(rw[j], (uint64_t)d);
+        } else {
+            for (int64_t j = 0; j < count; j++)
+                out[j] = b + (int64_t)draw_uint(&c, (uint64_t)j, (uint64_t)d);
+        }
     } else if (count == d) {
         for (int64_t j = 0; j < d; j++) /* all neighbors in CSR order, no draws */
             out[j] = b + j;
     } else if (k <= GNN_SWAP_SMALL) {
-        fisher_yates_sparse(b, d, k, &c, out);
+        fisher_yates_sparse(b, d, k, &s, out);
     } else {
         if (scratch_pos(t, d))
             return -1;
