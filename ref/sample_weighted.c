@@ -1,0 +1,189 @@
+/* ref/sample_weighted.c -- reference weighted neighbor sampler.
+ *
+ * Plain C11, no intrinsics, no threads: this file is the specification; the optimized kernels
+ * (opt/cpu/sample_weighted.h) reproduce its output bit for bit (DESIGN.md section 2). The
+ * method and the reasons for each choice are in docs/sampling.md.
+ *
+ * Dst vertex v has neighbors adj[0..d) (CSR order) with weights w[0..d) (p->weights, aligned
+ * with g->indices), fanout k, stream s = (seed, SAMPLE, step, layer, id = v). Every weight
+ * must be >= 0 and finite. P = number of positive weights. A zero weight is never drawn.
+ *
+ *   k < 0, or without replacement and P <= k:
+ *       every positive-weight neighbor in CSR order; no draws.
+ *   without replacement, P > k  (Efraimidis-Spirakis A-ES, Inf. Proc. Letters 97(5), 2006):
+ *       position i with w[i] > 0 takes integer draw i (its 64-bit word r, as gnn_rng_uint
+ *       reads it: block i/2, words 2(i%2) low and 2(i%2)+1 high);
+ *       u_i = ((r >> 12) + 0.5) * 2^-52   (exact, in (0, 1));
+ *       key_i = log(u_i) / w[i]            (double; libm log);
+ *       output the k positions with the largest keys, in decreasing key order, a tie going
+ *       to the lower position first.
+ *   with replacement (k >= 0), P > 0:
+ *       prefix[i] = w[0] + ... + w[i] summed in double in CSR order, W = prefix[d-1];
+ *       for draw j = 0..k-1 (word r of integer draw j):
+ *           u_j = (r >> 11) * 2^-53 (in [0, 1)),  t = u_j * W,
+ *           output the first position i with prefix[i] > t; in draw order.
+ *   with replacement, P == 0: no samples.
+ *
+ * Errors: seeds out of range GNN_ERR_RANGE (all seeds are checked first), then a negative,
+ * NaN or infinite weight in a seed's row GNN_ERR_INVAL; p->weights == NULL GNN_ERR_INVAL. */
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gnnref/rng.h"
+#include "gnnref/sample.h"
+#include "gnnref/tensor.h"
+
+/* The 64-bit word of integer draw i: words 2(i%2) (low) and 2(i%2)+1 (high) of block i/2. */
+static uint64_t draw_word(const gnn_rng_stream *s, int64_t i)
+{
+    uint32_t w[4];
+    gnn_rng_block(s, (uint32_t)(i / 2), w);
+    const int h = (int)(i % 2) * 2;
+    return ((uint64_t)w[h + 1] << 32) | w[h];
+}
+
+/* >= 0 and finite; NaN compares false. */
+static int weight_ok(float x) { return x >= 0.0f && x <= FLT_MAX; }
+
+typedef struct keyed {
+    double key;
+    int64_t pos;
+} keyed;
+
+/* key descending, then position ascending: a strict total order, so the result of the sort
+ * does not depend on the sort algorithm. */
+static int by_key_desc(const void *pa, const void *pb)
+{
+    const keyed *a = pa, *b = pb;
+    if (a->key != b->key)
+        return a->key > b->key ? -1 : 1;
+    return (a->pos > b->pos) - (a->pos < b->pos);
+}
+
+/* Samples v contributes (see the rules above). */
+static int64_t weighted_count(int64_t P, const gnn_sample_params *p)
+{
+    if (p->fanout < 0)
+        return P;
+    if (p->replace)
+        return P > 0 ? p->fanout : 0;
+    return P < p->fanout ? P : p->fanout;
+}
+
+gnn_status gnn_sample_weighted_ref(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
+                                   const gnn_sample_params *p, gnn_sampled *out)
+{
+    if (!out)
+        return GNN_ERR_INVAL;
+    memset(out, 0, sizeof *out);
+    if (!g || !p || !p->weights || n_seeds < 0 || (n_seeds > 0 && !seeds))
+        return GNN_ERR_INVAL;
+    for (int64_t i = 0; i < n_seeds; i++)
+        if (seeds[i] < 0 || seeds[i] >= g->n)
+            return GNN_ERR_RANGE;
+
+    /* pass 1: validate each seed's weights, count its samples */
+    int64_t *offsets = gnn_malloc(((size_t)n_seeds + 1) * sizeof(int64_t));
+    int64_t *dst_gid = gnn_malloc((size_t)n_seeds * sizeof(int64_t));
+    int64_t *nbr = NULL;
+    keyed *items = NULL;   /* (max_deg) scratch: keys of one vertex */
+    double *prefix = NULL; /* (max_deg) scratch: prefix sums of one vertex */
+    gnn_status st = GNN_ERR_NOMEM;
+    if (!offsets || !dst_gid)
+        goto fail;
+    offsets[0] = 0;
+    int64_t max_deg = 0;
+    for (int64_t i = 0; i < n_seeds; i++) {
+        const int64_t v = seeds[i];
+        const float *w = p->weights + g->indptr[v];
+        const int64_t d = gnn_csr_degree(g, v);
+        int64_t P = 0;
+        for (int64_t e = 0; e < d; e++) {
+            if (!weight_ok(w[e])) {
+                st = GNN_ERR_INVAL;
+                goto fail;
+            }
+            if (w[e] > 0.0f)
+                P++;
+        }
+        if (d > max_deg)
+            max_deg = d;
+        dst_gid[i] = v;
+        offsets[i + 1] = offsets[i] + weighted_count(P, p);
+    }
+    const int64_t nnz = offsets[n_seeds];
+    nbr = gnn_malloc((size_t)nnz * sizeof(int64_t));
+    items = gnn_malloc((size_t)max_deg * sizeof(keyed));
+    prefix = gnn_malloc((size_t)max_deg * sizeof(double));
+    if (!nbr || !items || !prefix)
+        goto fail;
+
+    /* pass 2: draw */
+    for (int64_t i = 0; i < n_seeds; i++) {
+        const int64_t v = seeds[i];
+        const int64_t *adj = g->indices + g->indptr[v];
+        const float *w = p->weights + g->indptr[v];
+        const int64_t d = gnn_csr_degree(g, v);
+        const int64_t k = p->fanout;
+        const int64_t count = offsets[i + 1] - offsets[i];
+        int64_t *out_v = nbr + offsets[i];
+        const gnn_rng_stream s = gnn_rng_stream_make(p->seed, GNN_TAG_SAMPLE, p->step, p->layer, (uint64_t)v);
+        int64_t P = 0;
+        for (int64_t e = 0; e < d; e++)
+            P += w[e] > 0.0f;
+
+        if (k < 0 || (!p->replace && P <= k)) {
+            /* all positive-weight neighbors in CSR order, no draws */
+            int64_t m = 0;
+            for (int64_t e = 0; e < d; e++)
+                if (w[e] > 0.0f)
+                    out_v[m++] = adj[e];
+        } else if (p->replace) {
+            /* categorical draws by inversion of the prefix sums (summed in CSR order) */
+            double acc = 0.0;
+            for (int64_t e = 0; e < d; e++) {
+                acc += (double)w[e];
+                prefix[e] = acc;
+            }
+            const double W = acc;
+            for (int64_t j = 0; j < count; j++) {
+                const double u = (double)(draw_word(&s, j) >> 11) * 0x1p-53; /* [0, 1) */
+                const double t = u * W;                                     /* < W */
+                int64_t e = 0;
+                while (e < d - 1 && prefix[e] <= t) /* first prefix[e] > t */
+                    e++;
+                out_v[j] = adj[e];
+            }
+        } else {
+            /* A-ES: key_i = log(u_i) / w_i with draw i = CSR position i; keep the k largest */
+            int64_t m = 0;
+            for (int64_t e = 0; e < d; e++) {
+                if (!(w[e] > 0.0f))
+                    continue; /* weight 0: never drawn, its draw index stays unused */
+                const double u = ((double)(draw_word(&s, e) >> 12) + 0.5) * 0x1p-52; /* (0, 1) */
+                items[m].key = log(u) / (double)w[e];
+                items[m].pos = e;
+                m++;
+            }
+            qsort(items, (size_t)m, sizeof *items, by_key_desc);
+            for (int64_t j = 0; j < count; j++)
+                out_v[j] = adj[items[j].pos];
+        }
+    }
+    gnn_free(items);
+    gnn_free(prefix);
+    out->n_dst = n_seeds;
+    out->nnz = nnz;
+    out->dst_gid = dst_gid;
+    out->offsets = offsets;
+    out->nbr_gid = nbr;
+    return GNN_OK;
+fail:
+    gnn_free(offsets);
+    gnn_free(dst_gid);
+    gnn_free(nbr);
+    gnn_free(items);
+    gnn_free(prefix);
+    return st;
+}
