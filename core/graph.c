@@ -10,16 +10,44 @@ static int cmp_i64(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+/* Sort a short row by insertion sort, a long one by qsort. */
+static void sort_row(int64_t *v, int64_t n)
+{
+    if (n > 32) {
+        qsort(v, (size_t)n, sizeof(int64_t), cmp_i64);
+        return;
+    }
+    for (int64_t i = 1; i < n; i++) {
+        const int64_t x = v[i];
+        int64_t j = i - 1;
+        while (j >= 0 && v[j] > x) {
+            v[j + 1] = v[j];
+            j--;
+        }
+        v[j + 1] = x;
+    }
+}
+
+/* Parallel and deterministic: edges are counted and scattered with atomics (so the order
+ * within a row depends on the threads), then every row is sorted -- which makes the result
+ * independent of the thread count -- and deduplicated in a count-scan-copy sequence. */
 gnn_status gnn_csr_from_edges(gnn_csr *g, int64_t n, int64_t m, const int64_t *src,
                               const int64_t *dst, unsigned flags, gnn_err *err)
 {
     memset(g, 0, sizeof *g);
     if (n < 0 || m < 0 || (m > 0 && (!src || !dst)))
         return gnn_err_set(err, GNN_ERR_INVAL, "csr: bad sizes n=%lld m=%lld", (long long)n, (long long)m);
-    for (int64_t e = 0; e < m; e++) {
+    int64_t bad = -1;
+#pragma omp parallel for schedule(static) reduction(max : bad)
+    for (int64_t e = 0; e < m; e++)
         if (src[e] < 0 || src[e] >= n || dst[e] < 0 || dst[e] >= n)
-            return gnn_err_set(err, GNN_ERR_RANGE, "edge %lld: (%lld, %lld) has a vertex id outside [0, %lld)",
-                               (long long)e, (long long)src[e], (long long)dst[e], (long long)n);
+            bad = bad > e ? bad : e;
+    if (bad >= 0) { /* report the first bad edge */
+        for (bad = 0; bad < m; bad++)
+            if (src[bad] < 0 || src[bad] >= n || dst[bad] < 0 || dst[bad] >= n)
+                break;
+        return gnn_err_set(err, GNN_ERR_RANGE, "edge %lld: (%lld, %lld) has a vertex id outside [0, %lld)",
+                           (long long)bad, (long long)src[bad], (long long)dst[bad], (long long)n);
     }
     const int sym = (flags & GNN_CSR_SYMMETRIZE) != 0;
     const int drop = (flags & GNN_CSR_DROP_SELF) != 0;
@@ -28,59 +56,77 @@ gnn_status gnn_csr_from_edges(gnn_csr *g, int64_t n, int64_t m, const int64_t *s
     if (!indptr)
         return GNN_ERR_NOMEM;
     /* count: row = dst (in-neighbors) unless by_src */
+#pragma omp parallel for schedule(static)
     for (int64_t e = 0; e < m; e++) {
-        int64_t u = src[e], v = dst[e];
+        const int64_t u = src[e], v = dst[e];
         if (drop && u == v)
             continue;
-        indptr[(by_src ? u : v) + 1]++;
+        __atomic_fetch_add(&indptr[(by_src ? u : v) + 1], 1, __ATOMIC_RELAXED);
         if (sym && u != v)
-            indptr[(by_src ? v : u) + 1]++;
+            __atomic_fetch_add(&indptr[(by_src ? v : u) + 1], 1, __ATOMIC_RELAXED);
     }
     for (int64_t v = 0; v < n; v++)
         indptr[v + 1] += indptr[v];
-    int64_t nnz = indptr[n];
-    int64_t *indices = gnn_malloc((size_t)nnz * sizeof(int64_t));
+    const int64_t total = indptr[n];
+    int64_t *indices = gnn_malloc((size_t)total * sizeof(int64_t));
     int64_t *fill = gnn_malloc(((size_t)n + 1) * sizeof(int64_t));
-    if (!indices || !fill) {
+    int64_t *uniq = gnn_calloc((size_t)n + 1, sizeof(int64_t));
+    if (!indices || !fill || !uniq) {
         gnn_free(indptr);
         gnn_free(indices);
         gnn_free(fill);
+        gnn_free(uniq);
         return GNN_ERR_NOMEM;
     }
     memcpy(fill, indptr, (size_t)n * sizeof(int64_t));
+#pragma omp parallel for schedule(static)
     for (int64_t e = 0; e < m; e++) {
-        int64_t u = src[e], v = dst[e];
+        const int64_t u = src[e], v = dst[e];
         if (drop && u == v)
             continue;
-        if (by_src)
-            indices[fill[u]++] = v;
-        else
-            indices[fill[v]++] = u;
-        if (sym && u != v) {
-            if (by_src)
-                indices[fill[v]++] = u;
-            else
-                indices[fill[u]++] = v;
-        }
+        const int64_t r1 = by_src ? u : v, c1 = by_src ? v : u;
+        indices[__atomic_fetch_add(&fill[r1], 1, __ATOMIC_RELAXED)] = c1;
+        if (sym && u != v)
+            indices[__atomic_fetch_add(&fill[c1], 1, __ATOMIC_RELAXED)] = r1;
     }
     gnn_free(fill);
-    /* canonical order within each row; optional dedup compacts in place */
-    int64_t w = 0;
+    /* canonical order within each row; optional dedup: count, scan, copy */
+    const int dedup = (flags & GNN_CSR_DEDUP) != 0;
+#pragma omp parallel for schedule(dynamic, 1024)
     for (int64_t v = 0; v < n; v++) {
-        int64_t b = indptr[v], e = indptr[v + 1];
-        qsort(indices + b, (size_t)(e - b), sizeof(int64_t), cmp_i64);
-        indptr[v] = w;
-        for (int64_t i = b; i < e; i++) {
-            if ((flags & GNN_CSR_DEDUP) && i > b && indices[i] == indices[i - 1])
-                continue;
-            indices[w++] = indices[i];
+        int64_t *row = indices + indptr[v];
+        const int64_t len = indptr[v + 1] - indptr[v];
+        sort_row(row, len);
+        int64_t k = len;
+        if (dedup && len > 1) {
+            k = 1;
+            for (int64_t i = 1; i < len; i++)
+                if (row[i] != row[i - 1])
+                    row[k++] = row[i];
         }
+        uniq[v + 1] = k;
     }
-    indptr[n] = w;
+    for (int64_t v = 0; v < n; v++)
+        uniq[v + 1] += uniq[v];
+    int64_t *out = indices;
+    if (uniq[n] != total) {
+        out = gnn_malloc((size_t)uniq[n] * sizeof(int64_t));
+        if (!out) {
+            gnn_free(indptr);
+            gnn_free(indices);
+            gnn_free(uniq);
+            return GNN_ERR_NOMEM;
+        }
+#pragma omp parallel for schedule(dynamic, 1024)
+        for (int64_t v = 0; v < n; v++)
+            memcpy(out + uniq[v], indices + indptr[v], (size_t)(uniq[v + 1] - uniq[v]) * sizeof(int64_t));
+        gnn_free(indices);
+    }
+    gnn_free(indptr);
     g->n = n;
-    g->nnz = w;
-    g->indptr = indptr;
-    g->indices = indices;
+    g->nnz = uniq[n];
+    g->indptr = uniq;
+    g->indices = out;
     g->owns = 1;
     return GNN_OK;
 }
