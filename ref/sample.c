@@ -37,6 +37,8 @@ static int64_t sample_count(int64_t d, const gnn_sample_params *p)
 gnn_status gnn_sample_uniform_ref(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
                                   const gnn_sample_params *p, gnn_sampled *out)
 {
+    if (p->weights) /* weighted sampling has its own specification: ref/sample_weighted.c */
+        return gnn_sample_weighted_ref(g, seeds, n_seeds, p, out);
     memset(out, 0, sizeof *out);
     /* pass 1: output offsets */
     int64_t *offsets = gnn_malloc(((size_t)n_seeds + 1) * sizeof(int64_t));
