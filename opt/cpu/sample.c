@@ -264,11 +264,14 @@ static int64_t plan_layer(const gnn_csr *g, const int64_t *seeds, int64_t n_seed
             continue;
         }
         const int64_t b = g->indptr[v], d = g->indptr[v + 1] - b;
-        offsets[i] = p->weights ? gnn_cpu_weighted_count(p->weights + b, d, p->fanout, p->replace)
-                                : uniform_count(d, p->fanout, p->replace);
+        const int64_t cnt = p->weights ? gnn_cpu_weighted_count(p->weights + b, d, p->fanout, p->replace)
+                                       : uniform_count(d, p->fanout, p->replace);
+        if (cnt < 0) /* a negative, NaN or infinite weight in this row */
+            bad |= 2;
+        offsets[i] = cnt < 0 ? 0 : cnt;
     }
-    if (bad) {
-        *st = GNN_ERR_RANGE;
+    if (bad) { /* as the reference: a bad seed id wins over a bad weight */
+        *st = (bad & 1) ? GNN_ERR_RANGE : GNN_ERR_INVAL;
         return -1;
     }
     offsets[n_seeds] = 0;
