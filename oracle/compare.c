@@ -1,5 +1,5 @@
 /* oracle/compare.c -- comparators: guard bytes, NaN/Inf screening, bitwise, ulp, allclose,
- * nmse, canonical block relabeling, and the chi-square p-value.
+ * nmse, canonical block and ID-map relabeling, and the chi-square p-value.
  *
  * Order of checks for every numeric comparison (DESIGN.md section 3):
  *   1. guard bytes of both buffers unchanged   (an out-of-bounds write is a FAIL by itself)
@@ -430,6 +430,218 @@ gnn_oracle_outcome gnn_oracle_compare_block(gnn_oracle_ctx *ctx, gnn_oracle_cmp 
     return o;
 }
 
+gnn_status gnn_oracle_block_canonical_all(const gnn_block *in, gnn_block *out)
+{
+    gnn_status s = gnn_block_alloc(out, in->n_dst, in->n_src, in->nnz);
+    if (s)
+        return s;
+    const int64_t n_dst = in->n_dst, n_new = in->n_src - in->n_dst;
+    gid_pos *order = gnn_malloc(((size_t)in->n_src + 1) * sizeof *order);
+    int32_t *relabel = gnn_malloc(((size_t)in->n_src + 1) * sizeof *relabel); /* old local -> new local */
+    if (!order || !relabel) {
+        gnn_free(order);
+        gnn_free(relabel);
+        gnn_block_free(out);
+        return GNN_ERR_NOMEM;
+    }
+    /* dst by ascending gid, then the new src by ascending gid: two independent sorts */
+    for (int64_t p = 0; p < in->n_src; p++)
+        order[p] = (gid_pos){ in->src_gid[p], p };
+    qsort(order, (size_t)n_dst, sizeof *order, cmp_gid_pos);
+    qsort(order + n_dst, (size_t)n_new, sizeof *order, cmp_gid_pos);
+    for (int64_t r = 0; r < in->n_src; r++) {
+        relabel[order[r].pos] = (int32_t)r;
+        out->src_gid[r] = order[r].gid;
+    }
+    /* rows in the new dst order, each row's edges in their own order, indices relabelled */
+    out->indptr[0] = 0;
+    for (int64_t r = 0; r < n_dst; r++) {
+        const int64_t v = order[r].pos, b = in->indptr[v], e = in->indptr[v + 1];
+        int64_t w = out->indptr[r];
+        for (int64_t j = b; j < e; j++)
+            out->indices[w++] = relabel[in->indices[j]];
+        out->indptr[r + 1] = w;
+    }
+    out->n_src = in->n_src;
+    out->nnz = in->nnz;
+    gnn_free(order);
+    gnn_free(relabel);
+    return GNN_OK;
+}
+
+/* Structure an unordered block must still have before it can be relabelled: offsets that
+ * start at 0, never decrease and end at nnz, and every local id in [0, n_src). */
+static gnn_oracle_outcome block_sane(gnn_oracle_ctx *ctx, const char *name, const char *side, const gnn_block *b)
+{
+    if (b->n_dst < 0 || b->n_src < b->n_dst || b->nnz < 0 || b->n_src > INT32_MAX)
+        return gnn_oracle_fail(ctx, "%s (%s): n_dst=%lld n_src=%lld nnz=%lld are not the sizes of a block", name,
+                               side, (long long)b->n_dst, (long long)b->n_src, (long long)b->nnz);
+    if (b->indptr[0] != 0 || b->indptr[b->n_dst] != b->nnz)
+        return gnn_oracle_fail(ctx, "%s (%s): indptr runs from %lld to %lld, expected 0 to nnz = %lld", name, side,
+                               (long long)b->indptr[0], (long long)b->indptr[b->n_dst], (long long)b->nnz);
+    for (int64_t v = 0; v < b->n_dst; v++)
+        if (b->indptr[v + 1] < b->indptr[v])
+            return gnn_oracle_fail(ctx, "%s (%s): indptr decreases at row %lld", name, side, (long long)v);
+    for (int64_t e = 0; e < b->nnz; e++)
+        if (b->indices[e] < 0 || b->indices[e] >= b->n_src)
+            return gnn_oracle_fail(ctx, "%s (%s): indices[%lld] = %d outside [0, n_src = %lld)", name, side,
+                                   (long long)e, b->indices[e], (long long)b->n_src);
+    return GNN_ORACLE_PASS;
+}
+
+gnn_oracle_outcome gnn_oracle_compare_blocks(gnn_oracle_ctx *ctx, gnn_oracle_cmp cmp, const char *name,
+                                             const int64_t *seeds, int64_t n_seeds, const gnn_block *ref,
+                                             const gnn_block *impl, int L)
+{
+    char lname[96];
+    /* the impl's chain, in its own order: seeds on top, each dst list the src list above */
+    for (int l = L - 1; l >= 0; l--) {
+        const int64_t *want = l == L - 1 ? seeds : impl[l + 1].src_gid;
+        const int64_t n_want = l == L - 1 ? n_seeds : impl[l + 1].n_src;
+        if (impl[l].n_dst != n_want)
+            return gnn_oracle_fail(ctx, "%s[%d]: n_dst = %lld, expected %lld (%s)", name, l, (long long)impl[l].n_dst,
+                                   (long long)n_want, l == L - 1 ? "the seeds" : "n_src of the block above");
+        for (int64_t i = 0; i < n_want; i++)
+            if (impl[l].src_gid[i] != want[i])
+                return gnn_oracle_fail(ctx, "%s[%d]: dst %lld is vertex %lld, expected %lld (%s, in order)", name, l,
+                                       (long long)i, (long long)impl[l].src_gid[i], (long long)want[i],
+                                       l == L - 1 ? "the seeds" : "the src of the block above");
+    }
+    gnn_oracle_outcome o = GNN_ORACLE_PASS;
+    for (int l = L - 1; l >= 0 && o != GNN_ORACLE_FAIL; l--) {
+        snprintf(lname, sizeof lname, "%s[%d]", name, l);
+        if (cmp != GNN_CMP_CANONICAL) {
+            o = gnn_oracle_worst(o, gnn_oracle_compare_block(ctx, GNN_CMP_BITWISE, lname, &ref[l], &impl[l]));
+            continue;
+        }
+        if (ref[l].n_dst != impl[l].n_dst || ref[l].n_src != impl[l].n_src || ref[l].nnz != impl[l].nnz)
+            return gnn_oracle_compare_block(ctx, GNN_CMP_BITWISE, lname, &ref[l], &impl[l]); /* names the sizes */
+        gnn_oracle_outcome so = gnn_oracle_worst(block_sane(ctx, lname, "ref", &ref[l]),
+                                                 block_sane(ctx, lname, "impl", &impl[l]));
+        if (so != GNN_ORACLE_PASS)
+            return so;
+        gnn_block a, b;
+        if (gnn_oracle_block_canonical_all(&ref[l], &a))
+            return gnn_oracle_fail(ctx, "%s: canonical relabel of ref failed (out of memory)", lname);
+        if (gnn_oracle_block_canonical_all(&impl[l], &b)) {
+            gnn_block_free(&a);
+            return gnn_oracle_fail(ctx, "%s: canonical relabel of impl failed (out of memory)", lname);
+        }
+        o = gnn_oracle_worst(o, gnn_oracle_compare_block(ctx, GNN_CMP_BITWISE, lname, &a, &b));
+        gnn_block_free(&a);
+        gnn_block_free(&b);
+    }
+    return o;
+}
+
+/* ---- ID maps ------------------------------------------------------------------------------- */
+
+static int cmp_i64_asc(const void *a, const void *b)
+{
+    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Relabel one side to first-appearance order (see gnn_oracle_compare_idmap) after checking
+ * that it is a bijection between local ids and global ids. */
+static gnn_oracle_outcome idmap_canonical(gnn_oracle_ctx *ctx, const char *name, const char *side, int64_t n_dst,
+                                          int64_t nnz, const int32_t *local, const int64_t *src_gid, int64_t n_src,
+                                          int32_t *out_local, int64_t *out_src_gid)
+{
+    int64_t *relabel = gnn_malloc(((size_t)n_src + 1) * sizeof(int64_t));
+    int64_t *sorted = gnn_malloc(((size_t)n_src + 1) * sizeof(int64_t));
+    gnn_oracle_outcome o = GNN_ORACLE_PASS;
+    if (!relabel || !sorted) {
+        o = gnn_oracle_fail(ctx, "%s: out of memory", name);
+        goto out;
+    }
+    for (int64_t i = 0; i < n_src; i++)
+        relabel[i] = i < n_dst ? i : -1;
+    int64_t next = n_dst;
+    for (int64_t e = 0; e < nnz; e++) {
+        const int64_t u = local[e];
+        if (u < 0 || u >= n_src) {
+            o = gnn_oracle_fail(ctx, "%s (%s): local[%lld] = %lld outside [0, n_src = %lld): not a map", name, side,
+                                (long long)e, (long long)u, (long long)n_src);
+            goto out;
+        }
+        if (relabel[u] < 0)
+            relabel[u] = next++;
+        out_local[e] = (int32_t)relabel[u];
+    }
+    if (next != n_src) {
+        int64_t unused = -1;
+        for (int64_t i = n_dst; i < n_src && unused < 0; i++)
+            if (relabel[i] < 0)
+                unused = i;
+        o = gnn_oracle_fail(ctx, "%s (%s): %lld of the %lld new local ids are never used (first: %lld): not a "
+                            "bijection", name, side, (long long)(n_src - next), (long long)(n_src - n_dst),
+                            (long long)unused);
+        goto out;
+    }
+    for (int64_t i = 0; i < n_src; i++)
+        out_src_gid[relabel[i]] = src_gid[i];
+    memcpy(sorted, src_gid, (size_t)n_src * sizeof(int64_t));
+    qsort(sorted, (size_t)n_src, sizeof(int64_t), cmp_i64_asc);
+    for (int64_t i = 1; i < n_src; i++)
+        if (sorted[i] == sorted[i - 1]) {
+            o = gnn_oracle_fail(ctx, "%s (%s): global id %lld has two local ids: not a bijection", name, side,
+                                (long long)sorted[i]);
+            goto out;
+        }
+out:
+    gnn_free(relabel);
+    gnn_free(sorted);
+    return o;
+}
+
+gnn_oracle_outcome gnn_oracle_compare_idmap(gnn_oracle_ctx *ctx, gnn_oracle_cmp cmp, const char *name,
+                                            int64_t n_dst, int64_t nnz, const int32_t *ref_local,
+                                            const int64_t *ref_src_gid, int64_t ref_n_src,
+                                            const int32_t *impl_local, const int64_t *impl_src_gid,
+                                            int64_t impl_n_src)
+{
+    char n1[96], n2[96];
+    snprintf(n1, sizeof n1, "%s.local", name);
+    snprintf(n2, sizeof n2, "%s.src_gid", name);
+    if (ref_n_src != impl_n_src)
+        return gnn_oracle_fail(ctx, "%s: n_src differs: ref %lld, impl %lld", name, (long long)ref_n_src,
+                               (long long)impl_n_src);
+    if (impl_n_src < n_dst || impl_n_src > n_dst + nnz)
+        return gnn_oracle_fail(ctx, "%s: n_src = %lld outside [n_dst, n_dst + nnz] = [%lld, %lld]", name,
+                               (long long)impl_n_src, (long long)n_dst, (long long)(n_dst + nnz));
+    if (cmp != GNN_CMP_CANONICAL) {
+        gnn_oracle_outcome o = gnn_oracle_compare_int(ctx, n1, ref_local, impl_local, nnz, 4);
+        return gnn_oracle_worst(o, gnn_oracle_compare_int(ctx, n2, ref_src_gid, impl_src_gid, ref_n_src, 8));
+    }
+    /* guards first (the relabelled copies below have none) */
+    gnn_oracle_outcome o = gnn_oracle_compare_int(ctx, n1, ref_local, ref_local, 0, 4);
+    o = gnn_oracle_worst(o, gnn_oracle_compare_int(ctx, n1, impl_local, impl_local, 0, 4));
+    o = gnn_oracle_worst(o, gnn_oracle_compare_int(ctx, n2, ref_src_gid, impl_src_gid, 0, 8));
+    if (o != GNN_ORACLE_PASS)
+        return o;
+    const size_t lb = ((size_t)nnz + 1) * sizeof(int32_t), gb = ((size_t)ref_n_src + 1) * sizeof(int64_t);
+    int32_t *rl = gnn_malloc(lb), *il = gnn_malloc(lb);
+    int64_t *rg = gnn_malloc(gb), *ig = gnn_malloc(gb);
+    if (!rl || !il || !rg || !ig) {
+        o = gnn_oracle_fail(ctx, "%s: out of memory", name);
+        goto out;
+    }
+    o = idmap_canonical(ctx, name, "ref", n_dst, nnz, ref_local, ref_src_gid, ref_n_src, rl, rg);
+    if (o == GNN_ORACLE_PASS)
+        o = idmap_canonical(ctx, name, "impl", n_dst, nnz, impl_local, impl_src_gid, impl_n_src, il, ig);
+    if (o == GNN_ORACLE_PASS) {
+        o = gnn_oracle_compare_int(ctx, n1, rl, il, nnz, 4);
+        o = gnn_oracle_worst(o, gnn_oracle_compare_int(ctx, n2, rg, ig, ref_n_src, 8));
+    }
+out:
+    gnn_free(rl);
+    gnn_free(il);
+    gnn_free(rg);
+    gnn_free(ig);
+    return o;
+}
+
 /* ---- chi-square ---------------------------------------------------------------------------- */
 
 /* P(a, x) by its power series: e^-x x^a / Gamma(a) * sum_n x^n / (a (a+1) ... (a+n)).
@@ -493,7 +705,7 @@ gnn_oracle_outcome gnn_oracle_chisq_check(gnn_oracle_ctx *ctx, const char *name,
     const double p = gnn_oracle_chisq_pvalue(x2, dof);
     if (p < alpha)
         return gnn_oracle_fail(ctx, "%s: chi-square %.4g with %g dof (mean %g): p = %.3g < alpha %g: the draws are "
-                               "not uniform", name, x2, dof, dof, p, alpha);
+                               "not distributed as expected", name, x2, dof, dof, p, alpha);
     gnn_oracle_note(ctx, "%s: chi-square %.4g with %g dof, p = %.3g", name, x2, dof, p);
     return GNN_ORACLE_PASS;
 }

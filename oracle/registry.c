@@ -7,7 +7,11 @@
 #include "gnnref/oracle.h"
 
 extern const gnn_oracle_entry gnn_oracle_rng_philox_kat, gnn_oracle_rng_draws, gnn_oracle_crc32c_kat;
-extern const gnn_oracle_entry gnn_oracle_sample_uniform, gnn_oracle_sample_uniform_dist, gnn_oracle_block_build;
+extern const gnn_oracle_entry gnn_oracle_sample_uniform, gnn_oracle_sample_uniform_dist, gnn_oracle_sample_weighted,
+    gnn_oracle_sample_weighted_dist, gnn_oracle_block_build;
+extern const gnn_oracle_entry gnn_oracle_idmap_build, gnn_oracle_idmap_fused;
+extern const gnn_oracle_entry gnn_oracle_sample_layer, gnn_oracle_sample_layer_fusedmap, gnn_oracle_sample_blocks,
+    gnn_oracle_sample_blocks_fusedmap;
 extern const gnn_oracle_entry gnn_oracle_aggregate_mean_fwd, gnn_oracle_aggregate_mean_bwd,
     gnn_oracle_aggregate_sum_fwd, gnn_oracle_aggregate_sum_bwd;
 extern const gnn_oracle_entry gnn_oracle_linear_fwd, gnn_oracle_linear_bwd, gnn_oracle_xent, gnn_oracle_relu,
@@ -23,7 +27,16 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     /* sampling (DESIGN.md section 2, "Uses" and "Orders") */
     &gnn_oracle_sample_uniform,
     &gnn_oracle_sample_uniform_dist,
+    &gnn_oracle_sample_weighted,
+    &gnn_oracle_sample_weighted_dist,
     &gnn_oracle_block_build,
+    /* ID maps and the optimized samplers against the reference pipeline */
+    &gnn_oracle_idmap_build,
+    &gnn_oracle_idmap_fused,
+    &gnn_oracle_sample_layer,
+    &gnn_oracle_sample_layer_fusedmap,
+    &gnn_oracle_sample_blocks,
+    &gnn_oracle_sample_blocks_fusedmap,
     /* aggregation */
     &gnn_oracle_aggregate_mean_fwd,
     &gnn_oracle_aggregate_mean_bwd,

@@ -5,7 +5,9 @@
  * tcase "harness": proofs that the oracle CAN fail. Each self-test hands the harness a
  *   deliberately broken implementation (a mutant of the reference: one ulp nudged, edges
  *   summed in reverse, an edge dropped, a write past the end, a NaN, an Inf, a biased sampler,
- *   a repeated sample, a reordered ID map, a backward missing its 1/deg) and asserts FAIL with
+ *   a repeated sample, a reordered ID map, a backward missing its 1/deg, a weighted sampler with
+ *   squared weights or the wrong keys, an ID map with two new ids swapped or two vertices merged,
+ *   a sampler block with one edge relabelled, a broken layer chain) and asserts FAIL with
  *   the expected message; plus comparator semantics, the chi-square p-value against published
  *   quantiles, case-string replay and malformed case strings (library and CLI).
  * No test re-implements a kernel: mutants wrap the reference and break one thing. */
@@ -16,8 +18,10 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "gnnref/aggregate.h"
+#include "gnnref/idmap.h"
 #include "gnnref/nn.h"
 #include "gnnref/oracle.h"
+#include "gnnref/rng.h"
 #include "gnnref/sample.h"
 #include "gnnref/tensor.h"
 
@@ -84,7 +88,8 @@ START_TEST(registry_well_formed)
         "rng.philox.kat", "crc32c.kat", "sample.uniform", "sample.uniform.dist", "block.build",
         "aggregate.mean.fwd", "aggregate.mean.bwd", "aggregate.sum.fwd", "aggregate.sum.bwd", "linear.fwd",
         "linear.bwd", "xent", "relu", "dropout", "grad.aggregate.mean", "grad.aggregate.sum", "grad.linear",
-        "grad.xent", "grad.relu", "grad.dropout", NULL,
+        "grad.xent", "grad.relu", "grad.dropout", "sample.weighted", "sample.weighted.dist", "idmap.build",
+        "idmap.fused", "sample.layer", "sample.layer.fusedmap", "sample.blocks", "sample.blocks.fusedmap", NULL,
     };
     for (int i = 0; required[i]; i++)
         ck_assert_msg(gnn_oracle_find(required[i]) != NULL, "%s is not registered", required[i]);
@@ -556,13 +561,24 @@ START_TEST(outcomes_skip_unsupported)
     tally t;
     run_with_impl("aggregate.mean.fwd", &m_unsupported, 0, 1, &t);
     ck_assert_int_eq(t.counts[GNN_ORACLE_UNSUPPORTED], gnn_oracle_n_presets(gnn_oracle_find("aggregate.mean.fwd")));
-    /* threaded implementations run at 1 and 2 threads, and the case string says so */
+    /* threaded implementations run at 1, 2 and 4 threads (4 oversubscribes two cores on
+     * purpose), and the case string says so */
+    ck_assert_int_eq(gnn_oracle_n_thread_counts, 3);
+    ck_assert_int_eq(gnn_oracle_thread_counts[0], 1);
+    ck_assert_int_eq(gnn_oracle_thread_counts[1], 2);
+    ck_assert_int_eq(gnn_oracle_thread_counts[2], 4);
     memset(counts, 0, sizeof counts);
     const gnn_oracle_entry *e = gnn_oracle_find("aggregate.sum.fwd");
     gnn_oracle_run_entry(e, "cpu", 1, 1, NULL, NULL, counts);
     const int n = counts[GNN_ORACLE_PASS] + counts[GNN_ORACLE_SKIP];
-    ck_assert_int_eq(n, 2 * gnn_oracle_n_presets(e));
-    ck_assert_int_eq(counts[GNN_ORACLE_SKIP], gnn_oracle_have_openmp() ? 0 : gnn_oracle_n_presets(e));
+    ck_assert_int_eq(n, gnn_oracle_n_thread_counts * gnn_oracle_n_presets(e));
+    ck_assert_int_eq(counts[GNN_ORACLE_SKIP],
+                     gnn_oracle_have_openmp() ? 0 : (gnn_oracle_n_thread_counts - 1) * gnn_oracle_n_presets(e));
+    gnn_oracle_case c4;
+    ck_assert_int_eq(gnn_oracle_case_init(&c4, e, gnn_oracle_find_impl(e, "cpu"), 4, e->presets[0], 1, NULL), GNN_OK);
+    char s4[512];
+    gnn_oracle_case_format(&c4, s4, sizeof s4);
+    ck_assert_ptr_nonnull(strstr(s4, "impl=cpu,threads=4,"));
 }
 END_TEST
 
@@ -677,7 +693,8 @@ START_TEST(chisq_rejects_biased_sampler)
      * formula, not for power. */
     ck_assert_msg(t.counts[GNN_ORACLE_FAIL] >= n_presets - 1, "biased sampler: %d of %d presets failed",
                   t.counts[GNN_ORACLE_FAIL], n_presets);
-    ck_assert_msg(strstr(t.first_fail, "not uniform") && strstr(t.first_fail, "p = "), "%s", t.first_fail);
+    ck_assert_msg(strstr(t.first_fail, "not distributed as expected") && strstr(t.first_fail, "p = "), "%s",
+                  t.first_fail);
 }
 END_TEST
 
@@ -806,6 +823,359 @@ START_TEST(canonical_relabel)
 }
 END_TEST
 
+/* ---- weighted samplers: chi-square can fail ------------------------------------------------------ */
+
+/* The reference sampler for either kind of parameters (as the oracle's sampler entries use it). */
+static gnn_status sample_any(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
+                             gnn_sampled *out)
+{
+    if (p->weights)
+        return gnn_sample_weighted_ref(g, seeds, n_seeds, p, out);
+    return gnn_sample_uniform_ref(g, seeds, n_seeds, p, out);
+}
+static const gnn_sample_ops k_any_ops = { "ref", sample_any, gnn_block_build_ref };
+static const gnn_sample_ops k_any_desc_ops = { "descending", sample_any, build_descending };
+
+/* The weights squared: still only positive-weight neighbors, the right counts, no repeats;
+ * only the distribution is wrong. */
+static gnn_status squared_weighted(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
+                                   const gnn_sample_params *p, gnn_sampled *out)
+{
+    float *w2 = malloc((size_t)g->nnz * sizeof(float) + 1);
+    for (int64_t e = 0; e < g->nnz; e++)
+        w2[e] = p->weights[e] * p->weights[e];
+    gnn_sample_params q = *p;
+    q.weights = w2;
+    gnn_status s = gnn_sample_weighted_ref(g, seeds, n_seeds, &q, out);
+    free(w2);
+    return s;
+}
+static const gnn_sample_ops k_squared_ops = { "squared", squared_weighted, gnn_block_build_ref };
+static const gnn_oracle_impl m_squared = { "squared", &k_squared_ops, 0 };
+
+/* The classic wrong weighted reservoir: keep the k largest u * w instead of u^(1/w) (without
+ * replacement; with replacement it defers to the reference). For k = 1 it already favours
+ * heavy neighbors more than w_i / W. */
+static gnn_status linear_keys(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
+                              gnn_sampled *out)
+{
+    if (p->replace)
+        return gnn_sample_weighted_ref(g, seeds, n_seeds, p, out);
+    memset(out, 0, sizeof *out);
+    out->n_dst = n_seeds;
+    out->dst_gid = malloc((size_t)n_seeds * sizeof(int64_t) + 1);
+    out->offsets = malloc(((size_t)n_seeds + 1) * sizeof(int64_t));
+    out->offsets[0] = 0;
+    for (int64_t i = 0; i < n_seeds; i++) {
+        const int64_t v = seeds[i];
+        int64_t pos = 0;
+        for (int64_t e = g->indptr[v]; e < g->indptr[v + 1]; e++)
+            pos += p->weights[e] > 0;
+        out->dst_gid[i] = v;
+        out->offsets[i + 1] = out->offsets[i] + (p->fanout < 0 || p->fanout > pos ? pos : p->fanout);
+    }
+    out->nnz = out->offsets[n_seeds];
+    out->nbr_gid = malloc((size_t)out->nnz * sizeof(int64_t) + 1);
+    for (int64_t i = 0; i < n_seeds; i++) {
+        const int64_t v = seeds[i], b = g->indptr[v], d = g->indptr[v + 1] - b;
+        const gnn_rng_stream st = gnn_rng_stream_make(p->seed, GNN_TAG_SAMPLE, p->step, p->layer, (uint64_t)v);
+        double *key = malloc((size_t)d * sizeof(double) + 1);
+        for (int64_t j = 0; j < d; j++)
+            key[j] = p->weights[b + j] > 0 ? ((double)gnn_rng_float(&st, (uint64_t)j) + 0x1p-25) * p->weights[b + j] : -1;
+        for (int64_t t = out->offsets[i]; t < out->offsets[i + 1]; t++) {
+            int64_t best = -1;
+            for (int64_t j = 0; j < d; j++)
+                if (key[j] > 0 && (best < 0 || key[j] > key[best]))
+                    best = j;
+            key[best] = -1;
+            out->nbr_gid[t] = g->indices[b + best];
+        }
+        free(key);
+    }
+    return GNN_OK;
+}
+static const gnn_sample_ops k_linear_keys_ops = { "linear-keys", linear_keys, gnn_block_build_ref };
+static const gnn_oracle_impl m_linear_keys = { "linear-keys", &k_linear_keys_ops, 0 };
+
+/* The right sets in the wrong order: each dst's samples reversed (increasing keys). */
+static gnn_status reversed_weighted(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
+                                    const gnn_sample_params *p, gnn_sampled *out)
+{
+    gnn_status s = gnn_sample_weighted_ref(g, seeds, n_seeds, p, out);
+    for (int64_t i = 0; !s && i < n_seeds; i++)
+        for (int64_t a = out->offsets[i], b = out->offsets[i + 1] - 1; a < b; a++, b--) {
+            const int64_t t = out->nbr_gid[a];
+            out->nbr_gid[a] = out->nbr_gid[b];
+            out->nbr_gid[b] = t;
+        }
+    return s;
+}
+static const gnn_sample_ops k_reversed_ops = { "reversed", reversed_weighted, gnn_block_build_ref };
+static const gnn_oracle_impl m_reversed_w = { "reversed", &k_reversed_ops, 0 };
+
+START_TEST(chisq_rejects_biased_weighted)
+{
+    tally t;
+    const int n_presets = gnn_oracle_n_presets(gnn_oracle_find("sample.weighted.dist"));
+    /* every preset but the one where fanout >= the positive weights (nothing random) */
+    run_with_impl("sample.weighted.dist", &m_squared, 0, 1, &t);
+    ck_assert_msg(t.counts[GNN_ORACLE_FAIL] == n_presets - 1, "squared weights: %d of %d presets failed; first:\n%s",
+                  t.counts[GNN_ORACLE_FAIL], n_presets, t.first_fail);
+    ck_assert_msg(strstr(t.first_fail, "not distributed as expected"), "%s", t.first_fail);
+    /* wrong keys: the six presets that draw k < #positive without replacement (k = 1 on two
+     * degrees, k-sets and ordered k-tuples for k = 2 and 3) reject it */
+    run_with_impl("sample.weighted.dist", &m_linear_keys, 0, 1, &t);
+    ck_assert_msg(t.counts[GNN_ORACLE_FAIL] == 6, "linear keys: %d presets failed", t.counts[GNN_ORACLE_FAIL]);
+    ck_assert_msg(strstr(t.first_fail, "not distributed as expected"), "%s", t.first_fail);
+    /* the right sets in increasing-key order: only the two ordered-tuple presets can tell */
+    run_with_impl("sample.weighted.dist", &m_reversed_w, 0, 1, &t);
+    ck_assert_msg(t.counts[GNN_ORACLE_FAIL] == 2, "reversed order: %d presets failed", t.counts[GNN_ORACLE_FAIL]);
+    ck_assert_msg(strstr(t.first_fail, "ordered k-tuple counts"), "%s", t.first_fail);
+    run_with_impl("sample.weighted", &m_squared, 0, 1, &t);
+    ck_assert_msg(t.counts[GNN_ORACLE_FAIL] == 0, "%s", t.first_fail);
+}
+END_TEST
+
+/* ---- ID maps: bitwise and canonical ------------------------------------------------------------ */
+
+static gnn_status idmap_checked_ref(int64_t nv, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
+                                    int32_t *local, int64_t *src_gid, int64_t *n_src)
+{
+    for (int64_t i = 0; i < n_dst; i++)
+        if (dst[i] < 0 || dst[i] >= nv)
+            return GNN_ERR_RANGE;
+    for (int64_t e = 0; e < nnz; e++)
+        if (nbr[e] < 0 || nbr[e] >= nv)
+            return GNN_ERR_RANGE;
+    return gnn_idmap_build_ref(dst, n_dst, nbr, nnz, local, src_gid, n_src);
+}
+
+/* The first two new local ids swapped, consistently: a correct map up to relabelling. */
+static gnn_status idmap_swap(int64_t nv, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
+                             int32_t *local, int64_t *src_gid, int64_t *n_src)
+{
+    gnn_status s = idmap_checked_ref(nv, dst, n_dst, nbr, nnz, local, src_gid, n_src);
+    if (s || *n_src < n_dst + 2)
+        return s;
+    const int32_t a = (int32_t)n_dst, b = (int32_t)n_dst + 1;
+    const int64_t t = src_gid[a];
+    src_gid[a] = src_gid[b];
+    src_gid[b] = t;
+    for (int64_t e = 0; e < nnz; e++)
+        local[e] = local[e] == a ? b : local[e] == b ? a : local[e];
+    return GNN_OK;
+}
+/* The second new vertex merged into the first (its id left unused): not a bijection. */
+static gnn_status idmap_merge(int64_t nv, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
+                              int32_t *local, int64_t *src_gid, int64_t *n_src)
+{
+    gnn_status s = idmap_checked_ref(nv, dst, n_dst, nbr, nnz, local, src_gid, n_src);
+    for (int64_t e = 0; !s && e < nnz; e++)
+        if (local[e] == n_dst + 1)
+            local[e] = (int32_t)n_dst;
+    return s;
+}
+static const gnn_oracle_idmap_ops k_swap_ops = { .build = idmap_swap }, k_merge_ops = { .build = idmap_merge };
+static const gnn_oracle_impl m_idmap_swap = { "swap", &k_swap_ops, 0 }, m_idmap_merge = { "merge", &k_merge_ops, 0 };
+
+static struct {
+    gnn_oracle_cmp cmp;
+    int64_t n_dst, nnz, ref_n_src, impl_n_src;
+    const int32_t *ref_local, *impl_local;
+    const int64_t *ref_gid, *impl_gid;
+} g_map;
+
+static gnn_oracle_outcome map_entry_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    (void)c;
+    return gnn_oracle_compare_idmap(ctx, g_map.cmp, "map", g_map.n_dst, g_map.nnz, g_map.ref_local, g_map.ref_gid,
+                                    g_map.ref_n_src, g_map.impl_local, g_map.impl_gid, g_map.impl_n_src);
+}
+static const gnn_oracle_entry k_map_entry = {
+    .name = "selftest.idmap", .what = "ID-map comparator self-test", .tol = { GNN_CMP_CANONICAL, 0, 0 },
+    .reason = "test", .params = k_test_params, .n_params = 1, .presets = k_test_presets, .ref = &k_test_impl,
+    .impls = k_test_impls, .run = map_entry_run,
+};
+
+static gnn_oracle_outcome compare_maps(gnn_oracle_cmp cmp, const int32_t *impl_local, const int64_t *impl_gid,
+                                       int64_t impl_n_src, gnn_oracle_result *r)
+{
+    /* dst 10, 20; neighbors 7, 30, 7, 30, 5, 10: reference local ids 2 3 2 3 4 0 */
+    static const int32_t ref_local[] = { 2, 3, 2, 3, 4, 0 };
+    static const int64_t ref_gid[] = { 10, 20, 7, 30, 5 };
+    g_map.cmp = cmp;
+    g_map.n_dst = 2;
+    g_map.nnz = 6;
+    g_map.ref_n_src = 5;
+    g_map.ref_local = ref_local;
+    g_map.ref_gid = ref_gid;
+    g_map.impl_local = impl_local;
+    g_map.impl_gid = impl_gid;
+    g_map.impl_n_src = impl_n_src;
+    gnn_oracle_case c;
+    gnn_oracle_case_init(&c, &k_map_entry, &k_test_impl, 0, "n=1", 1, NULL);
+    return gnn_oracle_run(&c, r);
+}
+
+START_TEST(idmap_canonical_comparator)
+{
+    gnn_oracle_result r;
+    const int32_t same[] = { 2, 3, 2, 3, 4, 0 }, swapped[] = { 3, 2, 3, 2, 4, 0 }, rotated[] = { 4, 2, 4, 2, 3, 0 };
+    const int64_t gid[] = { 10, 20, 7, 30, 5 }, gid_swapped[] = { 10, 20, 30, 7, 5 }, gid_rot[] = { 10, 20, 30, 5, 7 };
+    ck_assert_int_eq(compare_maps(GNN_CMP_BITWISE, same, gid, 5, &r), GNN_ORACLE_PASS);
+    ck_assert_int_eq(compare_maps(GNN_CMP_CANONICAL, same, gid, 5, &r), GNN_ORACLE_PASS);
+    /* two new ids swapped: bitwise sees it, canonical accepts it */
+    ck_assert_int_eq(compare_maps(GNN_CMP_BITWISE, swapped, gid_swapped, 5, &r), GNN_ORACLE_FAIL);
+    ck_assert_msg(strstr(r.detail, "map.local") && strstr(r.detail, "elements differ"), "%s", r.detail);
+    ck_assert_int_eq(compare_maps(GNN_CMP_CANONICAL, swapped, gid_swapped, 5, &r), GNN_ORACLE_PASS);
+    ck_assert_int_eq(compare_maps(GNN_CMP_CANONICAL, rotated, gid_rot, 5, &r), GNN_ORACLE_PASS);
+    /* a relabelling of local ids without the matching src_gid is a wrong map */
+    ck_assert_int_eq(compare_maps(GNN_CMP_CANONICAL, swapped, gid, 5, &r), GNN_ORACLE_FAIL);
+    ck_assert_msg(strstr(r.detail, "map.src_gid"), "%s", r.detail);
+    /* dst must keep their ids */
+    const int32_t dst_moved[] = { 2, 3, 2, 3, 4, 1 };
+    ck_assert_int_eq(compare_maps(GNN_CMP_CANONICAL, dst_moved, gid, 5, &r), GNN_ORACLE_FAIL);
+    /* not a bijection: one global id under two local ids; an unused id; an id out of range */
+    const int64_t gid_dup[] = { 10, 20, 7, 7, 5 };
+    ck_assert_int_eq(compare_maps(GNN_CMP_CANONICAL, same, gid_dup, 5, &r), GNN_ORACLE_FAIL);
+    ck_assert_msg(strstr(r.detail, "two local ids") && strstr(r.detail, "not a bijection"), "%s", r.detail);
+    const int32_t merged[] = { 2, 2, 2, 2, 4, 0 };
+    ck_assert_int_eq(compare_maps(GNN_CMP_CANONICAL, merged, gid, 5, &r), GNN_ORACLE_FAIL);
+    ck_assert_msg(strstr(r.detail, "never used") && strstr(r.detail, "not a bijection"), "%s", r.detail);
+    const int32_t wild[] = { 2, 3, 2, 3, 5, 0 };
+    ck_assert_int_eq(compare_maps(GNN_CMP_CANONICAL, wild, gid, 5, &r), GNN_ORACLE_FAIL);
+    ck_assert_msg(strstr(r.detail, "outside [0, n_src = 5)"), "%s", r.detail);
+    ck_assert_int_eq(compare_maps(GNN_CMP_CANONICAL, same, gid, 4, &r), GNN_ORACLE_FAIL);
+    ck_assert_msg(strstr(r.detail, "n_src differs"), "%s", r.detail);
+}
+END_TEST
+
+START_TEST(idmap_entries_catch_wrong_maps)
+{
+    tally t;
+    const int n_presets = gnn_oracle_n_presets(gnn_oracle_find("idmap.build"));
+    /* swapped new ids: the bitwise entry fails, the canonical one passes every preset */
+    run_with_impl("idmap.build", &m_idmap_swap, 0, 1, &t);
+    ck_assert_int_gt(t.counts[GNN_ORACLE_FAIL], 0);
+    ck_assert_msg(strstr(t.first_fail, ".local") && strstr(t.first_fail, "elements differ (bitwise)"), "%s",
+                  t.first_fail);
+    run_with_impl("idmap.fused", &m_idmap_swap, 0, 1, &t);
+    ck_assert_msg(t.counts[GNN_ORACLE_PASS] == n_presets, "%d of %d passed; first:\n%s", t.counts[GNN_ORACLE_PASS],
+                  n_presets, t.first_fail);
+    /* two vertices merged: canonical rejects it */
+    run_with_impl("idmap.fused", &m_idmap_merge, 0, 1, &t);
+    ck_assert_int_gt(t.counts[GNN_ORACLE_FAIL], 0);
+    ck_assert_msg(strstr(t.first_fail, "not a bijection"), "%s", t.first_fail);
+}
+END_TEST
+
+/* ---- samplers against the reference pipeline ------------------------------------------------------ */
+
+/* The reference layer with its last edge pointing at the next local id. */
+static gnn_status layer_edge_off(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
+                                 gnn_block *out)
+{
+    gnn_sampled s;
+    gnn_status st = sample_any(g, seeds, n_seeds, p, &s);
+    if (st)
+        return st;
+    st = gnn_block_build_ref(&s, out);
+    gnn_sampled_free(&s);
+    if (!st && out->nnz > 0 && out->n_src > 1)
+        out->indices[out->nnz - 1] = (int32_t)((out->indices[out->nnz - 1] + 1) % out->n_src);
+    return st;
+}
+/* An unordered ID map: new src by descending global id (build_descending above). */
+static gnn_status layer_descending(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
+                                   const gnn_sample_params *p, gnn_block *out)
+{
+    gnn_sampled s;
+    gnn_status st = sample_any(g, seeds, n_seeds, p, &s);
+    if (st)
+        return st;
+    st = build_descending(&s, out);
+    gnn_sampled_free(&s);
+    return st;
+}
+/* L layers through the descending map: every layer's dst are the (unordered) src above. */
+static gnn_status blocks_descending(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts,
+                                    int L, const gnn_sample_params *base, gnn_block *blocks)
+{
+    return gnn_sample_blocks(&k_any_desc_ops, g, seeds, n_seeds, fanouts, L, base, blocks);
+}
+/* The reference blocks with the last edge of the input layer pointing at the next local id. */
+static gnn_status blocks_edge_off(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts,
+                                  int L, const gnn_sample_params *base, gnn_block *blocks)
+{
+    gnn_status st = gnn_sample_blocks(&k_any_ops, g, seeds, n_seeds, fanouts, L, base, blocks);
+    gnn_block *b = &blocks[0];
+    if (!st && b->nnz > 0 && b->n_src > 1)
+        b->indices[b->nnz - 1] = (int32_t)((b->indices[b->nnz - 1] + 1) % b->n_src);
+    return st;
+}
+/* The reference blocks with the first two dst of the input layer swapped together with their
+ * rows and every edge to them: a valid relabelling of that block, but its dst no longer follow
+ * the src order of the block above. */
+static gnn_status blocks_chain_broken(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts,
+                                      int L, const gnn_sample_params *base, gnn_block *blocks)
+{
+    gnn_status st = gnn_sample_blocks(&k_any_ops, g, seeds, n_seeds, fanouts, L, base, blocks);
+    gnn_block *b = &blocks[0];
+    if (st || b->n_dst < 2)
+        return st;
+    int32_t *idx = malloc((size_t)b->nnz * sizeof(int32_t) + 1);
+    const int64_t d0 = b->indptr[1] - b->indptr[0], d1 = b->indptr[2] - b->indptr[1];
+    memcpy(idx, b->indices + b->indptr[1], (size_t)d1 * sizeof(int32_t));
+    memcpy(idx + d1, b->indices, (size_t)d0 * sizeof(int32_t));
+    memcpy(idx + d0 + d1, b->indices + b->indptr[2], (size_t)(b->nnz - b->indptr[2]) * sizeof(int32_t));
+    for (int64_t e = 0; e < b->nnz; e++)
+        b->indices[e] = idx[e] == 0 ? 1 : idx[e] == 1 ? 0 : idx[e];
+    b->indptr[1] = d1;
+    const int64_t t = b->src_gid[0];
+    b->src_gid[0] = b->src_gid[1];
+    b->src_gid[1] = t;
+    free(idx);
+    return st;
+}
+static const gnn_oracle_sampler_ops k_layer_edge_ops = { .layer = layer_edge_off, .blocks = blocks_edge_off };
+static const gnn_oracle_sampler_ops k_layer_desc_ops = { .layer = layer_descending, .blocks = blocks_descending };
+static const gnn_oracle_sampler_ops k_chain_ops = { .layer = layer_edge_off, .blocks = blocks_chain_broken };
+static const gnn_oracle_impl m_edge_off = { "edge-off", &k_layer_edge_ops, 0 };
+static const gnn_oracle_impl m_unordered = { "descending", &k_layer_desc_ops, 0 };
+static const gnn_oracle_impl m_chain = { "chain", &k_chain_ops, 0 };
+
+START_TEST(sampler_entries_catch_wrong_blocks)
+{
+    tally t;
+    /* one edge relabelled: caught bitwise and canonically, one layer or many */
+    static const char *const all[] = { "sample.layer", "sample.layer.fusedmap", "sample.blocks",
+                                       "sample.blocks.fusedmap", NULL };
+    for (int i = 0; all[i]; i++) {
+        run_with_impl(all[i], &m_edge_off, 0, 1, &t);
+        ck_assert_msg(t.counts[GNN_ORACLE_FAIL] > 0, "%s: a relabelled edge went unnoticed", all[i]);
+        ck_assert_msg(strstr(t.first_fail, ".indices") && strstr(t.first_fail, "elements differ"), "%s: %s", all[i],
+                      t.first_fail);
+    }
+    /* an unordered ID map: bitwise fails, canonical accepts it on every preset, including the
+     * lower layers whose dst order is the unordered src order above */
+    static const char *const pairs[][2] = { { "sample.layer", "sample.layer.fusedmap" },
+                                            { "sample.blocks", "sample.blocks.fusedmap" } };
+    for (int i = 0; i < 2; i++) {
+        run_with_impl(pairs[i][0], &m_unordered, 0, 1, &t);
+        ck_assert_msg(t.counts[GNN_ORACLE_FAIL] > 0, "%s: an unordered map passed bitwise", pairs[i][0]);
+        ck_assert_msg(strstr(t.first_fail, ".src_gid"), "%s", t.first_fail);
+        run_with_impl(pairs[i][1], &m_unordered, 0, 1, &t);
+        const int n_presets = gnn_oracle_n_presets(gnn_oracle_find(pairs[i][1]));
+        ck_assert_msg(t.counts[GNN_ORACLE_PASS] == n_presets, "%s: %d of %d passed; first:\n%s", pairs[i][1],
+                      t.counts[GNN_ORACLE_PASS], n_presets, t.first_fail);
+    }
+    /* a block whose dst are not the src of the block above, in order */
+    run_with_impl("sample.blocks.fusedmap", &m_chain, 0, 1, &t);
+    ck_assert_int_gt(t.counts[GNN_ORACLE_FAIL], 0);
+    ck_assert_msg(strstr(t.first_fail, "the src of the block above"), "%s", t.first_fail);
+}
+END_TEST
+
 Suite *suite_oracle(void)
 {
     Suite *s = suite_create("oracle");
@@ -834,6 +1204,10 @@ Suite *suite_oracle(void)
     tcase_add_test(h, verify_catches_broken_sampler);
     tcase_add_test(h, verify_catches_broken_builder);
     tcase_add_test(h, canonical_relabel);
+    tcase_add_test(h, chisq_rejects_biased_weighted);
+    tcase_add_test(h, idmap_canonical_comparator);
+    tcase_add_test(h, idmap_entries_catch_wrong_maps);
+    tcase_add_test(h, sampler_entries_catch_wrong_blocks);
     suite_add_tcase(s, h);
     return s;
 }

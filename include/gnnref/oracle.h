@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include "gnnref/graph.h"
 #include "gnnref/rng.h"
+#include "gnnref/sample.h"
 #include "gnnref/status.h"
 
 #ifdef __cplusplus
@@ -110,7 +111,7 @@ typedef struct gnn_oracle_impl {
     unsigned flags;   /* GNN_ORACLE_THREADED */
 } gnn_oracle_impl;
 
-/* The thread counts every threaded implementation is checked at (1 and 2). */
+/* The thread counts every threaded implementation is checked at (1, 2 and 4). */
 extern const int gnn_oracle_thread_counts[];
 extern const int gnn_oracle_n_thread_counts;
 
@@ -270,6 +271,25 @@ gnn_oracle_outcome gnn_oracle_compare_int(gnn_oracle_ctx *ctx, const char *name,
 gnn_oracle_outcome gnn_oracle_compare_block(gnn_oracle_ctx *ctx, gnn_oracle_cmp cmp,
                                             const char *name, const gnn_block *ref,
                                             const gnn_block *impl);
+/* Multi-layer blocks in DGL order (blocks[L-1] has the seeds as dst). The impl's chain is
+ * checked first: the top block's dst are the seeds in order, and each block's dst are the src
+ * of the block above, in that block's order. Then every layer is compared: GNN_CMP_BITWISE
+ * every array; GNN_CMP_CANONICAL after gnn_oracle_block_canonical_all on both sides (an
+ * unordered ID map's src order becomes the dst order of the layer below, so there the dst
+ * are relabelled too). */
+gnn_oracle_outcome gnn_oracle_compare_blocks(gnn_oracle_ctx *ctx, gnn_oracle_cmp cmp, const char *name,
+                                             const int64_t *seeds, int64_t n_seeds, const gnn_block *ref,
+                                             const gnn_block *impl, int L);
+/* ID map outputs (include/gnnref/idmap.h): local (nnz), src_gid (n_src), n_src.
+ * GNN_CMP_BITWISE: identical n_src, local and src_gid. GNN_CMP_CANONICAL: each side must be a
+ * bijection (every local id in [0, n_src), every new id >= n_dst used by some neighbor,
+ * distinct global ids) and is relabelled to first-appearance order (dst keep 0..n_dst-1,
+ * new ids numbered as they first occur in local[]); then bitwise. */
+gnn_oracle_outcome gnn_oracle_compare_idmap(gnn_oracle_ctx *ctx, gnn_oracle_cmp cmp, const char *name,
+                                            int64_t n_dst, int64_t nnz, const int32_t *ref_local,
+                                            const int64_t *ref_src_gid, int64_t ref_n_src,
+                                            const int32_t *impl_local, const int64_t *impl_src_gid,
+                                            int64_t impl_n_src);
 /* Chi-square: FAIL when the p-value of statistic x2 with dof degrees of freedom < alpha. */
 gnn_oracle_outcome gnn_oracle_chisq_check(gnn_oracle_ctx *ctx, const char *name, double x2,
                                           double dof, double alpha);
@@ -295,6 +315,12 @@ int64_t gnn_oracle_ulp_f32(float a, float b);
  * are renumbered in ascending global id; edges keep their order (indices remapped). out is
  * allocated (gnn_block_free). Used for ID maps whose order is inherently unordered. */
 gnn_status gnn_oracle_block_canonical(const gnn_block *in, gnn_block *out);
+
+/* The same, with the dst relabelled too: dst in ascending global id take local ids
+ * 0..n_dst-1 (their rows move with them, each row's edges in their order), then the other
+ * src in ascending global id. For the lower layers of a multi-layer sample with an unordered
+ * ID map, whose dst order is the unordered src order of the layer above. */
+gnn_status gnn_oracle_block_canonical_all(const gnn_block *in, gnn_block *out);
 
 /* Regularized upper incomplete gamma Q(a, x) = Gamma(a, x) / Gamma(a), a > 0, x >= 0. */
 double gnn_oracle_gamma_q(double a, double x);
@@ -329,6 +355,28 @@ gnn_status gnn_oracle_random_block(gnn_oracle_draws *d, int64_t n_dst, int64_t n
 /* The same, owned by the case: freed after it. *b receives a pointer into the context. */
 gnn_status gnn_oracle_case_block(gnn_oracle_ctx *ctx, gnn_oracle_draws *d, int64_t n_dst,
                                  int64_t n_src, int64_t deg_lo, int64_t deg_hi, gnn_block **b);
+
+/* ---- implementations of the ID map and sampler entries --------------------------------------
+ * The `ops` of the gnn_oracle_impl of idmap.* (oracle/op_idmap.c) and sample.layer* /
+ * sample.blocks* (oracle/op_sampler.c). Registered implementations name an object kind; the
+ * reference and the self-tests' mutants give plain functions instead. */
+
+typedef struct gnn_oracle_idmap_ops {
+    int kind; /* gnn_idmap_kind for gnn_idmap_create, used when build is NULL */
+    /* Same contract as gnn_idmap_build on a map created for n_vertices. */
+    gnn_status (*build)(int64_t n_vertices, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
+                        int32_t *local, int64_t *src_gid, int64_t *n_src);
+} gnn_oracle_idmap_ops;
+
+typedef struct gnn_oracle_sampler_ops {
+    int variant, idmap; /* gnn_sampler_variant and gnn_idmap_kind for gnn_sampler_create,
+                         * used when layer/blocks are NULL */
+    /* Same contracts as gnn_sampler_layer and gnn_sampler_blocks. */
+    gnn_status (*layer)(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
+                        gnn_block *out);
+    gnn_status (*blocks)(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts, int L,
+                         const gnn_sample_params *base, gnn_block *blocks);
+} gnn_oracle_sampler_ops;
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,264 @@
+/* oracle/op_idmap.c -- oracle entries for the global-to-local ID maps (include/gnnref/idmap.h,
+ * DESIGN.md section 2 "Orders").
+ *
+ *   idmap.build  bitwise: the ordered kinds (REF through the object API, ORDERED, DENSE)
+ *                against gnn_idmap_build_ref: local ids and src_gid, every bit, at 1, 2 and
+ *                4 threads;
+ *   idmap.fused  canonical: FastGL's Fused-Map hands out local ids in arrival order, so only
+ *                the relabelling to first-appearance order is fixed: each side must be a
+ *                bijection and, relabelled, equal the reference bit for bit.
+ *
+ * Each case builds TWICE on the same map object (inputs A, then B): a map that leaves state
+ * behind (DENSE resets only the entries it touched) shows up on the second build. Inputs:
+ * n_dst distinct dst ids and nnz neighbor ids, a `hit` percent of them dst ids, the rest
+ * drawn from a pool of `pool` distinct non-dst ids (a small pool gives many repeats), all
+ * sparse in [0, nv). `bad` makes input B invalid: a repeated dst (GNN_ERR_INVAL), a neighbor
+ * id equal to nv or a negative one (GNN_ERR_RANGE), which every kind must report. */
+#include <stdio.h>
+#include <string.h>
+#include "gnnref/idmap.h"
+#include "gnnref/oracle.h"
+
+/* The reference: the range check of gnn_idmap_build (ids in [0, n_vertices)), then the plain
+ * reference map. */
+static gnn_status idmap_ref_build(int64_t nv, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
+                                  int32_t *local, int64_t *src_gid, int64_t *n_src)
+{
+    for (int64_t i = 0; i < n_dst; i++)
+        if (dst[i] < 0 || dst[i] >= nv)
+            return GNN_ERR_RANGE;
+    for (int64_t e = 0; e < nnz; e++)
+        if (nbr[e] < 0 || nbr[e] >= nv)
+            return GNN_ERR_RANGE;
+    return gnn_idmap_build_ref(dst, n_dst, nbr, nnz, local, src_gid, n_src);
+}
+
+static const gnn_oracle_idmap_ops k_ops_ref = { .kind = GNN_IDMAP_REF, .build = idmap_ref_build };
+static const gnn_oracle_idmap_ops k_ops_refmap = { .kind = GNN_IDMAP_REF };
+static const gnn_oracle_idmap_ops k_ops_ordered = { .kind = GNN_IDMAP_ORDERED };
+static const gnn_oracle_idmap_ops k_ops_dense = { .kind = GNN_IDMAP_DENSE };
+static const gnn_oracle_idmap_ops k_ops_fused = { .kind = GNN_IDMAP_FUSED };
+
+static const gnn_oracle_impl k_idmap_ref = { .name = "ref", .ops = &k_ops_ref, .flags = 0 };
+static const gnn_oracle_impl k_idmap_refmap = { .name = "refmap", .ops = &k_ops_refmap, .flags = 0 };
+static const gnn_oracle_impl k_idmap_ordered = { .name = "ordered", .ops = &k_ops_ordered, .flags = GNN_ORACLE_THREADED };
+static const gnn_oracle_impl k_idmap_dense = { .name = "dense", .ops = &k_ops_dense, .flags = GNN_ORACLE_THREADED };
+static const gnn_oracle_impl k_idmap_fused = { .name = "fused", .ops = &k_ops_fused, .flags = GNN_ORACLE_THREADED };
+static const gnn_oracle_impl *const k_idmap_ordered_impls[] = { &k_idmap_ref, &k_idmap_refmap, &k_idmap_ordered,
+                                                                &k_idmap_dense, NULL };
+static const gnn_oracle_impl *const k_idmap_fused_impls[] = { &k_idmap_fused, NULL };
+
+enum { I_NV, I_NDST, I_NNZ, I_HIT, I_POOL, I_BAD, N_I_PARAMS };
+static const gnn_oracle_param k_i_params[N_I_PARAMS] = {
+    { "nv", GNN_PARAM_INT, 1, 1e9, "n_vertices: ids are in [0, nv) (DENSE allocates nv entries)" },
+    { "n_dst", GNN_PARAM_INT, 0, 1e7, "distinct dst ids" },
+    { "nnz", GNN_PARAM_INT, 0, 1e8, "neighbor ids" },
+    { "hit", GNN_PARAM_INT, 0, 100, "percent of neighbors that are dst ids" },
+    { "pool", GNN_PARAM_INT, 1, 1e8, "the other neighbors come from this many distinct non-dst ids" },
+    { "bad", GNN_PARAM_INT, 0, 3, "second build: 1 repeated dst (INVAL), 2 a neighbor id = nv, 3 a negative id (RANGE)" },
+};
+/* many repeats, neighbors that are all dst ids, no neighbors, a single dst, no dst, sparse
+ * ids in a large id space, a size where threads race, and the three invalid inputs */
+static const char *const k_i_presets[] = {
+    "nv=1000,n_dst=50,nnz=400,hit=30,pool=40,bad=0",
+    "nv=200,n_dst=20,nnz=100,hit=100,pool=1,bad=0",
+    "nv=100,n_dst=30,nnz=0,hit=0,pool=1,bad=0",
+    "nv=100,n_dst=1,nnz=12,hit=25,pool=5,bad=0",
+    "nv=500,n_dst=0,nnz=300,hit=0,pool=100,bad=0",
+    "nv=1,n_dst=1,nnz=5,hit=100,pool=1,bad=0",
+    "nv=4000000,n_dst=300,nnz=5000,hit=20,pool=3000,bad=0",
+    "nv=100000,n_dst=2000,nnz=40000,hit=25,pool=20000,bad=0",
+    "nv=100000,n_dst=3000,nnz=30000,hit=10,pool=3,bad=0",
+    "nv=1000,n_dst=10,nnz=50,hit=30,pool=20,bad=1",
+    "nv=1000,n_dst=10,nnz=50,hit=30,pool=20,bad=2",
+    "nv=1000,n_dst=10,nnz=50,hit=30,pool=20,bad=3",
+    NULL,
+};
+
+/* One input: n_dst distinct ids, then nnz neighbors (stream base: dst, base + 1: neighbors). */
+typedef struct idmap_input {
+    int64_t *dst; /* (n_dst) */
+    int64_t *nbr; /* (nnz) */
+} idmap_input;
+
+static int draw_input(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, uint64_t base, idmap_input *in)
+{
+    const int64_t nv = gnn_oracle_int(c, I_NV), n_dst = gnn_oracle_int(c, I_NDST), nnz = gnn_oracle_int(c, I_NNZ);
+    const int64_t hit = gnn_oracle_int(c, I_HIT), pool = gnn_oracle_int(c, I_POOL);
+    if (n_dst + (hit < 100 ? pool : 0) > nv)
+        return -1;
+    /* n_dst + pool distinct ids: Floyd's sampling into a small open-addressing set */
+    const int64_t want = n_dst + pool;
+    int64_t cap = 16;
+    while (cap < 2 * want)
+        cap <<= 1;
+    int64_t *set = gnn_oracle_alloc(ctx, (size_t)cap * sizeof(int64_t));
+    int64_t *ids = gnn_oracle_alloc(ctx, ((size_t)want + 1) * sizeof(int64_t));
+    in->dst = gnn_oracle_alloc(ctx, ((size_t)n_dst + 1) * sizeof(int64_t));
+    in->nbr = gnn_oracle_alloc(ctx, ((size_t)nnz + 1) * sizeof(int64_t));
+    if (!set || !ids || !in->dst || !in->nbr)
+        return 1;
+    for (int64_t i = 0; i < cap; i++)
+        set[i] = -1;
+    gnn_oracle_draws gd = gnn_oracle_draws_make(c, base), gn = gnn_oracle_draws_make(c, base + 1);
+    const int64_t take = want < nv ? want : nv;
+    for (int64_t j = nv - take, i = 0; j < nv; j++, i++) {
+        int64_t t = (int64_t)gnn_oracle_draw_uint(&gd, (uint64_t)j + 1), h;
+        for (h = (int64_t)(((uint64_t)t * 0x9E3779B97F4A7C15ull) & (uint64_t)(cap - 1)); set[h] != -1 && set[h] != t;
+             h = (h + 1) & (cap - 1))
+            ;
+        if (set[h] == t) { /* Floyd: t taken, take j (never taken before) */
+            t = j;
+            for (h = (int64_t)(((uint64_t)t * 0x9E3779B97F4A7C15ull) & (uint64_t)(cap - 1)); set[h] != -1;
+                 h = (h + 1) & (cap - 1))
+                ;
+        }
+        set[h] = t;
+        ids[i] = t;
+    }
+    /* Floyd's order is biased toward large ids late: shuffle, then split into dst and pool */
+    gnn_rng_shuffle_i64(&gd.s, ids, take);
+    memcpy(in->dst, ids, (size_t)n_dst * sizeof(int64_t));
+    const int64_t *pool_ids = ids + n_dst, n_pool = take - n_dst;
+    for (int64_t e = 0; e < nnz; e++) {
+        const int is_dst = n_dst > 0 && ((int64_t)gnn_oracle_draw_uint(&gn, 100) < hit || n_pool == 0);
+        const uint64_t r = gnn_oracle_draw_uint(&gn, (uint64_t)(is_dst ? n_dst : n_pool));
+        in->nbr[e] = is_dst ? in->dst[r] : pool_ids[r];
+    }
+    return 0;
+}
+
+static void free_idmap(void *p) { gnn_idmap_destroy(p); }
+
+typedef struct idmap_out {
+    int32_t *local;   /* (nnz) */
+    int64_t *src_gid; /* (n_dst + nnz) */
+    int64_t n_src;
+} idmap_out;
+
+static int alloc_out(gnn_oracle_ctx *ctx, const char *side, int64_t n_dst, int64_t nnz, idmap_out *o)
+{
+    char n1[48], n2[48];
+    snprintf(n1, sizeof n1, "%s.local", side);
+    snprintf(n2, sizeof n2, "%s.src_gid", side);
+    o->local = gnn_oracle_alloc_out(ctx, n1, (size_t)nnz * sizeof(int32_t));
+    o->src_gid = gnn_oracle_alloc_out(ctx, n2, (size_t)(n_dst + nnz) * sizeof(int64_t));
+    o->n_src = -1;
+    return o->local && o->src_gid ? 0 : 1;
+}
+
+static gnn_status run_impl(const gnn_oracle_idmap_ops *ops, gnn_idmap *m, int64_t nv, const idmap_input *in,
+                           int64_t n_dst, int64_t nnz, idmap_out *o)
+{
+    if (ops->build)
+        return ops->build(nv, in->dst, n_dst, in->nbr, nnz, o->local, o->src_gid, &o->n_src);
+    return gnn_idmap_build(m, in->dst, n_dst, in->nbr, nnz, o->local, o->src_gid, &o->n_src);
+}
+
+/* Build `in` with the reference and the implementation (on map m) and compare. */
+static gnn_oracle_outcome build_compare(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, gnn_idmap *m,
+                                        const idmap_input *in, const char *which)
+{
+    const gnn_oracle_idmap_ops *ref = c->entry->ref->ops, *impl = c->impl->ops;
+    const int64_t nv = gnn_oracle_int(c, I_NV), n_dst = gnn_oracle_int(c, I_NDST), nnz = gnn_oracle_int(c, I_NNZ);
+    idmap_out want, got;
+    char side[32];
+    snprintf(side, sizeof side, "ref.%s", which);
+    if (alloc_out(ctx, side, n_dst, nnz, &want))
+        return gnn_oracle_fail(ctx, "out of memory");
+    snprintf(side, sizeof side, "impl.%s", which);
+    if (alloc_out(ctx, side, n_dst, nnz, &got))
+        return gnn_oracle_fail(ctx, "out of memory");
+    const gnn_status sr = run_impl(ref, NULL, nv, in, n_dst, nnz, &want);
+    if (sr != GNN_OK)
+        return gnn_oracle_fail(ctx, "ref on input %s returned %s", which, gnn_status_str(sr));
+    char who[48];
+    snprintf(who, sizeof who, "impl (input %s)", which);
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, who, run_impl(impl, m, nv, in, n_dst, nnz, &got));
+    if (o != GNN_ORACLE_PASS)
+        return o;
+    if (got.n_src >= n_dst && got.n_src <= n_dst + nnz) {
+        if (c->entry->tol.cmp != GNN_CMP_CANONICAL) {
+            gnn_oracle_digest(ctx, got.local, (size_t)nnz * sizeof(int32_t));
+            gnn_oracle_digest(ctx, got.src_gid, (size_t)got.n_src * sizeof(int64_t));
+        } else { /* the raw order may change from run to run: digest what it maps each edge to */
+            gnn_oracle_digest(ctx, &got.n_src, sizeof got.n_src);
+            for (int64_t e = 0; e < nnz; e++) {
+                const int64_t gid = got.local[e] >= 0 && got.local[e] < got.n_src ? got.src_gid[got.local[e]] : -1;
+                gnn_oracle_digest(ctx, &gid, sizeof gid);
+            }
+        }
+    }
+    return gnn_oracle_compare_idmap(ctx, c->entry->tol.cmp, which, n_dst, nnz, want.local, want.src_gid, want.n_src,
+                                    got.local, got.src_gid, got.n_src);
+}
+
+static gnn_oracle_outcome idmap_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const gnn_oracle_idmap_ops *ref = c->entry->ref->ops, *impl = c->impl->ops;
+    const int64_t nv = gnn_oracle_int(c, I_NV), n_dst = gnn_oracle_int(c, I_NDST), nnz = gnn_oracle_int(c, I_NNZ);
+    const int bad = (int)gnn_oracle_int(c, I_BAD);
+    if (bad == 1 && n_dst < 2)
+        return gnn_oracle_fail(ctx, "invalid case: bad=1 needs n_dst >= 2");
+    if (bad >= 2 && nnz < 1)
+        return gnn_oracle_fail(ctx, "invalid case: bad=%d needs nnz >= 1", bad);
+    idmap_input in[2];
+    for (int k = 0; k < 2; k++) {
+        int r = draw_input(ctx, c, 1 + 2 * (uint64_t)k, &in[k]);
+        if (r < 0)
+            return gnn_oracle_fail(ctx, "invalid case: n_dst + pool > nv (ids are distinct)");
+        if (r > 0)
+            return gnn_oracle_fail(ctx, "out of memory");
+    }
+    gnn_idmap *m = NULL;
+    if (!impl->build) {
+        gnn_oracle_outcome o = gnn_oracle_status(ctx, "gnn_idmap_create", gnn_idmap_create(&m, impl->kind, nv));
+        if (o != GNN_ORACLE_PASS)
+            return o;
+        gnn_oracle_defer(ctx, free_idmap, m);
+    }
+    gnn_oracle_outcome o = build_compare(ctx, c, m, &in[0], "A");
+    if (o != GNN_ORACLE_PASS)
+        return o;
+    if (!bad)
+        return build_compare(ctx, c, m, &in[1], "B");
+    /* input B made invalid: every kind must say so, and the map must stay usable (input A
+     * again, after a build that may have inserted some ids before it failed) */
+    const gnn_status expect = bad == 1 ? GNN_ERR_INVAL : GNN_ERR_RANGE;
+    const char *what = bad == 1 ? "a repeated dst" : bad == 2 ? "a neighbor id = nv" : "a negative neighbor id";
+    if (bad == 1)
+        in[1].dst[n_dst - 1] = in[1].dst[0];
+    else
+        in[1].nbr[nnz / 2] = bad == 2 ? nv : -1;
+    idmap_out want, got;
+    if (alloc_out(ctx, "ref.B", n_dst, nnz, &want) || alloc_out(ctx, "impl.B", n_dst, nnz, &got))
+        return gnn_oracle_fail(ctx, "out of memory");
+    const gnn_status sr = run_impl(ref, NULL, nv, &in[1], n_dst, nnz, &want);
+    const gnn_status si = run_impl(impl, m, nv, &in[1], n_dst, nnz, &got);
+    if (sr != expect)
+        return gnn_oracle_fail(ctx, "ref on input B with %s returned %s, expected %s", what, gnn_status_str(sr),
+                               gnn_status_str(expect));
+    if (si != expect)
+        return gnn_oracle_fail(ctx, "impl on input B with %s returned %s, expected %s", what, gnn_status_str(si),
+                               gnn_status_str(expect));
+    return build_compare(ctx, c, m, &in[0], "A again");
+}
+
+const gnn_oracle_entry gnn_oracle_idmap_build = {
+    .name = "idmap.build",
+    .what = "ordered ID maps (REF object, ORDERED, DENSE) reproduce gnn_idmap_build_ref: local ids and src_gid, "
+            "two builds per map object, invalid input rejected",
+    .tol = { GNN_CMP_BITWISE, 0, 0 },
+    .reason = "DESIGN.md section 2 fixes the src order (first appearance): exact",
+    .params = k_i_params, .n_params = N_I_PARAMS, .presets = k_i_presets,
+    .ref = &k_idmap_ref, .impls = k_idmap_ordered_impls, .run = idmap_run,
+};
+
+const gnn_oracle_entry gnn_oracle_idmap_fused = {
+    .name = "idmap.fused",
+    .what = "FastGL's Fused-Map is a bijection equal to the reference after relabelling to first-appearance order",
+    .tol = { GNN_CMP_CANONICAL, 0, 0 },
+    .reason = "the atomic counter hands out ids in arrival order (inherently unordered); the relabelled map is exact",
+    .params = k_i_params, .n_params = N_I_PARAMS, .presets = k_i_presets,
+    .ref = &k_idmap_ref, .impls = k_idmap_fused_impls, .run = idmap_run,
+};

@@ -1,0 +1,464 @@
+/* oracle/op_sampler.c -- oracle entries for the optimized samplers (gnn_sampler_*, declared in
+ * include/gnnref/sample.h; opt/cpu/sample.c) against the reference pipeline.
+ *
+ *   sample.layer          bitwise: one layer (gnn_sampler_layer) of every variant (fused,
+ *                         unfused) with every ordered ID map (ordered, dense, ref) equals
+ *                         the reference sampler (gnn_sample_uniform_ref, or
+ *                         gnn_sample_weighted_ref with weights) followed by
+ *                         gnn_block_build_ref: n_src, indptr,
+ *                         indices and src_gid, every bit, at 1, 2 and 4 threads;
+ *   sample.layer.fusedmap canonical: the same with FastGL's Fused-Map, whose new src come in
+ *                         arrival order: equal after relabelling (gnn_oracle_compare_blocks);
+ *   sample.blocks         bitwise: L layers in DGL order (gnn_sampler_blocks) against
+ *                         gnn_sample_blocks with that reference, layer by layer, with the
+ *                         chain checked (each block's dst are the src of the block above);
+ *   sample.blocks.fusedmap canonical: the same with the Fused-Map (its unordered src become
+ *                         the next layer's dst, so the lower layers are relabelled on both
+ *                         sides, dst included).
+ *
+ * Every mode: uniform without and with replacement, weighted (per-edge weights with zeros)
+ * without and with replacement. Graphs: R-MAT (gnn_gen_rmat, Graph500 parameters, vertex 0 the
+ * hub, many isolated vertices) and SBM (gnn_gen_sbm, 4 classes), 2^scale vertices, generated
+ * from the case seed. Each case calls the SAME sampler object twice (steps t and t + 1), so
+ * scratch state a sampler keeps between calls (a dense map's touched entries) is checked too;
+ * the equality at every thread count is the determinism contract of DESIGN.md section 2. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "gnnref/dataset.h"
+#include "gnnref/idmap.h"
+#include "gnnref/oracle.h"
+#include "gnnref/sample.h"
+
+/* ---- implementations ---------------------------------------------------------------------- */
+
+/* The reference sampler for either kind of parameters: gnn_sample_weighted_ref when weights
+ * are set, gnn_sample_uniform_ref otherwise (what gnn_sample_ref does once its uniform
+ * sampler hands weighted parameters on; sample.weighted's "ref-dispatch" checks that it does). */
+static gnn_status ref_sample(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
+                             gnn_sampled *out)
+{
+    if (p->weights)
+        return gnn_sample_weighted_ref(g, seeds, n_seeds, p, out);
+    return gnn_sample_uniform_ref(g, seeds, n_seeds, p, out);
+}
+static const gnn_sample_ops k_ref_sample_ops = { "ref", ref_sample, gnn_block_build_ref };
+
+static gnn_status ref_layer(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
+                            gnn_block *out)
+{
+    gnn_sampled s;
+    memset(out, 0, sizeof *out);
+    gnn_status st = ref_sample(g, seeds, n_seeds, p, &s);
+    if (st)
+        return st;
+    st = gnn_block_build_ref(&s, out);
+    gnn_sampled_free(&s);
+    return st;
+}
+
+static gnn_status ref_blocks(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts, int L,
+                             const gnn_sample_params *base, gnn_block *blocks)
+{
+    return gnn_sample_blocks(&k_ref_sample_ops, g, seeds, n_seeds, fanouts, L, base, blocks);
+}
+
+static const gnn_oracle_sampler_ops k_ops_ref = { .layer = ref_layer, .blocks = ref_blocks };
+#define SAMPLER_IMPL(var, name_, variant_, idmap_)                                                      \
+    static const gnn_oracle_sampler_ops var##_ops = { .variant = variant_, .idmap = idmap_ };        \
+    static const gnn_oracle_impl var = { .name = name_, .ops = &var##_ops, .flags = GNN_ORACLE_THREADED }
+SAMPLER_IMPL(k_fused_ordered, "fused-ordered", GNN_SAMPLER_FUSED, GNN_IDMAP_ORDERED);
+SAMPLER_IMPL(k_fused_dense, "fused-dense", GNN_SAMPLER_FUSED, GNN_IDMAP_DENSE);
+SAMPLER_IMPL(k_fused_refmap, "fused-ref", GNN_SAMPLER_FUSED, GNN_IDMAP_REF);
+SAMPLER_IMPL(k_fused_fused, "fused-fused", GNN_SAMPLER_FUSED, GNN_IDMAP_FUSED);
+SAMPLER_IMPL(k_unfused_ordered, "unfused-ordered", GNN_SAMPLER_UNFUSED, GNN_IDMAP_ORDERED);
+SAMPLER_IMPL(k_unfused_dense, "unfused-dense", GNN_SAMPLER_UNFUSED, GNN_IDMAP_DENSE);
+SAMPLER_IMPL(k_unfused_refmap, "unfused-ref", GNN_SAMPLER_UNFUSED, GNN_IDMAP_REF);
+SAMPLER_IMPL(k_unfused_fused, "unfused-fused", GNN_SAMPLER_UNFUSED, GNN_IDMAP_FUSED);
+
+static const gnn_oracle_impl k_sampler_ref = { .name = "ref", .ops = &k_ops_ref, .flags = 0 };
+static const gnn_oracle_impl *const k_ordered_impls[] = {
+    &k_sampler_ref, &k_fused_ordered, &k_fused_dense, &k_fused_refmap,
+    &k_unfused_ordered, &k_unfused_dense, &k_unfused_refmap, NULL,
+};
+static const gnn_oracle_impl *const k_fusedmap_impls[] = { &k_fused_fused, &k_unfused_fused, NULL };
+
+/* ---- case inputs: graph, weights, seeds ------------------------------------------------------ */
+
+static void free_dataset(void *p) { gnn_dataset_free(p); }
+static void free_sampler(void *p) { gnn_sampler_destroy(p); }
+
+/* Blocks owned by the case (one deferred free for all of them). */
+typedef struct block_set {
+    int n;
+    gnn_block b[4];
+} block_set;
+static void free_block_set(void *p)
+{
+    block_set *s = p;
+    for (int i = 0; i < s->n; i++)
+        gnn_block_free(&s->b[i]);
+}
+static gnn_block *case_blocks(gnn_oracle_ctx *ctx, int n)
+{
+    block_set *s = gnn_oracle_alloc(ctx, sizeof *s); /* zeroed */
+    if (!s)
+        return NULL;
+    s->n = n;
+    gnn_oracle_defer(ctx, free_block_set, s);
+    return s->b;
+}
+
+typedef struct sampler_input {
+    const gnn_csr *g;
+    float *weights; /* (g->nnz) or NULL */
+    int64_t *seeds; /* (n_seeds) */
+    int64_t n_seeds;
+} sampler_input;
+
+/* gen 0: R-MAT (Graph500 a, b, c), edge factor ef; gen 1: SBM with 4 classes and average degree
+ * ef (70% inside the class). Both 2^scale vertices, seeded by the case. Weights (stream 4):
+ * zero with probability zeros/100, else (1/4 + u) 2^e, e in [-8, 8]. Seeds (stream 3): distinct,
+ * in random order; n_seeds = -1 takes every vertex; dup repeats the first seed at the end. */
+static gnn_oracle_outcome make_input(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, int gen, int scale, int64_t ef,
+                                     int64_t n_seeds, int weighted, int64_t zeros, int dup, sampler_input *in)
+{
+    gnn_dataset *ds = gnn_oracle_alloc(ctx, sizeof *ds);
+    if (!ds)
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_err err = { "" };
+    gnn_status st;
+    if (gen == 0) {
+        gnn_rmat_params rp;
+        gnn_rmat_defaults(&rp);
+        rp.scale = scale;
+        rp.edge_factor = (int)ef;
+        rp.seed = c->seed * 0x9E3779B97F4A7C15ull + 23;
+        rp.num_features = 0;
+        rp.num_classes = 0;
+        st = gnn_gen_rmat(ds, &rp, &err);
+    } else {
+        gnn_sbm_params sp;
+        gnn_sbm_defaults(&sp);
+        sp.n = (int64_t)1 << scale;
+        sp.classes = 4;
+        sp.deg_in = 0.7 * (double)ef;
+        sp.deg_out = 0.3 * (double)ef;
+        sp.num_features = 0;
+        sp.noise = 0;
+        sp.seed = c->seed * 0x9E3779B97F4A7C15ull + 29;
+        sp.train = sp.val = sp.test = 0;
+        st = gnn_gen_sbm(ds, &sp, &err);
+    }
+    if (st)
+        return gnn_oracle_fail(ctx, "graph generator: %s (%s)", gnn_status_str(st), err.msg);
+    gnn_oracle_defer(ctx, free_dataset, ds);
+    const gnn_csr *g = &ds->graph;
+    in->g = g;
+    in->weights = NULL;
+    if (weighted) {
+        in->weights = gnn_oracle_alloc(ctx, ((size_t)g->nnz + 1) * sizeof(float));
+        if (!in->weights)
+            return gnn_oracle_fail(ctx, "out of memory");
+        gnn_oracle_draws gw = gnn_oracle_draws_make(c, 4);
+        for (int64_t e = 0; e < g->nnz; e++) {
+            const int zero = (int64_t)gnn_oracle_draw_uint(&gw, 100) < zeros;
+            const float u = gnn_oracle_draw_float(&gw);
+            const int ex = (int)gnn_oracle_draw_range(&gw, -8, 8);
+            in->weights[e] = zero ? 0.0f : ldexpf(0.25f + u, ex);
+        }
+    }
+    const int64_t n = g->n;
+    if (n_seeds < 0)
+        n_seeds = n;
+    if (n_seeds > n || (dup && n_seeds < 2))
+        return gnn_oracle_fail(ctx, "invalid case: seeds=%lld with %lld vertices%s", (long long)n_seeds, (long long)n,
+                               dup ? " (dup needs 2 seeds)" : "");
+    in->seeds = gnn_oracle_alloc(ctx, ((size_t)n + 1) * sizeof(int64_t));
+    if (!in->seeds)
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_oracle_draws gs = gnn_oracle_draws_make(c, 3);
+    for (int64_t i = 0; i < n; i++)
+        in->seeds[i] = i;
+    for (int64_t i = 0; i < n_seeds && i < n - 1; i++) {
+        int64_t j = gnn_oracle_draw_range(&gs, i, n - 1), t = in->seeds[i];
+        in->seeds[i] = in->seeds[j];
+        in->seeds[j] = t;
+    }
+    if (dup)
+        in->seeds[n_seeds - 1] = in->seeds[0];
+    in->n_seeds = n_seeds;
+    return GNN_ORACLE_PASS;
+}
+
+/* The implementation's sampler object (NULL for plain-function implementations). */
+static gnn_oracle_outcome make_sampler(gnn_oracle_ctx *ctx, const gnn_oracle_sampler_ops *ops, const gnn_csr *g,
+                                       gnn_sampler **s)
+{
+    *s = NULL;
+    if (ops->layer || ops->blocks)
+        return GNN_ORACLE_PASS;
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, "gnn_sampler_create",
+                                             gnn_sampler_create(s, g, (gnn_sampler_variant)ops->variant, ops->idmap));
+    if (o == GNN_ORACLE_PASS)
+        gnn_oracle_defer(ctx, free_sampler, *s);
+    return o;
+}
+
+static gnn_status impl_layer(const gnn_oracle_sampler_ops *ops, gnn_sampler *s, const sampler_input *in,
+                             int64_t n_seeds, const gnn_sample_params *p, gnn_block *out)
+{
+    if (ops->layer)
+        return ops->layer(in->g, in->seeds, n_seeds, p, out);
+    return gnn_sampler_layer(s, in->seeds, n_seeds, p, out);
+}
+
+static gnn_status impl_blocks(const gnn_oracle_sampler_ops *ops, gnn_sampler *s, const sampler_input *in,
+                              const int64_t *fanouts, int L, const gnn_sample_params *base, gnn_block *blocks)
+{
+    if (ops->blocks)
+        return ops->blocks(in->g, in->seeds, in->n_seeds, fanouts, L, base, blocks);
+    return gnn_sampler_blocks(s, in->seeds, in->n_seeds, fanouts, L, base, blocks);
+}
+
+/* Digest of what the comparator compares: the block itself, or (canonical entries, whose raw
+ * order may change from run to run) its canonical relabelling, so replays agree. */
+static void digest_blocks(gnn_oracle_ctx *ctx, gnn_oracle_cmp cmp, const gnn_block *b, int L)
+{
+    for (int l = 0; l < L; l++) {
+        gnn_block cb;
+        const gnn_block *d = &b[l];
+        if (cmp == GNN_CMP_CANONICAL) {
+            if (gnn_oracle_block_canonical_all(&b[l], &cb))
+                continue;
+            d = &cb;
+        }
+        gnn_oracle_digest(ctx, &d->n_src, sizeof d->n_src);
+        gnn_oracle_digest(ctx, d->indptr, ((size_t)d->n_dst + 1) * sizeof(int64_t));
+        gnn_oracle_digest(ctx, d->indices, (size_t)d->nnz * sizeof(int32_t));
+        gnn_oracle_digest(ctx, d->src_gid, (size_t)d->n_src * sizeof(int64_t));
+        if (d == &cb)
+            gnn_block_free(&cb);
+    }
+}
+
+static gnn_oracle_outcome sane_then_compare(gnn_oracle_ctx *ctx, gnn_oracle_cmp cmp, const char *name,
+                                            const int64_t *seeds, int64_t n_seeds, const gnn_block *want,
+                                            const gnn_block *got, int L)
+{
+    /* check that the impl's blocks can be read before digesting them */
+    for (int l = 0; l < L; l++) {
+        gnn_err err = { "" };
+        if (gnn_block_validate(&got[l], &err) != GNN_OK)
+            return gnn_oracle_fail(ctx, "%s[%d]: invalid block: %s", name, l, err.msg);
+    }
+    digest_blocks(ctx, cmp, got, L);
+    return gnn_oracle_compare_blocks(ctx, cmp, name, seeds, n_seeds, want, got, L);
+}
+
+/* ---- sample.layer ------------------------------------------------------------------------- */
+
+enum { L_GEN, L_SCALE, L_EF, L_SEEDS, L_FANOUT, L_REPLACE, L_WEIGHTED, L_ZEROS, L_STEP, L_LAYER, L_DUP, N_L_PARAMS };
+static const gnn_oracle_param k_l_params[N_L_PARAMS] = {
+    { "gen", GNN_PARAM_INT, 0, 1, "graph: 0 R-MAT, 1 SBM" },
+    { "scale", GNN_PARAM_INT, 1, 20, "2^scale vertices" },
+    { "ef", GNN_PARAM_INT, 1, 64, "R-MAT edge factor; SBM average degree" },
+    { "seeds", GNN_PARAM_INT, -1, 1e7, "distinct seeds in random order; -1 = every vertex" },
+    { "fanout", GNN_PARAM_INT, -1, 1e6, "k; -1 = all neighbors" },
+    { "replace", GNN_PARAM_INT, 0, 1, "1: with replacement" },
+    { "weighted", GNN_PARAM_INT, 0, 1, "1: per-edge weights" },
+    { "zeros", GNN_PARAM_INT, 0, 100, "weighted: percent of edges with weight 0" },
+    { "step", GNN_PARAM_INT, 0, 4294967294.0, "global iteration of the first call (the second uses step + 1)" },
+    { "layer", GNN_PARAM_INT, 0, 255, "model layer (stream layer)" },
+    { "dup", GNN_PARAM_INT, 0, 1, "1: the last seed repeats the first (GNN_ERR_INVAL), then the valid prefix" },
+};
+/* the four modes on both graphs; whole graphs (with isolated vertices: degree-0 seeds), fanout
+ * above every degree, all neighbors, a single seed, the empty batch, all-zero weights, a size
+ * where threads race, a repeated seed */
+static const char *const k_l_presets[] = {
+    "gen=0,scale=9,ef=8,seeds=64,fanout=5,replace=0,weighted=0,zeros=0,step=3,layer=1,dup=0",
+    "gen=0,scale=9,ef=8,seeds=64,fanout=5,replace=1,weighted=0,zeros=0,step=3,layer=1,dup=0",
+    "gen=0,scale=9,ef=8,seeds=64,fanout=5,replace=0,weighted=1,zeros=20,step=3,layer=1,dup=0",
+    "gen=0,scale=9,ef=8,seeds=64,fanout=5,replace=1,weighted=1,zeros=20,step=3,layer=1,dup=0",
+    "gen=1,scale=9,ef=10,seeds=100,fanout=4,replace=0,weighted=0,zeros=0,step=7,layer=0,dup=0",
+    "gen=1,scale=9,ef=10,seeds=100,fanout=4,replace=1,weighted=0,zeros=0,step=7,layer=0,dup=0",
+    "gen=1,scale=9,ef=10,seeds=100,fanout=4,replace=0,weighted=1,zeros=20,step=7,layer=0,dup=0",
+    "gen=1,scale=9,ef=10,seeds=100,fanout=4,replace=1,weighted=1,zeros=20,step=7,layer=0,dup=0",
+    "gen=0,scale=8,ef=4,seeds=-1,fanout=3,replace=0,weighted=0,zeros=0,step=0,layer=0,dup=0",
+    "gen=1,scale=8,ef=2,seeds=-1,fanout=2,replace=1,weighted=1,zeros=30,step=1,layer=2,dup=0",
+    "gen=0,scale=8,ef=4,seeds=50,fanout=1000,replace=0,weighted=0,zeros=0,step=2,layer=0,dup=0",
+    "gen=0,scale=8,ef=4,seeds=50,fanout=-1,replace=0,weighted=1,zeros=50,step=2,layer=0,dup=0",
+    "gen=1,scale=8,ef=6,seeds=1,fanout=10,replace=0,weighted=0,zeros=0,step=5,layer=1,dup=0",
+    "gen=0,scale=8,ef=4,seeds=0,fanout=5,replace=0,weighted=0,zeros=0,step=0,layer=0,dup=0",
+    "gen=1,scale=8,ef=6,seeds=40,fanout=3,replace=1,weighted=1,zeros=100,step=4,layer=0,dup=0",
+    "gen=0,scale=12,ef=8,seeds=1024,fanout=10,replace=0,weighted=0,zeros=0,step=9,layer=1,dup=0",
+    "gen=0,scale=8,ef=4,seeds=20,fanout=5,replace=0,weighted=0,zeros=0,step=0,layer=0,dup=1",
+    NULL,
+};
+
+static gnn_oracle_outcome layer_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const gnn_oracle_sampler_ops *ref = c->entry->ref->ops, *ops = c->impl->ops;
+    const gnn_oracle_cmp cmp = c->entry->tol.cmp;
+    const int dup = (int)gnn_oracle_int(c, L_DUP);
+    sampler_input in;
+    gnn_oracle_outcome o = make_input(ctx, c, (int)gnn_oracle_int(c, L_GEN), (int)gnn_oracle_int(c, L_SCALE),
+                                      gnn_oracle_int(c, L_EF), gnn_oracle_int(c, L_SEEDS),
+                                      (int)gnn_oracle_int(c, L_WEIGHTED), gnn_oracle_int(c, L_ZEROS), dup, &in);
+    if (o != GNN_ORACLE_PASS)
+        return o;
+    gnn_sampler *s;
+    if ((o = make_sampler(ctx, ops, in.g, &s)) != GNN_ORACLE_PASS)
+        return o;
+    gnn_sample_params p = {
+        .fanout = gnn_oracle_int(c, L_FANOUT),
+        .replace = (int)gnn_oracle_int(c, L_REPLACE),
+        .seed = c->seed * 0x9E3779B97F4A7C15ull + 19,
+        .step = (uint32_t)gnn_oracle_int(c, L_STEP),
+        .layer = (unsigned)gnn_oracle_int(c, L_LAYER),
+        .weights = in.weights,
+    };
+    gnn_block *b = case_blocks(ctx, 4); /* want, got for each of the two calls */
+    if (!b)
+        return gnn_oracle_fail(ctx, "out of memory");
+    int64_t n_seeds = in.n_seeds;
+    if (dup) { /* the repeated seed first; then the object must still work on the valid prefix */
+        gnn_block bad_ref, bad_impl;
+        memset(&bad_impl, 0, sizeof bad_impl);
+        const gnn_status sr = ref->layer(in.g, in.seeds, n_seeds, &p, &bad_ref);
+        if (sr == GNN_OK)
+            gnn_block_free(&bad_ref);
+        const gnn_status si = impl_layer(ops, s, &in, n_seeds, &p, &bad_impl);
+        if (si == GNN_OK)
+            gnn_block_free(&bad_impl);
+        if (sr != GNN_ERR_INVAL || si != GNN_ERR_INVAL)
+            return gnn_oracle_fail(ctx, "seed %lld repeated (positions 0 and %lld): ref returned %s, impl %s; both must "
+                                   "return %s", (long long)in.seeds[0], (long long)(n_seeds - 1), gnn_status_str(sr),
+                                   gnn_status_str(si), gnn_status_str(GNN_ERR_INVAL));
+        n_seeds--;
+    }
+    for (int call = 0; call < 2; call++, p.step++) {
+        gnn_block *want = &b[2 * call], *got = &b[2 * call + 1];
+        gnn_status st = ref->layer(in.g, in.seeds, n_seeds, &p, want);
+        if (st)
+            return gnn_oracle_fail(ctx, "ref (step %u) returned %s", p.step, gnn_status_str(st));
+        char who[48], name[32];
+        snprintf(who, sizeof who, "impl (step %u)", p.step);
+        if ((o = gnn_oracle_status(ctx, who, impl_layer(ops, s, &in, n_seeds, &p, got))) != GNN_ORACLE_PASS)
+            return o;
+        snprintf(name, sizeof name, "step%u.block", p.step);
+        if ((o = sane_then_compare(ctx, cmp, name, in.seeds, n_seeds, want, got, 1)) != GNN_ORACLE_PASS)
+            return o;
+    }
+    return GNN_ORACLE_PASS;
+}
+
+const gnn_oracle_entry gnn_oracle_sample_layer = {
+    .name = "sample.layer",
+    .what = "gnn_sampler_layer (fused, unfused x ordered, dense, ref map) equals ref sample + block build: every "
+            "array, two calls per object",
+    .tol = { GNN_CMP_BITWISE, 0, 0 },
+    .reason = "draws keyed by (seed, step, layer, vertex) and first-appearance order: exact at any thread count",
+    .params = k_l_params, .n_params = N_L_PARAMS, .presets = k_l_presets,
+    .ref = &k_sampler_ref, .impls = k_ordered_impls, .run = layer_run,
+};
+
+const gnn_oracle_entry gnn_oracle_sample_layer_fusedmap = {
+    .name = "sample.layer.fusedmap",
+    .what = "gnn_sampler_layer with the Fused-Map (fused, unfused) equals ref sample + block build after relabelling",
+    .tol = { GNN_CMP_CANONICAL, 0, 0 },
+    .reason = "the Fused-Map's new src come in arrival order (inherently unordered); edges and ids are exact",
+    .params = k_l_params, .n_params = N_L_PARAMS, .presets = k_l_presets,
+    .ref = &k_sampler_ref, .impls = k_fusedmap_impls, .run = layer_run,
+};
+
+/* ---- sample.blocks ------------------------------------------------------------------------- */
+
+enum { B_GEN, B_SCALE, B_EF, B_SEEDS, B_L, B_FO0, B_FO1, B_FO2, B_REPLACE, B_WEIGHTED, B_ZEROS, B_STEP, N_BL_PARAMS };
+static const gnn_oracle_param k_bl_params[N_BL_PARAMS] = {
+    { "gen", GNN_PARAM_INT, 0, 1, "graph: 0 R-MAT, 1 SBM" },
+    { "scale", GNN_PARAM_INT, 1, 20, "2^scale vertices" },
+    { "ef", GNN_PARAM_INT, 1, 64, "R-MAT edge factor; SBM average degree" },
+    { "seeds", GNN_PARAM_INT, -1, 1e7, "distinct seeds in random order; -1 = every vertex" },
+    { "L", GNN_PARAM_INT, 1, 3, "layers" },
+    { "fo0", GNN_PARAM_INT, -1, 1e6, "fanouts[0] (input layer; -1 = all)" },
+    { "fo1", GNN_PARAM_INT, -1, 1e6, "fanouts[1] (L >= 2)" },
+    { "fo2", GNN_PARAM_INT, -1, 1e6, "fanouts[2] (L = 3)" },
+    { "replace", GNN_PARAM_INT, 0, 1, "1: with replacement" },
+    { "weighted", GNN_PARAM_INT, 0, 1, "1: per-edge weights" },
+    { "zeros", GNN_PARAM_INT, 0, 100, "weighted: percent of edges with weight 0" },
+    { "step", GNN_PARAM_INT, 0, 4294967294.0, "global iteration of the first call (the second uses step + 1)" },
+};
+/* fanouts like DGL's 15,10,5 scaled down, each mode on both graphs, a single seed, the whole
+ * graph, all neighbors and fanout above every degree, a larger batch */
+static const char *const k_bl_presets[] = {
+    "gen=0,scale=10,ef=8,seeds=32,L=3,fo0=8,fo1=5,fo2=3,replace=0,weighted=0,zeros=0,step=0",
+    "gen=0,scale=10,ef=8,seeds=32,L=3,fo0=8,fo1=5,fo2=3,replace=1,weighted=0,zeros=0,step=0",
+    "gen=1,scale=10,ef=10,seeds=32,L=3,fo0=8,fo1=5,fo2=3,replace=0,weighted=1,zeros=20,step=4",
+    "gen=1,scale=10,ef=10,seeds=32,L=3,fo0=8,fo1=5,fo2=3,replace=1,weighted=1,zeros=20,step=4",
+    "gen=0,scale=8,ef=4,seeds=1,L=3,fo0=4,fo1=3,fo2=2,replace=0,weighted=1,zeros=30,step=2",
+    "gen=1,scale=8,ef=3,seeds=-1,L=2,fo0=3,fo1=2,fo2=0,replace=0,weighted=0,zeros=0,step=1",
+    "gen=0,scale=8,ef=4,seeds=16,L=2,fo0=-1,fo1=1000,fo2=0,replace=0,weighted=0,zeros=0,step=3",
+    "gen=0,scale=10,ef=8,seeds=128,L=2,fo0=10,fo1=5,fo2=0,replace=1,weighted=0,zeros=0,step=5",
+    NULL,
+};
+
+static gnn_oracle_outcome blocks_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const gnn_oracle_sampler_ops *ref = c->entry->ref->ops, *ops = c->impl->ops;
+    const gnn_oracle_cmp cmp = c->entry->tol.cmp;
+    const int L = (int)gnn_oracle_int(c, B_L);
+    const int64_t fanouts[3] = { gnn_oracle_int(c, B_FO0), gnn_oracle_int(c, B_FO1), gnn_oracle_int(c, B_FO2) };
+    sampler_input in;
+    gnn_oracle_outcome o = make_input(ctx, c, (int)gnn_oracle_int(c, B_GEN), (int)gnn_oracle_int(c, B_SCALE),
+                                      gnn_oracle_int(c, B_EF), gnn_oracle_int(c, B_SEEDS),
+                                      (int)gnn_oracle_int(c, B_WEIGHTED), gnn_oracle_int(c, B_ZEROS), 0, &in);
+    if (o != GNN_ORACLE_PASS)
+        return o;
+    gnn_sampler *s;
+    if ((o = make_sampler(ctx, ops, in.g, &s)) != GNN_ORACLE_PASS)
+        return o;
+    gnn_sample_params base = {
+        .fanout = 0, /* ignored: per layer */
+        .replace = (int)gnn_oracle_int(c, B_REPLACE),
+        .seed = c->seed * 0x9E3779B97F4A7C15ull + 31,
+        .step = (uint32_t)gnn_oracle_int(c, B_STEP),
+        .layer = 0,
+        .weights = in.weights,
+    };
+    for (int call = 0; call < 2; call++, base.step++) {
+        gnn_block *want = case_blocks(ctx, L), *got = case_blocks(ctx, L);
+        if (!want || !got)
+            return gnn_oracle_fail(ctx, "out of memory");
+        gnn_status st = ref->blocks(in.g, in.seeds, in.n_seeds, fanouts, L, &base, want);
+        if (st)
+            return gnn_oracle_fail(ctx, "ref (step %u) returned %s", base.step, gnn_status_str(st));
+        char who[48], name[32];
+        snprintf(who, sizeof who, "impl (step %u)", base.step);
+        if ((o = gnn_oracle_status(ctx, who, impl_blocks(ops, s, &in, fanouts, L, &base, got))) != GNN_ORACLE_PASS)
+            return o;
+        snprintf(name, sizeof name, "step%u.blocks", base.step);
+        if ((o = sane_then_compare(ctx, cmp, name, in.seeds, in.n_seeds, want, got, L)) != GNN_ORACLE_PASS)
+            return o;
+    }
+    return GNN_ORACLE_PASS;
+}
+
+const gnn_oracle_entry gnn_oracle_sample_blocks = {
+    .name = "sample.blocks",
+    .what = "gnn_sampler_blocks (fused, unfused x ordered, dense, ref map) equals gnn_sample_blocks with the reference "
+            "sampler, layer by layer, two calls per object",
+    .tol = { GNN_CMP_BITWISE, 0, 0 },
+    .reason = "draws keyed by (seed, step, layer, vertex) and first-appearance order: exact at any thread count",
+    .params = k_bl_params, .n_params = N_BL_PARAMS, .presets = k_bl_presets,
+    .ref = &k_sampler_ref, .impls = k_ordered_impls, .run = blocks_run,
+};
+
+const gnn_oracle_entry gnn_oracle_sample_blocks_fusedmap = {
+    .name = "sample.blocks.fusedmap",
+    .what = "gnn_sampler_blocks with the Fused-Map equals the reference blocks after relabelling every layer",
+    .tol = { GNN_CMP_CANONICAL, 0, 0 },
+    .reason = "the Fused-Map's src order (and so the lower layers' dst order) is arrival order; edges and ids are exact",
+    .params = k_bl_params, .n_params = N_BL_PARAMS, .presets = k_bl_presets,
+    .ref = &k_sampler_ref, .impls = k_fusedmap_impls, .run = blocks_run,
+};
