@@ -15,6 +15,16 @@
 
 #define MAX_SHOWN_FAILURES 10 /* per group, in full; the JSON report has all of them */
 
+/* "threads 1,2,4" from gnn_oracle_thread_counts, with a prefix and suffix. */
+static void thread_list(char *buf, size_t cap, const char *pre, const char *post)
+{
+    size_t len = (size_t)snprintf(buf, cap, "%s", pre);
+    for (int t = 0; t < gnn_oracle_n_thread_counts && len < cap; t++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%d", t ? "," : "", gnn_oracle_thread_counts[t]);
+    if (len < cap)
+        snprintf(buf + len, cap - len, "%s", post);
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -188,12 +198,13 @@ static void list_entries(const char *op, const char *impl_filter)
             continue;
         if (impl_filter && !gnn_oracle_find_impl(e, impl_filter))
             continue;
-        char tol[48], impls[96] = "";
+        char tol[48], impls[160] = "", tc[32];
+        thread_list(tc, sizeof tc, "(threads ", ")");
         gnn_oracle_tol_format(&e->tol, tol, sizeof tol);
         size_t len = 0;
         for (const gnn_oracle_impl *const *ip = e->impls; *ip && len < sizeof impls; ip++)
             len += (size_t)snprintf(impls + len, sizeof impls - len, "%s%s%s", ip == e->impls ? "" : ", ", (*ip)->name,
-                                    ((*ip)->flags & GNN_ORACLE_THREADED) ? "(threads 1,2)" : "");
+                                    ((*ip)->flags & GNN_ORACLE_THREADED) ? tc : "");
         printf("%-22s %-24s %-24s %d\n", e->name, tol, impls, gnn_oracle_n_presets(e));
         printf("    checks:    %s\n", e->what);
         printf("    tolerance: %s\n", e->reason);
@@ -318,11 +329,12 @@ int gnn_cmd_oracle(int argc, char **argv)
         }
         st.entry = NULL; /* printed in full above; no group line */
     } else {
-        char sel[160];
+        char sel[160], tc[40];
+        thread_list(tc, sizeof tc, "threads ", "");
         snprintf(sel, sizeof sel, "%s%s%s%s", op ? " matching " : "", op ? op : "", impl ? ", impl " : "", impl ? impl : "");
         printf("oracle: %d ops%s, %lld seed%s per preset from seed %llu, OpenMP %s\n", n_sel, sel, (long long)cases,
                cases == 1 ? "" : "s", (unsigned long long)seed,
-               gnn_oracle_have_openmp() ? "threads 1 and 2" : "not built (threaded cases skipped)");
+               gnn_oracle_have_openmp() ? tc : "not built (threaded cases skipped)");
         for (const gnn_oracle_entry *const *ep = gnn_oracle_registry; *ep; ep++) {
             if (op && !gnn_oracle_name_matches(op, (*ep)->name))
                 continue;
