@@ -32,6 +32,9 @@ void gnn_bench_error(void *state, const char *msg);
 /* Defined in bench/bench_registry.c: register everything; release fixtures at exit. */
 void gnn_bench_register_all(void);
 void gnn_bench_cleanup(void);
+/* Defined in bench/bench_sample.c (called by the two above): sampling on R-MAT. */
+void gnn_bench_register_sample(void);
+void gnn_bench_cleanup_sample(void);
 
 #ifdef __cplusplus
 }

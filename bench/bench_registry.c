@@ -177,6 +177,7 @@ void gnn_bench_register_all(void)
         gnn_bench_register(g_cases[i].name, bench_fn, &g_cases[i]);
     fprintf(stderr, "gnnref-bench: %d benchmarks, each checked by the oracle at its size first%s\n", g_n,
             rejected ? " (some were not registered: see above)" : "");
+    gnn_bench_register_sample(); /* bench/bench_sample.c */
 }
 
 void gnn_bench_cleanup(void)
@@ -187,4 +188,5 @@ void gnn_bench_cleanup(void)
     g_cases = NULL;
     g_ref_slots = NULL;
     g_n = g_cap = g_n_slots = 0;
+    gnn_bench_cleanup_sample();
 }
