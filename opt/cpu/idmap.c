@@ -66,6 +66,7 @@ void gnn_idmap_destroy(gnn_idmap *m)
     gnn_free(m->tab);
     gnn_free(m->first);
     gnn_free(m->slot);
+    gnn_free(m->uslot);
     gnn_free(m->flag);
     gnn_free(m->fi);
     free(m);
@@ -96,8 +97,10 @@ static gnn_status reserve(gnn_idmap *m, int64_t items)
         }
         if (items > m->slot_cap) {
             gnn_free(m->slot);
+            gnn_free(m->uslot);
             m->slot = gnn_malloc((size_t)items * sizeof(uint32_t));
-            if (!m->slot) {
+            m->uslot = gnn_malloc((size_t)items * sizeof(uint32_t));
+            if (!m->slot || !m->uslot) {
                 m->slot_cap = 0;
                 return GNN_ERR_NOMEM;
             }
@@ -183,12 +186,15 @@ gnn_status gnn_idmap_begin(gnn_idmap *m, const int64_t *dst, int64_t n_dst, int6
             int claimed;
             const uint64_t h = gnn_idmap_probe(m, v, &claimed);
             m->slot[i] = (uint32_t)h;
+            m->uslot[i] = (uint32_t)h;
             if (claimed)
                 m->tab[h].val = (int32_t)i;
             else
                 bad = 2; /* a repeated dst */
         } else {
             gnn_idmap_insert(m, i, v);
+            if (m->kind == GNN_IDMAP_ORDERED)
+                m->uslot[i] = m->slot[i];
         }
     }
     if (bad & 1)
@@ -214,6 +220,14 @@ static void reset_touched(gnn_idmap *m, const int64_t *dst, int64_t n_dst, const
 #pragma omp parallel for schedule(static)
         for (int64_t i = 0; i < n_src; i++)
             m->first[src_gid[i]] = GNN_IDMAP_NONE;
+        return;
+    }
+    if (src_gid) { /* hash kinds: uslot[0..n_src) lists every used slot once */
+#pragma omp parallel for schedule(static)
+        for (int64_t i = 0; i < n_src; i++) {
+            m->tab[m->uslot[i]].key = GNN_IDMAP_EMPTY;
+            m->tab[m->uslot[i]].val = GNN_IDMAP_NONE;
+        }
         return;
     }
     const int64_t items = n_dst + nnz;
@@ -268,8 +282,11 @@ gnn_status gnn_idmap_finish(gnn_idmap *m, const int64_t *dst, int64_t n_dst, con
                 /* dst: local id = item number; new vertex: n_dst + its rank */
                 const int64_t id = f < n_dst ? f : n_dst + flag[f - n_dst];
                 local[e] = (int32_t)id;
-                if (f == n_dst + e)
+                if (f == n_dst + e) {
                     src_gid[id] = nbr[e];
+                    if (m->kind == GNN_IDMAP_ORDERED)
+                        m->uslot[id] = m->slot[n_dst + e];
+                }
             }
             *n_src = n_dst + n_new;
         }

@@ -38,6 +38,9 @@ struct gnn_idmap {
     int64_t *flag;
     int32_t *fi;
     int64_t scratch_cap;
+    /* hash kinds: the slot of each local id (dst and new vertices), so the reset after a build
+     * clears each used slot once instead of once per item */
+    uint32_t *uslot;
     /* FUSED: next local id (fetch-and-add) and where new ids write their global id */
     int64_t counter;
     int64_t *src_gid;
@@ -105,6 +108,7 @@ static inline void gnn_idmap_insert(struct gnn_idmap *m, int64_t item, int64_t g
             const int64_t local = __atomic_fetch_add(&m->counter, 1, __ATOMIC_RELAXED);
             m->tab[h].val = (int32_t)local;
             m->src_gid[local] = gid;
+            m->uslot[local] = (uint32_t)h;
         }
         break;
     }
