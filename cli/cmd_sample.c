@@ -46,6 +46,9 @@ static void sample_usage(FILE *f)
             "  --weights none|random per-edge weights: none (uniform, default) or random:\n"
             "                        w_e = 0.05 + float draw e of (seed, GEN, step 0, layer 8, id 0)\n"
             "  --seed S              seed of the shuffle, the samples and the weights (default 1)\n"
+            "  --topology memory|mmap  sample from a copy of the graph in anonymous memory with\n"
+            "                        transparent huge pages requested (default), or from the file\n"
+            "                        mapping as loaded (4 KiB pages: more TLB misses)\n"
             "  --json FILE           write the report (DESIGN.md section 6 keys)\n"
             "Seeds: the train vertices when the dataset has a split, else all vertices, shuffled\n"
             "with (seed, SHUFFLE, step = epoch); batch t samples with step t.\n"
@@ -94,12 +97,13 @@ int gnn_cmd_sample(int argc, char **argv)
         { "idmap", required_argument, 0, 'm' },   { "threads", required_argument, 0, 't' },
         { "replace", no_argument, 0, 'r' },       { "weights", required_argument, 0, 'w' },
         { "seed", required_argument, 0, 's' },    { "json", required_argument, 0, 'j' },
-        { "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 }
+        { "topology", required_argument, 0, 'T' }, { "help", no_argument, 0, 'h' },
+        { 0, 0, 0, 0 }
     };
     const char *data = "builtin", *json = NULL, *fanouts_arg = "15,10,5";
     int64_t fanouts[SAMPLE_MAX_LAYERS];
     int64_t batch = 1000, batches = 10, threads = 0;
-    int impl_opt = 1, replace = 0, weighted = 0, variant_set = 0, idmap_set = 0;
+    int impl_opt = 1, replace = 0, weighted = 0, variant_set = 0, idmap_set = 0, topo_memory = 1;
     gnn_sampler_variant variant = GNN_SAMPLER_FUSED;
     gnn_idmap_kind idmap = GNN_IDMAP_ORDERED;
     uint64_t seed = 1;
@@ -158,6 +162,14 @@ int gnn_cmd_sample(int argc, char **argv)
                 return cli_error(CLI_USAGE, "--seed '%s': expected a non-negative integer", optarg);
             break;
         case 'j': json = optarg; break;
+        case 'T':
+            if (!strcmp(optarg, "memory"))
+                topo_memory = 1;
+            else if (!strcmp(optarg, "mmap"))
+                topo_memory = 0;
+            else
+                return cli_error(CLI_USAGE, "--topology '%s': expected memory or mmap", optarg);
+            break;
         case 'h': sample_usage(stdout); return CLI_OK;
         default:
             sample_usage(stderr);
@@ -180,6 +192,9 @@ int gnn_cmd_sample(int argc, char **argv)
         return cli_error(cli_status_code(st), "%s", err.msg[0] ? err.msg : gnn_status_str(st));
 
     int rc = CLI_OK, from_train = 0;
+    gnn_csr topo;
+    memset(&topo, 0, sizeof topo);
+    const gnn_csr *g = &ds.graph;
     int64_t *seeds = NULL;
     float *weights = NULL;
     gnn_sampler *sampler = NULL;
@@ -217,6 +232,13 @@ int gnn_cmd_sample(int argc, char **argv)
         random_weights(weights, ds.graph.nnz, seed);
     }
 
+    if (topo_memory) { /* both implementations sample the same copy: a fair comparison */
+        if ((st = gnn_csr_copy(&topo, &ds.graph, GNN_CSR_HUGEPAGES))) {
+            rc = cli_error(CLI_FAIL, "cannot copy the graph into memory: %s (try --topology mmap)", gnn_status_str(st));
+            goto done;
+        }
+        g = &topo;
+    }
     const char *variant_name = impl_opt ? gnn_sampler_variant_name(variant) : NULL;
     const char *idmap_name = impl_opt ? gnn_idmap_kind_name(idmap) : NULL;
     printf("gnnref sample: %s  n=%lld edges=%lld  seeds: %lld %s  batch=%lld batches=%lld fanouts=%s "
@@ -230,7 +252,7 @@ int gnn_cmd_sample(int argc, char **argv)
     double setup_s = 0.0;
     if (impl_opt) {
         const double t0 = now_s();
-        st = gnn_sampler_create(&sampler, &ds.graph, variant, (int)idmap);
+        st = gnn_sampler_create(&sampler, g, variant, (int)idmap);
         setup_s = now_s() - t0;
         if (st) {
             rc = cli_error(cli_status_code(st), "cannot create the %s/%s sampler: %s", variant_name, idmap_name,
@@ -261,7 +283,7 @@ int gnn_cmd_sample(int argc, char **argv)
         if (impl_opt)
             st = gnn_sampler_blocks(sampler, bs, bn, fanouts, L, &base, blk);
         else
-            st = gnn_sample_blocks(&gnn_sample_ref, &ds.graph, bs, bn, fanouts, L, &base, blk);
+            st = gnn_sample_blocks(&gnn_sample_ref, g, bs, bn, fanouts, L, &base, blk);
         seconds += now_s() - t0;
         if (st) {
             rc = cli_error(cli_status_code(st), "sampling batch %lld failed: %s", (long long)t, gnn_status_str(st));
@@ -310,6 +332,7 @@ int gnn_cmd_sample(int argc, char **argv)
         json_object_object_add(cfg, "fanouts", fo);
         json_object_object_add(cfg, "batch", json_object_new_int64(batch));
         json_object_object_add(cfg, "batches", json_object_new_int64(batches));
+        json_object_object_add(cfg, "topology", json_object_new_string(topo_memory ? "memory" : "mmap"));
         json_object_object_add(cfg, "impl", json_object_new_string(impl_opt ? "opt" : "ref"));
         /* null: the flag does not apply to the reference path */
         json_object_object_add(cfg, "variant", variant_name ? json_object_new_string(variant_name) : NULL);
@@ -356,6 +379,7 @@ done:
         gnn_sampler_destroy(sampler);
     gnn_free(weights);
     gnn_free(seeds);
+    gnn_csr_free(&topo);
     gnn_dataset_free(&ds);
     return rc;
 }

@@ -41,6 +41,11 @@ gnn_status gnn_csr_from_edges(gnn_csr *g, int64_t n, int64_t m, const int64_t *s
 /* Structural validation: sizes, monotone offsets, ids in range. */
 gnn_status gnn_csr_validate(const gnn_csr *g, gnn_err *err);
 void gnn_csr_free(gnn_csr *g);
+/* An owned copy of src in anonymous memory (for example of a graph mmapped from a file).
+ * With GNN_CSR_HUGEPAGES the arrays are 2 MiB aligned and the kernel is asked for
+ * transparent huge pages (madvise), which cuts TLB misses of random neighbor reads. */
+enum { GNN_CSR_HUGEPAGES = 1u << 0 };
+gnn_status gnn_csr_copy(gnn_csr *dst, const gnn_csr *src, unsigned flags);
 static inline int64_t gnn_csr_degree(const gnn_csr *g, int64_t v) { return g->indptr[v + 1] - g->indptr[v]; }
 
 typedef struct gnn_block {
