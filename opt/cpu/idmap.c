@@ -271,6 +271,9 @@ gnn_status gnn_idmap_finish(gnn_idmap *m, const int64_t *dst, int64_t n_dst, con
              * item so the relabel pass reads it sequentially instead of probing again */
 #pragma omp parallel for schedule(static)
             for (int64_t e = 0; e < nnz; e++) {
+                if (e + 32 < nnz) /* the cell reads are random: start them early */
+                    __builtin_prefetch(m->kind == GNN_IDMAP_DENSE ? (const void *)&m->first[nbr[e + 32]]
+                                                                  : (const void *)&m->tab[m->slot[n_dst + e + 32]]);
                 const int64_t f = first_item(m, n_dst + e, nbr[e]);
                 fi[e] = (int32_t)f;
                 flag[e] = f == n_dst + e;
