@@ -211,15 +211,21 @@ static int scratch_pos(thread_scratch *t, int64_t d)
 /* Sample `count` neighbors of v, exactly as the reference. Uniform sampling writes the chosen
  * EDGE INDICES into out (returns 1: the caller gathers g->indices[out[j]] in a separate tight
  * loop, where many cache misses overlap); weighted sampling writes the global ids (returns 0).
- * Returns -1 when scratch memory ran out. */
+ * When scratch memory runs out it sets *oom and still fills out with valid values of the
+ * same kind (the row's first edge), so the later passes stay in bounds; the layer then fails
+ * with GNN_ERR_NOMEM. */
 static inline int sample_vertex(const gnn_csr *g, int64_t v, const gnn_sample_params *p, int64_t count,
-                                int64_t *out, thread_scratch *t)
+                                int64_t *out, thread_scratch *t, int *oom)
 {
     const int64_t b = g->indptr[v], d = g->indptr[v + 1] - b;
     const gnn_rng_stream s = gnn_rng_stream_make(p->seed, GNN_TAG_SAMPLE, p->step, p->layer, (uint64_t)v);
     if (p->weights) {
-        if (gnn_wscratch_reserve(&t->w, d))
-            return -1;
+        if (gnn_wscratch_reserve(&t->w, d)) {
+            for (int64_t j = 0; j < count; j++) /* count > 0 implies d > 0 */
+                out[j] = g->indices[b];
+            *oom = 1;
+            return 0;
+        }
         gnn_cpu_weighted_vertex(g->indices + b, p->weights + b, d, p->fanout, p->replace, &s, count, out, &t->w);
         return 0;
     }
@@ -240,9 +246,11 @@ static inline int sample_vertex(const gnn_csr *g, int64_t v, const gnn_sample_pa
             out[j] = b + j;
     } else if (k <= GNN_SWAP_SMALL) {
         fisher_yates_sparse(b, d, k, &s, out);
+    } else if (scratch_pos(t, d)) {
+        for (int64_t j = 0; j < count; j++)
+            out[j] = b;
+        *oom = 1;
     } else {
-        if (scratch_pos(t, d))
-            return -1;
         fisher_yates_dense(b, d, k, &c, out, t->pos);
     }
     return 1;
@@ -317,10 +325,7 @@ static gnn_status draw_all(gnn_sampler *s, const int64_t *seeds, int64_t n_seeds
             int gather = 0;
             for (int64_t i = i0; i < i1; i++) {
                 const int64_t o = offsets[i], cnt = offsets[i + 1] - o;
-                const int r = sample_vertex(g, seeds[i], p, cnt, s->nbr + o, &t);
-                if (r < 0)
-                    oom = 1;
-                gather |= r > 0;
+                gather |= sample_vertex(g, seeds[i], p, cnt, s->nbr + o, &t, &oom);
             }
             const int64_t e0 = offsets[i0], e1 = offsets[i1];
             /* (b) gather neighbor ids: independent loads */
