@@ -40,6 +40,8 @@ gnn_status gnn_idmap_create(gnn_idmap **out, gnn_idmap_kind kind, int64_t n_vert
     *out = NULL;
     if ((unsigned)kind >= GNN_IDMAP_KIND_COUNT || n_vertices < 0)
         return GNN_ERR_INVAL;
+    if ((kind == GNN_IDMAP_ORDERED || kind == GNN_IDMAP_FUSED) && n_vertices >= ((int64_t)1 << 33) - 1)
+        return GNN_ERR_RANGE; /* packed hash words hold ids below 2^33 - 1 */
     gnn_idmap *m = calloc(1, sizeof *m);
     if (!m)
         return GNN_ERR_NOMEM;
@@ -89,11 +91,8 @@ static gnn_status reserve(gnn_idmap *m, int64_t items)
             m->cap = cap;
             m->mask = cap - 1;
 #pragma omp parallel for schedule(static)
-            for (uint64_t i = 0; i < cap; i++) {
-                m->tab[i].key = GNN_IDMAP_EMPTY;
-                m->tab[i].val = GNN_IDMAP_NONE;
-                m->tab[i].pad = 0;
-            }
+            for (uint64_t i = 0; i < cap; i++)
+                m->tab[i] = 0; /* empty */
         }
         if (items > m->slot_cap) {
             gnn_free(m->slot);
@@ -184,12 +183,10 @@ gnn_status gnn_idmap_begin(gnn_idmap *m, const int64_t *dst, int64_t n_dst, int6
         src_gid[i] = v;
         if (m->kind == GNN_IDMAP_FUSED) {
             int claimed;
-            const uint64_t h = gnn_idmap_probe(m, v, &claimed);
+            const uint64_t h = gnn_idmap_probe(m, v, gnn_idmap_word(v, (uint64_t)i), 0, &claimed);
             m->slot[i] = (uint32_t)h;
             m->uslot[i] = (uint32_t)h;
-            if (claimed)
-                m->tab[h].val = (int32_t)i;
-            else
+            if (!claimed)
                 bad = 2; /* a repeated dst */
         } else {
             gnn_idmap_insert(m, i, v);
@@ -207,7 +204,7 @@ gnn_status gnn_idmap_begin(gnn_idmap *m, const int64_t *dst, int64_t n_dst, int6
 /* The smallest item number of the vertex of item `item` (ORDERED, DENSE). */
 static inline int64_t first_item(const gnn_idmap *m, int64_t item, int64_t gid)
 {
-    return m->kind == GNN_IDMAP_DENSE ? m->first[gid] : m->tab[m->slot[item]].val;
+    return m->kind == GNN_IDMAP_DENSE ? m->first[gid] : gnn_idmap_val(m->tab[m->slot[item]]);
 }
 
 /* Reset the cells this build touched. After a successful build every touched vertex is in
@@ -224,10 +221,8 @@ static void reset_touched(gnn_idmap *m, const int64_t *dst, int64_t n_dst, const
     }
     if (src_gid) { /* hash kinds: uslot[0..n_src) lists every used slot once */
 #pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < n_src; i++) {
-            m->tab[m->uslot[i]].key = GNN_IDMAP_EMPTY;
-            m->tab[m->uslot[i]].val = GNN_IDMAP_NONE;
-        }
+        for (int64_t i = 0; i < n_src; i++)
+            m->tab[m->uslot[i]] = 0;
         return;
     }
     const int64_t items = n_dst + nnz;
@@ -239,9 +234,7 @@ static void reset_touched(gnn_idmap *m, const int64_t *dst, int64_t n_dst, const
         if (m->kind == GNN_IDMAP_DENSE) {
             __atomic_store_n(&m->first[gid], GNN_IDMAP_NONE, __ATOMIC_RELAXED);
         } else {
-            const uint32_t h = m->slot[it];
-            __atomic_store_n(&m->tab[h].key, GNN_IDMAP_EMPTY, __ATOMIC_RELAXED);
-            __atomic_store_n(&m->tab[h].val, GNN_IDMAP_NONE, __ATOMIC_RELAXED);
+            __atomic_store_n(&m->tab[m->slot[it]], 0, __ATOMIC_RELAXED);
         }
     }
 }
@@ -255,7 +248,7 @@ gnn_status gnn_idmap_finish(gnn_idmap *m, const int64_t *dst, int64_t n_dst, con
         if (!bad) {
 #pragma omp parallel for schedule(static)
             for (int64_t e = 0; e < nnz; e++)
-                local[e] = (int32_t)m->tab[m->slot[n_dst + e]].val;
+                local[e] = gnn_idmap_val(m->tab[m->slot[n_dst + e]]);
             *n_src = m->counter;
         }
     } else {

@@ -13,19 +13,16 @@
 #include <stdint.h>
 #include "gnnref/idmap.h"
 
-#define GNN_IDMAP_EMPTY (-1)
 #define GNN_IDMAP_NONE INT32_MAX /* item numbers are < 2^31 (block-local ids are int32) */
 
 struct gnn_idmap {
     gnn_idmap_kind kind;
     int64_t n_vertices;
-    /* hash table (ORDERED, FUSED): key = global id, val = first item (ORDERED) or local id
-     * (FUSED); key and val share one 16-byte entry, so a probe touches one cache line */
-    struct gnn_idmap_entry {
-        int64_t key;
-        int32_t val;
-        int32_t pad;
-    } *tab;
+    /* hash table (ORDERED, FUSED): one 64-bit word per slot, (gid + 1) << 31 | value, 0 when
+     * empty; value = first item (ORDERED) or local id (FUSED), 31 bits. Packing both in one
+     * word lets one compare-and-swap claim the key and lower the value, on one cache line.
+     * Hence hash kinds need ids < 2^33 - 1 (checked at creation). */
+    uint64_t *tab;
     uint64_t cap, mask;
     /* dense array (DENSE): first item number per vertex, GNN_IDMAP_NONE when untouched;
      * int32 cells keep the array at 4 bytes per vertex (16 MB for 4M vertices: cache-friendly) */
@@ -62,23 +59,33 @@ static inline void gnn_atomic_min_i32(int32_t *cell, int32_t v)
         ;
 }
 
-/* Find or claim the slot of gid (linear probing). Sets *claimed when this call inserted it. */
-static inline uint64_t gnn_idmap_probe(struct gnn_idmap *m, int64_t gid, int *claimed)
+#define GNN_IDMAP_VAL_MASK 0x7FFFFFFFull
+static inline uint64_t gnn_idmap_word(int64_t gid, uint64_t val) { return ((uint64_t)(gid + 1) << 31) | val; }
+static inline int32_t gnn_idmap_val(uint64_t w) { return (int32_t)(w & GNN_IDMAP_VAL_MASK); }
+
+/* Find gid's slot, or claim an empty one with `mine` (gid's word with its initial value).
+ * For ORDERED, finding the key lowers its value to mine's by atomic min on the whole word
+ * (same key bits, so comparing words compares values). Sets *claimed when this call
+ * inserted the key. */
+static inline uint64_t gnn_idmap_probe(struct gnn_idmap *m, int64_t gid, uint64_t mine, int lower, int *claimed)
 {
+    const uint64_t key = (uint64_t)(gid + 1);
     uint64_t h = gnn_idmap_hash(gid, m->mask);
     *claimed = 0;
     for (;;) {
-        int64_t k = __atomic_load_n(&m->tab[h].key, __ATOMIC_RELAXED);
-        if (k == gid)
-            return h;
-        if (k == GNN_IDMAP_EMPTY) {
-            int64_t expect = GNN_IDMAP_EMPTY;
-            if (__atomic_compare_exchange_n(&m->tab[h].key, &expect, gid, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
+        uint64_t w = __atomic_load_n(&m->tab[h], __ATOMIC_RELAXED);
+        if (w == 0) {
+            if (__atomic_compare_exchange_n(&m->tab[h], &w, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
                 *claimed = 1;
                 return h;
             }
-            if (expect == gid)
-                return h;
+            /* lost the race: w holds the winner's word; examine it below */
+        }
+        if ((w >> 31) == key) {
+            while (lower && mine < w &&
+                   !__atomic_compare_exchange_n(&m->tab[h], &w, mine, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+                ;
+            return h;
         }
         h = (h + 1) & m->mask;
     }
@@ -93,20 +100,17 @@ static inline void gnn_idmap_insert(struct gnn_idmap *m, int64_t item, int64_t g
     case GNN_IDMAP_DENSE:
         gnn_atomic_min_i32(&m->first[gid], (int32_t)item);
         break;
-    case GNN_IDMAP_ORDERED: {
-        uint64_t h = gnn_idmap_probe(m, gid, &claimed);
-        m->slot[item] = (uint32_t)h;
-        gnn_atomic_min_i32(&m->tab[h].val, (int32_t)item);
+    case GNN_IDMAP_ORDERED:
+        m->slot[item] = (uint32_t)gnn_idmap_probe(m, gid, gnn_idmap_word(gid, (uint64_t)item), 1, &claimed);
         break;
-    }
     case GNN_IDMAP_FUSED: {
-        uint64_t h = gnn_idmap_probe(m, gid, &claimed);
+        const uint64_t h = gnn_idmap_probe(m, gid, gnn_idmap_word(gid, GNN_IDMAP_VAL_MASK), 0, &claimed);
         m->slot[item] = (uint32_t)h;
         if (claimed) {
             /* one fetch-and-add both reads and advances the counter (FastGL's Alg. 2 reads
              * LocalID and adds 1 in two steps, which races; docs/idmap.md) */
             const int64_t local = __atomic_fetch_add(&m->counter, 1, __ATOMIC_RELAXED);
-            m->tab[h].val = (int32_t)local;
+            __atomic_store_n(&m->tab[h], gnn_idmap_word(gid, (uint64_t)local), __ATOMIC_RELAXED);
             m->src_gid[local] = gid;
             m->uslot[local] = (uint32_t)h;
         }
