@@ -48,6 +48,18 @@ static int tool(const char *args, char *out, size_t cap)
 
 static char out[1 << 16];
 
+/* Checked-fixture teardown: remove the files this suite writes, then the directory. */
+static void cleanup(void)
+{
+    if (!g_dir[0])
+        return;
+    static const char *const files[] = { "out.txt", "train.json", "b.json" };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
+        remove(tmp(files[i]));
+    rmdir(g_dir);
+    g_dir[0] = '\0';
+}
+
 START_TEST(top_level)
 {
     NEED_TOOL();
@@ -178,6 +190,7 @@ Suite *suite_cli(void)
     TCase *tc = tcase_create("cpu");
     tcase_set_tags(tc, "cpu");
     tcase_set_timeout(tc, 120);
+    tcase_add_checked_fixture(tc, NULL, cleanup);
     tcase_add_test(tc, top_level);
     tcase_add_test(tc, train_usage_errors);
     tcase_add_test(tc, train_json_report);
