@@ -9,56 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static char g_dir[256];
-
-static const char *tmp(const char *name)
-{
-    static char path[4][512];
-    static int k;
-    if (!g_dir[0]) {
-        strcpy(g_dir, "/tmp/gnnref-cli-XXXXXX");
-        ck_assert_ptr_nonnull(mkdtemp(g_dir));
-    }
-    k = (k + 1) % 4;
-    snprintf(path[k], sizeof path[k], "%s/%s", g_dir, name);
-    return path[k];
-}
-
-/* Run `$GNN_TOOL args`; stdout and stderr together into out; returns the exit status. */
-static int tool(const char *args, char *out, size_t cap)
-{
-    char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s >%s 2>&1 </dev/null", getenv("GNN_TOOL"), args, tmp("out.txt"));
-    int rc = system(cmd);
-    FILE *f = fopen(tmp("out.txt"), "r");
-    size_t n = f ? fread(out, 1, cap - 1, f) : 0;
-    out[n] = '\0';
-    if (f)
-        fclose(f);
-    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
-}
-
-#define NEED_TOOL()                                                                   \
-    do {                                                                              \
-        if (!getenv("GNN_TOOL")) {                                                    \
-            fprintf(stderr, "%s: SKIP (GNN_TOOL is not set; `make check` sets it)\n", __func__); \
-            return;                                                                   \
-        }                                                                             \
-    } while (0)
+#include "cli_util.h"
 
 static char out[1 << 16];
-
-/* Checked-fixture teardown: remove the files this suite writes, then the directory. */
-static void cleanup(void)
-{
-    if (!g_dir[0])
-        return;
-    static const char *const files[] = { "out.txt", "train.json", "b.json" };
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++)
-        remove(tmp(files[i]));
-    rmdir(g_dir);
-    g_dir[0] = '\0';
-}
 
 START_TEST(top_level)
 {
@@ -190,7 +143,7 @@ Suite *suite_cli(void)
     TCase *tc = tcase_create("cpu");
     tcase_set_tags(tc, "cpu");
     tcase_set_timeout(tc, 120);
-    tcase_add_checked_fixture(tc, NULL, cleanup);
+    tcase_add_checked_fixture(tc, NULL, cli_cleanup);
     tcase_add_test(tc, top_level);
     tcase_add_test(tc, train_usage_errors);
     tcase_add_test(tc, train_json_report);

@@ -1,0 +1,68 @@
+/* tests/cli_util.h -- helpers for the suites that run the gnnref tool (GNN_TOOL, set by
+ * `make check`): a private temporary directory, running the tool with its output captured,
+ * and a checked-fixture teardown that removes the directory again. Each including suite gets
+ * its own static copy (one directory per test process). */
+#ifndef GNNREF_TESTS_CLI_UTIL_H
+#define GNNREF_TESTS_CLI_UTIL_H
+
+#include <check.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static char g_dir[256];
+
+/* g_dir/name (the directory is made on first use); four rotating buffers. */
+static const char *tmp(const char *name)
+{
+    static char path[4][512];
+    static int k;
+    if (!g_dir[0]) {
+        strcpy(g_dir, "/tmp/gnnref-cli-XXXXXX");
+        ck_assert_ptr_nonnull(mkdtemp(g_dir));
+    }
+    k = (k + 1) % 4;
+    snprintf(path[k], sizeof path[k], "%s/%s", g_dir, name);
+    return path[k];
+}
+
+/* Run `$GNN_TOOL args`; stdout and stderr together into out; returns the exit status. */
+static int tool(const char *args, char *out, size_t cap)
+{
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd, "%s %s >%s 2>&1 </dev/null", getenv("GNN_TOOL"), args, tmp("out.txt"));
+    int rc = system(cmd);
+    FILE *f = fopen(tmp("out.txt"), "r");
+    size_t n = f ? fread(out, 1, cap - 1, f) : 0;
+    out[n] = '\0';
+    if (f)
+        fclose(f);
+    return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+#define NEED_TOOL()                                                                              \
+    do {                                                                                         \
+        if (!getenv("GNN_TOOL")) {                                                               \
+            fprintf(stderr, "%s: SKIP (GNN_TOOL is not set; `make check` sets it)\n", __func__); \
+            return;                                                                              \
+        }                                                                                        \
+    } while (0)
+
+static int cli_rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    return remove(p);
+}
+
+/* Checked-fixture teardown: remove the temporary directory and everything in it. */
+static void cli_cleanup(void)
+{
+    if (g_dir[0])
+        nftw(g_dir, cli_rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    g_dir[0] = '\0';
+}
+
+#endif
