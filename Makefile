@@ -38,7 +38,7 @@ HAVE_CUDA   := $(shell [ "$(NO_CUDA)" = 1 ] || (command -v nvcc >/dev/null 2>&1 
 HAVE_MPI    := $(shell [ "$(NO_MPI)" = 1 ] || (command -v mpicc >/dev/null 2>&1 && echo 1))
 
 # -ffp-contract=off everywhere: no fused multiply-add contraction, so ref and opt round alike.
-# Never -ffast-math (the bitwise oracles depend on IEEE semantics).
+# Never any fast-math flag (the bitwise oracles depend on IEEE semantics).
 CSTD     := -std=c11 -D_GNU_SOURCE
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
 BASEFLAGS := -g -ffp-contract=off -fno-strict-aliasing -Iinclude -I. $(COVFLAGS)
