@@ -49,7 +49,6 @@
 static const int64_t k_fanouts[SB_LAYERS] = { 15, 10, 5 };
 static const int64_t k_batch = 1000;
 static const uint64_t k_seed = 1;
-#define SB_WEIGHT_LAYER 8u /* as cli/cmd_sample.c */
 
 typedef struct sample_case {
     char name[160];
@@ -171,12 +170,8 @@ static int weights_ready(void)
     g_weights = gnn_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(float));
     if (!g_weights)
         return 0;
-    const gnn_rng_stream s = gnn_rng_stream_make(k_seed, GNN_TAG_GEN, 0, SB_WEIGHT_LAYER, 0);
-#ifdef GNN_HAVE_OPENMP
-#pragma omp parallel for schedule(static)
-#endif
-    for (int64_t e = 0; e < nnz; e++)
-        g_weights[e] = 0.05f + gnn_rng_float(&s, (uint64_t)e);
+    if (gnn_sample_random_weights(g_weights, nnz, k_seed)) /* as gnnref sample --weights random */
+        return 0;
     return 1;
 }
 

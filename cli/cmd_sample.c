@@ -22,10 +22,6 @@
 #include "gnnref/tensor.h"
 
 #define SAMPLE_MAX_LAYERS 16
-/* --weights random: w_e = 0.05 + float draw e of the stream (seed, GEN, step 0, layer
- * SAMPLE_WEIGHT_LAYER, id 0). Layer 8 of tag GEN is used by no generator, so the weights
- * never repeat the draws that built the graph. bench/bench_sample.c uses the same rule. */
-#define SAMPLE_WEIGHT_LAYER 8u
 
 static void sample_usage(FILE *f)
 {
@@ -61,17 +57,6 @@ static double now_s(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* --weights random (see SAMPLE_WEIGHT_LAYER). Word e % 4 of Philox block e / 4. */
-static void random_weights(float *w, int64_t nnz, uint64_t seed)
-{
-    const gnn_rng_stream s = gnn_rng_stream_make(seed, GNN_TAG_GEN, 0, SAMPLE_WEIGHT_LAYER, 0);
-#ifdef GNN_HAVE_OPENMP
-#pragma omp parallel for schedule(static)
-#endif
-    for (int64_t e = 0; e < nnz; e++)
-        w[e] = 0.05f + gnn_rng_float(&s, (uint64_t)e);
 }
 
 /* Seed vertices in id order: the train vertices if there is a split, else all. Returns the count. */
@@ -229,7 +214,7 @@ int gnn_cmd_sample(int argc, char **argv)
             rc = cli_error(CLI_FAIL, "out of memory (%lld edge weights)", (long long)ds.graph.nnz);
             goto done;
         }
-        random_weights(weights, ds.graph.nnz, seed);
+        gnn_sample_random_weights(weights, ds.graph.nnz, seed); /* nnz < 2^34 checked above */
     }
 
     if (topo_memory) { /* both implementations sample the same copy: a fair comparison */

@@ -1,14 +1,16 @@
-/* core/minibatch.c -- multi-layer sampling glue (DGL's MultiLayerNeighborSampler order).
+/* core/minibatch.c -- multi-layer sampling glue (DGL's MultiLayerNeighborSampler order) and
+ * the synthetic edge weights used by measurements.
  * blocks[L-1] has the seeds as dst and fanout fanouts[L-1]; the src vertices of blocks[l+1]
  * are the dst vertices (the seeds) of blocks[l]. The RNG layer index is the block's model layer. */
 #include <string.h>
+#include "gnnref/rng.h"
 #include "gnnref/sample.h"
 
-gnn_status gnn_sample_blocks(const gnn_sample_ops *ops, const gnn_csr *g, const int64_t *seeds,
+gnn_status gnn_sample_layers(gnn_sample_layer_fn layer, void *ctx, const int64_t *seeds,
                              int64_t n_seeds, const int64_t *fanouts, int L,
                              const gnn_sample_params *base, gnn_block *blocks)
 {
-    if (L < 1 || L > 255 || !ops || !g || !base || (n_seeds > 0 && !seeds))
+    if (L < 1 || L > 255 || !layer || !fanouts || !base || !blocks || n_seeds < 0 || (n_seeds > 0 && !seeds))
         return GNN_ERR_INVAL;
     const int64_t *dst = seeds;
     int64_t n_dst = n_seeds;
@@ -16,16 +18,51 @@ gnn_status gnn_sample_blocks(const gnn_sample_ops *ops, const gnn_csr *g, const 
         gnn_sample_params p = *base;
         p.fanout = fanouts[l];
         p.layer = (unsigned)l;
-        gnn_sampled s;
-        gnn_status st = ops->sample(g, dst, n_dst, &p, &s);
-        if (st)
-            return st;
-        st = ops->build(&s, &blocks[l]);
-        gnn_sampled_free(&s);
+        gnn_status st = layer(ctx, dst, n_dst, &p, &blocks[l]);
         if (st)
             return st;
         dst = blocks[l].src_gid;
         n_dst = blocks[l].n_src;
     }
+    return GNN_OK;
+}
+
+/* One reference layer: sample to global ids, then build the block. */
+typedef struct ops_ctx {
+    const gnn_sample_ops *ops;
+    const gnn_csr *g;
+} ops_ctx;
+
+static gnn_status ops_layer(void *vctx, const int64_t *dst, int64_t n_dst, const gnn_sample_params *p,
+                            gnn_block *out)
+{
+    const ops_ctx *c = vctx;
+    gnn_sampled s;
+    gnn_status st = c->ops->sample(c->g, dst, n_dst, p, &s);
+    if (st)
+        return st;
+    st = c->ops->build(&s, out);
+    gnn_sampled_free(&s);
+    return st;
+}
+
+gnn_status gnn_sample_blocks(const gnn_sample_ops *ops, const gnn_csr *g, const int64_t *seeds,
+                             int64_t n_seeds, const int64_t *fanouts, int L,
+                             const gnn_sample_params *base, gnn_block *blocks)
+{
+    if (!ops || !g)
+        return GNN_ERR_INVAL;
+    ops_ctx c = { ops, g };
+    return gnn_sample_layers(ops_layer, &c, seeds, n_seeds, fanouts, L, base, blocks);
+}
+
+gnn_status gnn_sample_random_weights(float *w, int64_t nnz, uint64_t seed)
+{
+    if (nnz < 0 || (uint64_t)nnz >= (1ull << 34) || (nnz > 0 && !w))
+        return GNN_ERR_RANGE;
+    const gnn_rng_stream s = gnn_rng_stream_make(seed, GNN_TAG_GEN, 0, GNN_SAMPLE_WEIGHT_LAYER, 0);
+#pragma omp parallel for schedule(static)
+    for (int64_t e = 0; e < nnz; e++)
+        w[e] = 0.05f + gnn_rng_float(&s, (uint64_t)e);
     return GNN_OK;
 }

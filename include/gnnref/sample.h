@@ -65,6 +65,23 @@ gnn_status gnn_sample_blocks(const gnn_sample_ops *ops, const gnn_csr *g, const 
                              int64_t n_seeds, const int64_t *fanouts, int L,
                              const gnn_sample_params *base, gnn_block *blocks);
 
+/* The layer loop behind gnn_sample_blocks and gnn_sampler_blocks, in one place (the layer
+ * order and the RNG layer index are part of the determinism contract): calls
+ * layer(ctx, dst, n_dst, p, &blocks[l]) for l = L-1 down to 0 with p = *base, p.fanout =
+ * fanouts[l], p.layer = l, starting from the seeds and continuing from each block's src. */
+typedef gnn_status (*gnn_sample_layer_fn)(void *ctx, const int64_t *dst, int64_t n_dst,
+                                          const gnn_sample_params *p, gnn_block *out);
+gnn_status gnn_sample_layers(gnn_sample_layer_fn layer, void *ctx, const int64_t *seeds,
+                             int64_t n_seeds, const int64_t *fanouts, int L,
+                             const gnn_sample_params *base, gnn_block *blocks);
+
+/* Synthetic per-edge weights for measurements (`gnnref sample --weights random`, the sampler
+ * benchmarks): w[e] = 0.05 + float draw e of (seed, GNN_TAG_GEN, step 0, layer
+ * GNN_SAMPLE_WEIGHT_LAYER, id 0). Layer 8 of tag GEN is used by no generator, so the weights
+ * do not repeat a generator's draws. nnz must be below 2^34 (float draw e uses block e / 4). */
+#define GNN_SAMPLE_WEIGHT_LAYER 8u
+gnn_status gnn_sample_random_weights(float *w, int64_t nnz, uint64_t seed);
+
 /* ---- optimized samplers (opt/cpu/sample.c): one reusable object per graph ----------------
  * variant FUSED: one pass per layer samples every dst in parallel and inserts each sampled
  *   neighbor into the ID map as it is drawn, writing the CSC block directly (the Intel/DGL

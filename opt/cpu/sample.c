@@ -423,22 +423,16 @@ done:
     return st;
 }
 
+static gnn_status sampler_layer_fn(void *ctx, const int64_t *dst, int64_t n_dst, const gnn_sample_params *p,
+                                   gnn_block *out)
+{
+    return gnn_sampler_layer(ctx, dst, n_dst, p, out);
+}
+
 gnn_status gnn_sampler_blocks(gnn_sampler *s, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts, int L,
                               const gnn_sample_params *base, gnn_block *blocks)
 {
-    if (!s || L < 1 || L > 255 || !fanouts || !base)
+    if (!s)
         return GNN_ERR_INVAL;
-    const int64_t *dst = seeds;
-    int64_t n_dst = n_seeds;
-    for (int l = L - 1; l >= 0; l--) {
-        gnn_sample_params p = *base;
-        p.fanout = fanouts[l];
-        p.layer = (unsigned)l;
-        gnn_status st = gnn_sampler_layer(s, dst, n_dst, &p, &blocks[l]);
-        if (st)
-            return st;
-        dst = blocks[l].src_gid;
-        n_dst = blocks[l].n_src;
-    }
-    return GNN_OK;
+    return gnn_sample_layers(sampler_layer_fn, s, seeds, n_seeds, fanouts, L, base, blocks);
 }
