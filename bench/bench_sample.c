@@ -6,7 +6,8 @@
  * scale 22 takes about half a minute and 1-2 GB, so the graph is generated once and cached in
  * <build>/bench-cache/rmat-s<S>-e16.gnn (gnn_dataset_save; later runs gnn_dataset_load, which
  * mmaps and checks every section's CRC32C). <build> is the folder above bin/gnnref-bench;
- * GNN_BENCH_CACHE_DIR overrides the folder.
+ * GNN_BENCH_CACHE_DIR overrides the folder. The samplers read a copy of the topology in
+ * (transparent) huge pages, as `gnnref sample` does by default (--topology memory).
  * Work: fanouts 15,10,5 (input layer first), batches of 1000 seeds taken from all vertices
  * shuffled by (seed 1, SHUFFLE, step 0); iteration i of a benchmark samples batch i mod nb
  * with step i mod nb, so every benchmark walks the same sequence of batches from batch 0
@@ -70,6 +71,7 @@ static double g_ref_eps[4];
 static int g_state;               /* 0: not built, 1: ready, -1: failed */
 static char g_err[600];
 static gnn_dataset g_ds;
+static gnn_csr g_topo;            /* huge-page copy of g_ds.graph that the samplers read */
 static int64_t *g_seeds;          /* (n) shuffled vertex ids */
 static int64_t g_nb;              /* batches */
 static float *g_weights;          /* (nnz), built on first weighted benchmark */
@@ -138,6 +140,10 @@ static int fixture_build(void)
             fprintf(stderr, "gnnref-bench: cannot cache the graph: %s\n", err.msg);
         fprintf(stderr, "gnnref-bench: sampling graph %s: %lld vertices, %lld edges, generated in %.1f s, saved in %.1f s\n",
                 g_ds.name, (long long)g_ds.graph.n, (long long)g_ds.graph.nnz, t1 - t0, now_s() - t1);
+    }
+    if ((st = gnn_csr_copy(&g_topo, &g_ds.graph, GNN_CSR_HUGEPAGES))) {
+        snprintf(g_err, sizeof g_err, "copying the topology failed: %s", gnn_status_str(st));
+        return -1;
     }
     const int64_t n = g_ds.graph.n;
     g_seeds = gnn_malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
@@ -232,7 +238,7 @@ static int ref_chain(const sample_case *c, int grp, char *msg, size_t cap)
         int64_t n;
         batch_of(0, &seeds, &n);
         const gnn_sample_params base = params_of(c, 0);
-        gnn_status st = gnn_sample_blocks(&gnn_sample_ref, &g_ds.graph, seeds, n, k_fanouts, SB_LAYERS, &base,
+        gnn_status st = gnn_sample_blocks(&gnn_sample_ref, &g_topo, seeds, n, k_fanouts, SB_LAYERS, &base,
                                           g_ref_blocks[grp]);
         g_ref_state[grp] = st ? -1 : 1;
         if (st)
@@ -262,7 +268,7 @@ static int check_case(sample_case *c, int grp)
     const gnn_sample_params base = params_of(c, 0);
     int ok = 0;
     gnn_sampler *s = NULL;
-    gnn_status st = gnn_sampler_create(&s, &g_ds.graph, c->variant, (int)c->idmap);
+    gnn_status st = gnn_sampler_create(&s, &g_topo, c->variant, (int)c->idmap);
     if (st) {
         snprintf(c->msg, sizeof c->msg, "gnn_sampler_create: %s", gnn_status_str(st));
         goto done;
@@ -335,7 +341,7 @@ static void sample_bench(void *st, void *arg)
     }
     gnn_sampler *s = NULL;
     gnn_status rc = GNN_OK;
-    if (c->opt && (rc = gnn_sampler_create(&s, &g_ds.graph, c->variant, (int)c->idmap))) {
+    if (c->opt && (rc = gnn_sampler_create(&s, &g_topo, c->variant, (int)c->idmap))) {
         skip(st, gnn_status_str(rc));
         return;
     }
@@ -351,7 +357,7 @@ static void sample_bench(void *st, void *arg)
         const gnn_sample_params p = params_of(c, b);
         const double t0 = now_s();
         gnn_status r = c->opt ? gnn_sampler_blocks(s, seeds, n, k_fanouts, SB_LAYERS, &p, blk)
-                              : gnn_sample_blocks(&gnn_sample_ref, &g_ds.graph, seeds, n, k_fanouts, SB_LAYERS, &p, blk);
+                              : gnn_sample_blocks(&gnn_sample_ref, &g_topo, seeds, n, k_fanouts, SB_LAYERS, &p, blk);
         seconds += now_s() - t0;
         if (r)
             rc = r;
@@ -441,8 +447,10 @@ void gnn_bench_register_sample(void)
 
 void gnn_bench_cleanup_sample(void)
 {
-    if (g_state != 0)
+    if (g_state != 0) {
+        gnn_csr_free(&g_topo);
         gnn_dataset_free(&g_ds);
+    }
     for (int grp = 0; grp < 4; grp++) {
         for (int l = 0; l < SB_LAYERS; l++)
             gnn_block_free(&g_ref_blocks[grp][l]);

@@ -1,7 +1,10 @@
 /* core/tensor.c -- 64-byte aligned allocation and dense f32 matrices. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "gnnref/tensor.h"
+
+#define GNN_HUGE_MIN ((size_t)4 << 20) /* arrays from 4 MiB up get huge-page hints */
 
 void *gnn_malloc(size_t bytes)
 {
@@ -11,6 +14,20 @@ void *gnn_malloc(size_t bytes)
         return NULL;
     if (rounded == 0)
         rounded = GNN_ALIGN;
+    if (rounded >= GNN_HUGE_MIN) {
+        /* large arrays (graphs, ID-map tables, features) are read at random: ask for
+         * transparent huge pages so that the TLB covers them (a hint; ignored where
+         * unsupported). The 2 MiB alignment lets the kernel back them with huge pages. */
+        const size_t huge = (size_t)2 << 20;
+        const size_t r2 = (rounded + huge - 1) / huge * huge;
+        void *p = r2 >= rounded ? aligned_alloc(huge, r2) : NULL;
+        if (p) {
+#ifdef MADV_HUGEPAGE
+            (void)madvise(p, r2, MADV_HUGEPAGE);
+#endif
+            return p;
+        }
+    }
     return aligned_alloc(GNN_ALIGN, rounded);
 }
 

@@ -151,20 +151,25 @@ static inline void fisher_yates_sparse(int64_t base, int64_t d, int64_t k, const
 {
     uint64_t rw[GNN_SWAP_SMALL + 1];
     int64_t key[GNN_SWAP_SMALL], val[GNN_SWAP_SMALL];
+    /* a 256-bit filter over the stored keys (bit key & 255): when neither j's nor r's bit is
+     * set, neither is stored and the list scan is skipped -- the common case when d >> k */
+    uint64_t filt[4] = { 0, 0, 0, 0 };
     int n = 0;
     draw_words(s, k, rw);
     for (int64_t j = 0; j < k; j++) {
         const int64_t r = j + (int64_t)scale_draw(rw[j], (uint64_t)(d - j));
         int64_t pj = j, pr = r;
         int at_r = -1;
-        for (int q = 0; q < n; q++) {
-            if (key[q] == j)
-                pj = val[q];
-            if (key[q] == r) {
-                pr = val[q];
-                at_r = q;
+        const uint64_t bj = filt[(j >> 6) & 3] >> (j & 63), br = filt[(r >> 6) & 3] >> (r & 63);
+        if ((bj | br) & 1)
+            for (int q = 0; q < n; q++) {
+                if (key[q] == j)
+                    pj = val[q];
+                if (key[q] == r) {
+                    pr = val[q];
+                    at_r = q;
+                }
             }
-        }
         out[j] = base + pr;
         /* pos[r] = old pos[j] (pos[j] is never read again) */
         if (at_r >= 0) {
@@ -172,6 +177,7 @@ static inline void fisher_yates_sparse(int64_t base, int64_t d, int64_t k, const
         } else {
             key[n] = r;
             val[n] = pj;
+            filt[(r >> 6) & 3] |= (uint64_t)1 << (r & 63);
             n++;
         }
     }
@@ -299,7 +305,7 @@ static inline const void *map_cell(const gnn_idmap *m, int64_t gid)
 }
 
 #define GNN_SAMPLE_CHUNK 32 /* dst vertices per work item */
-#define GNN_PREFETCH 16     /* how far ahead the gather and insert loops prefetch */
+#define GNN_PREFETCH 64     /* how far ahead the gather and insert loops prefetch */
 
 /* Sample every dst in parallel into nbr (and rows), optionally inserting into the map.
  * Work goes in chunks of dst vertices; per chunk: (a) draw positions for each dst, (b) gather
