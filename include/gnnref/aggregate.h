@@ -5,6 +5,15 @@
  *       deg(v) = 0 gives a zero row. sum: the same without the scale.
  * backward: dx (n_src, d) is overwritten: dx[u] = sum over edges (u -> v), visited in
  *       order of v then edge position, of dout[v] * (1.0f / deg(v)).
+ * gcn:  out[v] = sum over edges e = (u -> v), in CSR order, of x[u] * c_e with
+ *       c_e = (1.0f / sqrtf((float)ds(u))) * (1.0f / sqrtf((float)dd(v))), where dd(v) is v's
+ *       in-degree in the block and ds(u) the number of block edges whose src is u (Kipf &
+ *       Welling's D^-1/2 A D^-1/2; self-loops are the caller's: aggregate over a graph built
+ *       with gnn_csr_add_self_loops to get their A + I). backward: dx[u] = sum over edges
+ *       (u -> v), by v then edge position, of dout[v] * c_e.
+ * weighted: out[v] = sum over edges e in CSR order of x[u] * w[e]; backward: dx[u] as gcn
+ *       with c_e = w[e], and dw[e] = sum over f in order of dout[v][f] * x[u][f].
+ * Each product is formed first and then added (acc += x * c), in float.
  * Both orders are part of the contract: opt/ reproduces them so the oracle compares bitwise. */
 #ifndef GNNREF_AGGREGATE_H
 #define GNNREF_AGGREGATE_H
@@ -16,7 +25,7 @@
 extern "C" {
 #endif
 
-typedef enum gnn_agg_kind { GNN_AGG_MEAN = 0, GNN_AGG_SUM = 1 } gnn_agg_kind;
+typedef enum gnn_agg_kind { GNN_AGG_MEAN = 0, GNN_AGG_SUM = 1, GNN_AGG_GCN = 2 } gnn_agg_kind;
 
 enum { GNN_CAP_DETERMINISTIC = 1u << 0, GNN_CAP_THREADED = 1u << 1 };
 
@@ -27,6 +36,12 @@ typedef struct gnn_aggregate_ops {
                           float *out);
     gnn_status (*backward)(const gnn_block *blk, const float *dout, int64_t d, gnn_agg_kind kind,
                            float *dx);
+    /* edge-weighted aggregation; w: (nnz) one weight per block edge */
+    gnn_status (*weighted_forward)(const gnn_block *blk, const float *x, int64_t d, const float *w,
+                                   float *out);
+    /* dx (n_src, d) and/or dw (nnz): either may be NULL; x is read only for dw */
+    gnn_status (*weighted_backward)(const gnn_block *blk, const float *x, const float *dout, int64_t d,
+                                    const float *w, float *dx, float *dw);
 } gnn_aggregate_ops;
 
 extern const gnn_aggregate_ops gnn_aggregate_ref, gnn_aggregate_cpu;

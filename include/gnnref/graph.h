@@ -46,6 +46,9 @@ void gnn_csr_free(gnn_csr *g);
  * transparent huge pages (madvise), which cuts TLB misses of random neighbor reads. */
 enum { GNN_CSR_HUGEPAGES = 1u << 0 };
 gnn_status gnn_csr_copy(gnn_csr *dst, const gnn_csr *src, unsigned flags);
+/* out = g with a self-loop v -> v appended as the LAST in-edge of every row v that has none
+ * (rows that already hold v keep theirs, nothing is added). Kipf & Welling's A + I for GCN. */
+gnn_status gnn_csr_add_self_loops(gnn_csr *out, const gnn_csr *g);
 static inline int64_t gnn_csr_degree(const gnn_csr *g, int64_t v) { return g->indptr[v + 1] - g->indptr[v]; }
 
 typedef struct gnn_block {

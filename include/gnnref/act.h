@@ -1,0 +1,40 @@
+/* include/gnnref/act.h -- activations and normalization beyond ReLU: ELU (GAT's hidden
+ * activation) and LayerNorm.
+ *
+ * elu:       y = x > 0 ? x : alpha * (expf(x) - 1)           (count values)
+ *            backward: dx = dy where x > 0, else dy * alpha * expf(x)  (from the input x)
+ * layernorm: per row i of x (n, d):  mu = (1/d) sum_f x[f],  var = (1/d) sum_f (x[f] - mu)^2
+ *            (both summed in f order, in float), rstd = 1 / sqrtf(var + eps),
+ *            y[f] = (x[f] - mu) * rstd * gamma[f] + beta[f].
+ *            The forward saves mu and rstd (n each) for the backward:
+ *            xhat = (x - mu) * rstd, g = dy * gamma,
+ *            dx = rstd * (g - mean_f(g) - xhat * mean_f(g * xhat)),
+ *            dgamma[f] = sum_i dy[i][f] * xhat[i][f], dbeta[f] = sum_i dy[i][f] (i ascending in ref).
+ * All outputs are overwritten. */
+#ifndef GNNREF_ACT_H
+#define GNNREF_ACT_H
+
+#include <stdint.h>
+#include "gnnref/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gnn_act_ops {
+    const char *name; /* "ref", "cpu" */
+    unsigned caps;
+    void (*elu_fwd)(const float *x, int64_t count, float alpha, float *y);
+    void (*elu_bwd)(const float *x, const float *dy, int64_t count, float alpha, float *dx);
+    gnn_status (*layernorm_fwd)(const float *x, int64_t n, int64_t d, const float *gamma, const float *beta,
+                                float eps, float *y, float *mu, float *rstd);
+    gnn_status (*layernorm_bwd)(const float *x, const float *dy, int64_t n, int64_t d, const float *gamma,
+                                const float *mu, const float *rstd, float *dx, float *dgamma, float *dbeta);
+} gnn_act_ops;
+
+extern const gnn_act_ops gnn_act_ref, gnn_act_cpu;
+
+#ifdef __cplusplus
+}
+#endif
+#endif
