@@ -263,3 +263,40 @@ gnn_status gnn_block_full(gnn_block *b, const gnn_csr *g)
         b->indices[e] = (int32_t)g->indices[e];
     return GNN_OK;
 }
+
+/* Kipf & Welling's A + I: every row v gets the in-edge v -> v as its LAST edge unless it
+ * already lists v (then the row is copied unchanged). Two passes: count, then copy. */
+gnn_status gnn_csr_add_self_loops(gnn_csr *out, const gnn_csr *g)
+{
+    memset(out, 0, sizeof *out);
+    if (!g || g->n < 0 || (g->n > 0 && (!g->indptr || (g->nnz > 0 && !g->indices))))
+        return GNN_ERR_INVAL;
+    int64_t *ip = gnn_malloc(((size_t)g->n + 1) * sizeof(int64_t));
+    if (!ip)
+        return GNN_ERR_NOMEM;
+    ip[0] = 0;
+    for (int64_t v = 0; v < g->n; v++) {
+        int has = 0;
+        for (int64_t e = g->indptr[v]; e < g->indptr[v + 1] && !has; e++)
+            has = g->indices[e] == v;
+        ip[v + 1] = ip[v] + (g->indptr[v + 1] - g->indptr[v]) + (has ? 0 : 1);
+    }
+    const int64_t nnz = ip[g->n];
+    int64_t *ix = gnn_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(int64_t));
+    if (!ix) {
+        gnn_free(ip);
+        return GNN_ERR_NOMEM;
+    }
+    for (int64_t v = 0; v < g->n; v++) {
+        const int64_t d = g->indptr[v + 1] - g->indptr[v];
+        memcpy(ix + ip[v], g->indices + g->indptr[v], (size_t)d * sizeof(int64_t));
+        if (ip[v + 1] - ip[v] > d)
+            ix[ip[v] + d] = v;
+    }
+    out->n = g->n;
+    out->nnz = nnz;
+    out->indptr = ip;
+    out->indices = ix;
+    out->owns = 1;
+    return GNN_OK;
+}
