@@ -1,4 +1,5 @@
-/* cli/cmd_train.c -- `gnnref train`: mini-batch GraphSAGE on one rank. */
+/* cli/cmd_train.c -- `gnnref train`: GraphSAGE, GCN, GAT or GIN on one rank, mini-batch or
+ * full-batch (docs/models.md). */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,15 +13,30 @@ static void train_usage(FILE *f)
     fprintf(f,
             "usage: gnnref train [flags]\n"
             "  --data PATH|builtin   dataset: native file, text-layout dir, OGB dir, or builtin (default)\n"
-            "  --model sage          model (GraphSAGE, mean aggregator; DistGNN-MB Eq. 1)\n"
+            "  --model M             sage (GraphSAGE mean, DistGNN-MB Eq. 1; default), gcn (Kipf & Welling),\n"
+            "                        gat (Velickovic et al.), gin (GIN-0, Xu et al.); see docs/models.md\n"
+            "  --mode minibatch|fullbatch  sampled mini-batches (default) or one step per epoch over the\n"
+            "                        whole graph (loss over the train vertices)\n"
             "  --layers L            number of layers (default 2)\n"
-            "  --hidden H            hidden width (default 64)\n"
-            "  --fanouts K1,K2,...   neighbors sampled per layer, input layer first; -1 = all (default 10 each)\n"
-            "  --batch B             seeds per mini-batch (default 256)\n"
-            "  --epochs E            epochs (default 100)\n"
+            "  --hidden H            hidden width; gat: features per head (default 64)\n"
+            "  --fanouts K1,K2,...   minibatch: neighbors sampled per layer, input layer first; -1 = all (default 10 each)\n"
+            "  --batch B             minibatch: seeds per mini-batch (default 256)\n"
+            "  --epochs E            epochs (default 100); at most E with --patience\n"
+            "  --patience N          early stopping: stop after N evaluated epochs without a better validation\n"
+            "                        accuracy (or the same with a lower val loss); 0 = off (default)\n"
             "  --lr X                Adam learning rate (default 0.01)\n"
             "  --dropout P           dropout probability on every layer's input (default 0.5)\n"
             "  --weight-decay W      L2 weight decay in Adam (default 5e-4, as Kipf & Welling)\n"
+            "  --weight-decay-layers all|first  layers whose weights decay (default: first for gcn, as\n"
+            "                        Kipf & Welling; all otherwise)\n"
+            "  --normalize-features none|row  divide each feature row by its sum (default: row for gcn and\n"
+            "                        gat, as Kipf & Welling and Velickovic et al.; none for sage and gin)\n"
+            "  --layernorm           LayerNorm before the activation of every hidden layer\n"
+            "  --heads H             gat: attention heads of hidden layers, concatenated (default 8)\n"
+            "  --out-heads H         gat: heads of the output layer, averaged (default 1)\n"
+            "  --gat-variant V       gat: velickovic (z = hW, bias after attention; default) or distgnn\n"
+            "                        (z = ReLU(hW + b) before attention, DistGNN-MB Eq. 2)\n"
+            "  --attn-dropout P      gat: dropout on attention coefficients (default: --dropout)\n"
             "  --seed S              seed of every random choice (default 1)\n"
             "  --split A,B,C         seeded random train/val/test fractions (replaces the data's split)\n"
             "  --impl ref|opt        kernels: reference or optimized CPU (default opt); results are bitwise equal\n"
@@ -64,6 +80,7 @@ static json_object *epoch_json(const gnn_epoch_stats *E)
     json_object *o = json_object_new_object();
     json_object_object_add(o, "epoch", json_object_new_int(E->epoch));
     json_object_object_add(o, "loss", json_object_new_double(E->loss));
+    json_object_object_add(o, "val_loss", E->val_loss >= 0 ? json_object_new_double(E->val_loss) : NULL);
     json_object_object_add(o, "train_acc", E->train_acc >= 0 ? json_object_new_double(E->train_acc) : NULL);
     json_object_object_add(o, "val_acc", E->val_acc >= 0 ? json_object_new_double(E->val_acc) : NULL);
     json_object_object_add(o, "test_acc", E->test_acc >= 0 ? json_object_new_double(E->test_acc) : NULL);
@@ -90,13 +107,19 @@ int gnn_cmd_train(int argc, char **argv)
         { "impl", required_argument, 0, 'i' },   { "threads", required_argument, 0, 't' },
         { "eval-every", required_argument, 0, 'E' }, { "json", required_argument, 0, 'j' },
         { "quiet", no_argument, 0, 'q' },        { "help", no_argument, 0, 'h' },
+        { "mode", required_argument, 0, 'M' },   { "patience", required_argument, 0, 'P' },
+        { "heads", required_argument, 0, 'A' },  { "out-heads", required_argument, 0, 'O' },
+        { "gat-variant", required_argument, 0, 'V' }, { "attn-dropout", required_argument, 0, 'a' },
+        { "layernorm", no_argument, 0, 'n' },    { "normalize-features", required_argument, 0, 'N' },
+        { "weight-decay-layers", required_argument, 0, 'W' },
         { 0, 0, 0, 0 }
     };
     gnn_train_config c;
     gnn_train_defaults(&c);
     const char *data = "builtin", *json = NULL, *fanouts = NULL, *model = "sage";
     double split[3] = { 0 };
-    int have_split = 0, quiet = 0;
+    int have_split = 0, quiet = 0, have_batch = 0, gat_flag = 0;
+    const char *gat_flag_name = NULL;
     int64_t threads = 0, v;
     double x;
     optind = 1;
@@ -119,6 +142,66 @@ int gnn_cmd_train(int argc, char **argv)
         case 'b':
             if (cli_parse_i64(optarg, 1, INT32_MAX, &c.batch))
                 return cli_error(CLI_USAGE, "--batch '%s': expected a positive integer", optarg);
+            have_batch = 1;
+            break;
+        case 'M':
+            if (!strcmp(optarg, "minibatch"))
+                c.mode = GNN_MODE_MINIBATCH;
+            else if (!strcmp(optarg, "fullbatch"))
+                c.mode = GNN_MODE_FULLBATCH;
+            else
+                return cli_error(CLI_USAGE, "--mode '%s': expected minibatch or fullbatch", optarg);
+            break;
+        case 'P':
+            if (cli_parse_i64(optarg, 0, 1000000, &v))
+                return cli_error(CLI_USAGE, "--patience '%s': expected an integer >= 0 (0 = off)", optarg);
+            c.patience = (int)v;
+            break;
+        case 'A':
+        case 'O':
+            if (cli_parse_i64(optarg, 1, GNN_MAX_HEADS, &v))
+                return cli_error(CLI_USAGE, "--%s '%s': expected an integer in 1..%d", ch == 'A' ? "heads" : "out-heads",
+                                 optarg, GNN_MAX_HEADS);
+            if (ch == 'A')
+                c.heads = v;
+            else
+                c.out_heads = v;
+            gat_flag = 1;
+            gat_flag_name = ch == 'A' ? "--heads" : "--out-heads";
+            break;
+        case 'V':
+            if (!strcmp(optarg, "velickovic"))
+                c.gat_variant = GNN_GAT_VELICKOVIC;
+            else if (!strcmp(optarg, "distgnn"))
+                c.gat_variant = GNN_GAT_DISTGNN;
+            else
+                return cli_error(CLI_USAGE, "--gat-variant '%s': expected velickovic or distgnn", optarg);
+            gat_flag = 1;
+            gat_flag_name = "--gat-variant";
+            break;
+        case 'a':
+            if (cli_parse_f64(optarg, 0.0, 0.999999, &x))
+                return cli_error(CLI_USAGE, "--attn-dropout '%s': expected a number in [0, 1)", optarg);
+            c.attn_dropout = (float)x;
+            gat_flag = 1;
+            gat_flag_name = "--attn-dropout";
+            break;
+        case 'n': c.layernorm = 1; break;
+        case 'N':
+            if (!strcmp(optarg, "none"))
+                c.feat_norm = GNN_FEAT_NORM_NONE;
+            else if (!strcmp(optarg, "row"))
+                c.feat_norm = GNN_FEAT_NORM_ROW;
+            else
+                return cli_error(CLI_USAGE, "--normalize-features '%s': expected none or row", optarg);
+            break;
+        case 'W':
+            if (!strcmp(optarg, "all"))
+                c.wd_scope = GNN_WD_ALL;
+            else if (!strcmp(optarg, "first"))
+                c.wd_scope = GNN_WD_FIRST;
+            else
+                return cli_error(CLI_USAGE, "--weight-decay-layers '%s': expected all or first", optarg);
             break;
         case 'e':
             if (cli_parse_i64(optarg, 0, 1000000, &v))
@@ -177,8 +260,21 @@ int gnn_cmd_train(int argc, char **argv)
     }
     if (optind < argc)
         return cli_error(CLI_USAGE, "train: unexpected argument '%s'", argv[optind]);
-    if (strcmp(model, "sage"))
-        return cli_error(CLI_USAGE, "--model '%s': this build trains sage (GraphSAGE); gcn, gat and gin come with the kernels issue", model);
+    if (!strcmp(model, "sage"))
+        c.model = GNN_MODEL_SAGE;
+    else if (!strcmp(model, "gcn"))
+        c.model = GNN_MODEL_GCN;
+    else if (!strcmp(model, "gat"))
+        c.model = GNN_MODEL_GAT;
+    else if (!strcmp(model, "gin"))
+        c.model = GNN_MODEL_GIN;
+    else
+        return cli_error(CLI_USAGE, "--model '%s': expected sage, gcn, gat or gin", model);
+    if (gat_flag && c.model != GNN_MODEL_GAT)
+        return cli_error(CLI_USAGE, "%s applies to --model gat only (model is %s)", gat_flag_name, model);
+    if (c.mode == GNN_MODE_FULLBATCH && (fanouts || have_batch))
+        return cli_error(CLI_USAGE, "--mode fullbatch uses every neighbor of every vertex: %s does not apply",
+                         fanouts ? "--fanouts" : "--batch");
     if (fanouts) {
         int64_t fo[GNN_MAX_LAYERS];
         int k = cli_parse_i64_list(fanouts, -1, INT32_MAX, fo, GNN_MAX_LAYERS);
@@ -200,17 +296,20 @@ int gnn_cmd_train(int argc, char **argv)
         gnn_dataset_free(&ds);
         return cli_error(cli_status_code(st), "%s", err.msg);
     }
+    gnn_train_resolve(&c); /* effective values, as reported */
+    const int full = c.mode == GNN_MODE_FULLBATCH, gat = c.model == GNN_MODEL_GAT;
     if (!quiet)
-        printf("gnnref train: %s  n=%lld edges=%lld features=%lld classes=%lld  sage L=%d hidden=%lld "
+        printf("gnnref train: %s  n=%lld edges=%lld features=%lld classes=%lld  %s %s L=%d hidden=%lld "
                "batch=%lld impl=%s threads=%d seed=%llu\n",
                ds.name, (long long)ds.graph.n, (long long)ds.graph.nnz, (long long)ds.num_features,
-               (long long)ds.num_classes, c.layers, (long long)c.hidden, (long long)c.batch,
-               c.impl_opt ? "opt" : "ref", nthreads, (unsigned long long)c.seed);
+               (long long)ds.num_classes, model, gnn_mode_name(c.mode), c.layers, (long long)c.hidden,
+               full ? (long long)ds.graph.n : (long long)c.batch, c.impl_opt ? "opt" : "ref", nthreads,
+               (unsigned long long)c.seed);
     print_ctx pc = { quiet, cli_is_tty() };
     c.on_step = on_step;
     c.on_step_ctx = &pc;
     gnn_train_result res;
-    st = gnn_train_sage(&ds, &c, on_epoch, &pc, &res, &err);
+    st = gnn_train(&ds, &c, on_epoch, &pc, &res, &err);
     if (st) {
         gnn_dataset_free(&ds);
         return cli_error(cli_status_code(st), "%s", err.msg[0] ? err.msg : gnn_status_str(st));
@@ -219,6 +318,9 @@ int gnn_cmd_train(int argc, char **argv)
            "test_acc_at_best_val %.4f  majority_class %.4f\n",
            res.train_acc, res.val_acc, res.test_acc, res.best_val_acc, res.best_epoch,
            res.test_acc_at_best_val, res.majority_rate);
+    if (res.stopped_early)
+        printf("early stop: no better validation accuracy for %d evaluated epochs; stopped after epoch %d\n",
+               c.patience, res.stop_epoch);
     printf("test accuracy: %.4f\n", res.test_acc);
     int rc = CLI_OK;
     if (json) {
@@ -227,17 +329,34 @@ int gnn_cmd_train(int argc, char **argv)
         json_object_object_add(cfg, "data", json_object_new_string(data));
         json_object_object_add(cfg, "dataset", json_object_new_string(ds.name));
         json_object_object_add(cfg, "model", json_object_new_string(model));
+        json_object_object_add(cfg, "mode", json_object_new_string(gnn_mode_name(c.mode)));
         json_object_object_add(cfg, "layers", json_object_new_int(c.layers));
         json_object_object_add(cfg, "hidden", json_object_new_int64(c.hidden));
-        json_object *fo = json_object_new_array();
-        for (int l = 0; l < c.layers; l++)
-            json_object_array_add(fo, json_object_new_int64(c.fanouts[l]));
+        json_object *fo = NULL;
+        if (!full) { /* fullbatch: no sampling, no batches */
+            fo = json_object_new_array();
+            for (int l = 0; l < c.layers; l++)
+                json_object_array_add(fo, json_object_new_int64(c.fanouts[l]));
+        }
         json_object_object_add(cfg, "fanouts", fo);
-        json_object_object_add(cfg, "batch", json_object_new_int64(c.batch));
+        json_object_object_add(cfg, "batch", full ? NULL : json_object_new_int64(c.batch));
         json_object_object_add(cfg, "epochs", json_object_new_int(c.epochs));
+        json_object_object_add(cfg, "patience", json_object_new_int(c.patience));
         json_object_object_add(cfg, "lr", json_object_new_double(c.lr));
         json_object_object_add(cfg, "dropout", json_object_new_double(c.dropout));
         json_object_object_add(cfg, "weight_decay", json_object_new_double(c.weight_decay));
+        json_object_object_add(cfg, "weight_decay_layers",
+                               json_object_new_string(c.wd_scope == GNN_WD_FIRST ? "first" : "all"));
+        json_object_object_add(cfg, "normalize_features",
+                               json_object_new_string(c.feat_norm == GNN_FEAT_NORM_ROW ? "row" : "none"));
+        json_object_object_add(cfg, "layernorm", json_object_new_boolean(c.layernorm));
+        json_object_object_add(cfg, "heads", gat ? json_object_new_int64(c.heads) : NULL);
+        json_object_object_add(cfg, "out_heads", gat ? json_object_new_int64(c.out_heads) : NULL);
+        json_object_object_add(cfg, "gat_variant",
+                               gat ? json_object_new_string(c.gat_variant == GNN_GAT_DISTGNN ? "distgnn" : "velickovic")
+                                   : NULL);
+        json_object_object_add(cfg, "attn_dropout", gat ? json_object_new_double(c.attn_dropout) : NULL);
+        json_object_object_add(cfg, "gat_slope", gat ? json_object_new_double(c.gat_slope) : NULL);
         json_object_object_add(cfg, "impl", json_object_new_string(c.impl_opt ? "opt" : "ref"));
         json_object_object_add(cfg, "threads", json_object_new_int(nthreads));
         json_object_object_add(cfg, "eval_every", json_object_new_int(c.eval_every));
@@ -271,6 +390,9 @@ int gnn_cmd_train(int argc, char **argv)
         json_object_object_add(fin, "best_val_acc", json_object_new_double(res.best_val_acc));
         json_object_object_add(fin, "test_acc_at_best_val", json_object_new_double(res.test_acc_at_best_val));
         json_object_object_add(fin, "best_epoch", json_object_new_int(res.best_epoch));
+        json_object_object_add(fin, "epochs_run", json_object_new_int(res.n_epochs));
+        json_object_object_add(fin, "stopped_early", json_object_new_boolean(res.stopped_early));
+        json_object_object_add(fin, "stop_epoch", res.stopped_early ? json_object_new_int(res.stop_epoch) : NULL);
         json_object_object_add(fin, "majority_class_acc", json_object_new_double(res.majority_rate));
         json_object_object_add(r, "final", fin);
         rc = cli_report_write(r, json);

@@ -1,13 +1,19 @@
-/* include/gnnref/train.h -- single-rank mini-batch GraphSAGE training (DistGNN-MB section 2).
+/* include/gnnref/train.h -- single-rank GNN training: GraphSAGE, GCN, GAT and GIN, mini-batch
+ * (DistGNN-MB section 2) or full-batch. docs/models.md has every equation; docs/sage.md the
+ * mini-batch pipeline.
  *
- * Model, per layer l < L (@eq{DistGNN-MB 1}, mean aggregator):
- *   h_in   = Dropout_l(h_l)                         (keyed mask, layer index l)
- *   z      = W_n . mean_{u in S(v)} h_in[u] + W_s . h_in[v] + b
- *   h_l+1  = ReLU(z) for l < L-1; logits = z for the last layer.
- * Dropout is applied to every layer's input: for l > 0 that is Eq. 1's Dropout of the
- * previous layer's output; for l = 0 it is input-feature dropout (as in DGL's GraphSAGE
- * example and Kipf & Welling's GCN). S(v) is the sampled neighborhood of the block.
- * Evaluation uses full neighborhoods, layer by layer over the whole graph, without dropout. */
+ * Every layer l < L first applies keyed dropout to its input (layer index l; for l = 0 that is
+ * input-feature dropout, as in Kipf & Welling and Velickovic et al.), then:
+ *   sage: z = W_n . mean_{u in S(v)} x[u] + W_s . x[v] + b           (DistGNN-MB Eq. 1)
+ *   gcn:  z = (A_hat x) W + b, A_hat = D^-1/2 (A+I) D^-1/2 (GNN_AGG_GCN over the graph with
+ *         self-loops); when out < in the product is formed first: z = A_hat (x W) + b.
+ *   gin:  z = W2 . ReLU(W1 . (x[v] + sum_{u in S(v)} x[u]) + b1) + b2    (GIN-0)
+ *   gat:  per head, z_h = x W_h (velickovic) or ReLU(x W_h + b_h) (distgnn, DistGNN-MB Eq. 2),
+ *         attention over the graph with self-loops (gat.h), heads concatenated in hidden
+ *         layers (+ b, velickovic) and averaged in the output layer.
+ * Hidden layers then apply the optional LayerNorm and the activation (ReLU; ELU for gat);
+ * the last layer's z are the logits. S(v) is the sampled neighborhood in mini-batch mode and
+ * the full neighborhood in full-batch mode and in evaluation (which has no dropout). */
 #ifndef GNNREF_TRAIN_H
 #define GNNREF_TRAIN_H
 
@@ -19,8 +25,21 @@ extern "C" {
 #endif
 
 #define GNN_MAX_LAYERS 16
+#define GNN_MAX_HEADS 64
+
+typedef enum gnn_model_kind { GNN_MODEL_SAGE = 0, GNN_MODEL_GCN, GNN_MODEL_GAT, GNN_MODEL_GIN } gnn_model_kind;
+typedef enum gnn_train_mode { GNN_MODE_MINIBATCH = 0, GNN_MODE_FULLBATCH } gnn_train_mode;
+typedef enum gnn_gat_variant { GNN_GAT_VELICKOVIC = 0, GNN_GAT_DISTGNN } gnn_gat_variant;
+/* AUTO = the model's default, fixed by gnn_train_resolve (see there). */
+typedef enum gnn_feat_norm { GNN_FEAT_NORM_AUTO = -1, GNN_FEAT_NORM_NONE = 0, GNN_FEAT_NORM_ROW = 1 } gnn_feat_norm;
+typedef enum gnn_wd_scope { GNN_WD_AUTO = -1, GNN_WD_ALL = 0, GNN_WD_FIRST = 1 } gnn_wd_scope;
+
+const char *gnn_model_name(gnn_model_kind m);    /* "sage", "gcn", "gat", "gin" */
+const char *gnn_mode_name(gnn_train_mode m);     /* "minibatch", "fullbatch" */
 
 typedef struct gnn_train_config {
+    gnn_model_kind model;               /* default sage */
+    gnn_train_mode mode;                /* default minibatch; fullbatch ignores fanouts and batch */
     int layers;                         /* L >= 1 */
     int64_t hidden;                     /* width of hidden layers */
     int64_t fanouts[GNN_MAX_LAYERS];    /* per layer, DGL order (fanouts[0] = input layer); -1 = all */
@@ -32,12 +51,27 @@ typedef struct gnn_train_config {
     uint64_t seed;
     int impl_opt;                       /* 0: ref kernels, 1: opt/cpu kernels */
     int eval_every;                     /* evaluate every k epochs (and always the last); 0 = never */
+    int patience;                       /* early stopping: stop after this many evaluated epochs
+                                           without a better validation accuracy; 0 = off */
+    int64_t heads;                      /* gat: heads of hidden layers (concatenated), >= 1 */
+    int64_t out_heads;                  /* gat: heads of the output layer (averaged), >= 1 */
+    gnn_gat_variant gat_variant;
+    float attn_dropout;                 /* gat: attention dropout in [0, 1); < 0: same as dropout */
+    float gat_slope;                    /* gat: LeakyReLU slope (0.2) */
+    int layernorm;                      /* 1: LayerNorm before the activation of hidden layers */
+    gnn_feat_norm feat_norm;            /* row: divide each feature row by its sum (Kipf & Welling,
+                                           Velickovic); AUTO: row for gcn and gat, none otherwise */
+    gnn_wd_scope wd_scope;              /* weight decay on all layers or the first only;
+                                           AUTO: first for gcn (Kipf & Welling), all otherwise */
     /* optional progress hook, called after every step (library code never prints) */
     void (*on_step)(int epoch, int64_t step_in_epoch, int64_t steps_per_epoch, double loss, void *ctx);
     void *on_step_ctx;
 } gnn_train_config;
 
 void gnn_train_defaults(gnn_train_config *c);
+/* Replace AUTO values and a negative attn_dropout by their effective values (gnn_train does
+ * the same on its own copy; callers use this to report the configuration). */
+void gnn_train_resolve(gnn_train_config *c);
 
 /* Phases timed per epoch (seconds). */
 enum { GNN_PHASE_SAMPLE, GNN_PHASE_FORWARD, GNN_PHASE_BACKWARD, GNN_PHASE_UPDATE, GNN_PHASE_EVAL, GNN_PHASE_COUNT };
@@ -46,6 +80,7 @@ extern const char *const gnn_phase_names[GNN_PHASE_COUNT];
 typedef struct gnn_epoch_stats {
     int epoch;
     double loss;                        /* mean of the epoch's step losses */
+    double val_loss;                    /* cross-entropy on the val split; -1 if not evaluated */
     double train_acc, val_acc, test_acc; /* full-neighborhood evaluation; -1 if not evaluated */
     double time_s;
     double phase_s[GNN_PHASE_COUNT];
@@ -60,7 +95,9 @@ typedef struct gnn_train_result {
     int64_t n_steps;
     double train_acc, val_acc, test_acc; /* of the final model */
     double best_val_acc, test_acc_at_best_val;
-    int best_epoch;
+    int best_epoch;                     /* best: highest val accuracy, ties to the lower val loss */
+    int stopped_early;                  /* 1: --patience ended training before cfg->epochs */
+    int stop_epoch;                     /* last epoch run when stopped early, else -1 */
     double majority_rate;               /* test accuracy of always predicting the most common train label */
 } gnn_train_result;
 void gnn_train_result_free(gnn_train_result *r);
@@ -68,8 +105,12 @@ void gnn_train_result_free(gnn_train_result *r);
 /* Called after each epoch (may be NULL); progress/printing belongs to the caller. */
 typedef void (*gnn_epoch_cb)(const gnn_epoch_stats *st, void *ctx);
 
-/* Train GraphSAGE. Needs labels and a split with at least one train vertex.
- * The result depends only on (dataset, config): not on the thread count, nor on impl_opt. */
+/* Train cfg->model. Needs labels and a split with at least one train vertex.
+ * The result depends only on (dataset, config): not on the thread count, nor on impl_opt
+ * (for gat with impl_opt, as far as gnn_gat_cpu and gnn_act_cpu are bitwise; see models.md). */
+gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epoch_cb cb,
+                     void *ctx, gnn_train_result *res, gnn_err *err);
+/* gnn_train with cfg->model replaced by GNN_MODEL_SAGE (the earlier entry point). */
 gnn_status gnn_train_sage(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epoch_cb cb,
                           void *ctx, gnn_train_result *res, gnn_err *err);
 
