@@ -799,12 +799,12 @@ static gnn_status trainer_init(trainer *T, const gnn_dataset *ds, gnn_err *err)
     if (c->feat_norm == GNN_FEAT_NORM_ROW) {
         if (!(T->normed = falloc(n * f)))
             return GNN_ERR_NOMEM;
-        for (int64_t v = 0; v < n; v++) { /* x / sum(x), summed in column order; zero rows stay 0 */
+        for (int64_t v = 0; v < n; v++) { /* x / sum_j |x_j| (column order); zero rows stay 0 */
             const float *x = ds->feat + v * f;
             float *y = T->normed + v * f;
             float s = 0.0f;
             for (int64_t j = 0; j < f; j++)
-                s += x[j];
+                s += fabsf(x[j]);
             for (int64_t j = 0; j < f; j++)
                 y[j] = s != 0.0f ? x[j] / s : x[j];
         }

@@ -32,6 +32,11 @@ START_TEST(train_usage_errors)
     NEED_TOOL();
     ck_assert_int_eq(tool("train --help", out, sizeof out), 0);
     ck_assert_ptr_nonnull(strstr(out, "--fanouts"));
+    static const char *const flags[] = { "--model", "--mode", "--patience", "--heads", "--out-heads", "--gat-variant",
+                                         "--attn-dropout", "--layernorm", "--normalize-features",
+                                         "--weight-decay-layers" };
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        ck_assert_msg(strstr(out, flags[i]) != NULL, "--help does not list %s", flags[i]);
     static const struct { const char *args, *says; } bad[] = {
         { "train --bogus", "unknown or incomplete flag" },
         { "train --layers 0", "--layers" },
@@ -40,7 +45,18 @@ START_TEST(train_usage_errors)
         { "train --dropout 1", "--dropout" },
         { "train --lr -1", "--lr" },
         { "train --impl gpu", "--impl" },
-        { "train --model gat", "--model 'gat'" },
+        { "train --model foo", "--model 'foo': expected sage, gcn, gat or gin" },
+        { "train --mode bogus", "--mode 'bogus'" },
+        { "train --model gat --heads 0", "--heads '0'" },
+        { "train --model gat --out-heads 65", "--out-heads '65'" },
+        { "train --model gcn --heads 4", "--heads applies to --model gat only" },
+        { "train --model gat --gat-variant kipf", "--gat-variant 'kipf'" },
+        { "train --model gat --attn-dropout 1", "--attn-dropout" },
+        { "train --patience -1", "--patience '-1'" },
+        { "train --mode fullbatch --fanouts 5,5", "--fanouts does not apply" },
+        { "train --mode fullbatch --batch 64", "--batch does not apply" },
+        { "train --normalize-features col", "--normalize-features 'col'" },
+        { "train --weight-decay-layers last", "--weight-decay-layers 'last'" },
         { "train --split 0.8,0.8,0.1", "--split" },
         { "train --threads 0", "--threads" },
         { "train --seed -3", "--seed" },
@@ -82,6 +98,12 @@ START_TEST(train_json_report)
     json_object *cfg = get(r, "config");
     ck_assert_int_eq(json_object_get_int(get(cfg, "epochs")), 2);
     ck_assert_int_eq(json_object_array_length(get(cfg, "fanouts")), 2);
+    ck_assert_str_eq(json_object_get_string(get(cfg, "model")), "sage");
+    ck_assert_str_eq(json_object_get_string(get(cfg, "mode")), "minibatch");
+    ck_assert_str_eq(json_object_get_string(get(cfg, "normalize_features")), "none");
+    ck_assert_str_eq(json_object_get_string(get(cfg, "weight_decay_layers")), "all");
+    ck_assert_int_eq(json_object_get_int(get(cfg, "patience")), 0);
+    ck_assert_ptr_null(get(cfg, "heads")); /* gat only */
     json_object *eps = get(r, "epochs");
     ck_assert_int_eq(json_object_array_length(eps), 2);
     json_object *e1 = json_object_array_get_idx(eps, 1);
@@ -104,6 +126,33 @@ START_TEST(train_json_report)
         double v = json_object_get_double(get(fin, fkeys[i]));
         ck_assert(v >= 0.0 && v <= 1.0);
     }
+    ck_assert(!json_object_get_boolean(get(fin, "stopped_early")));
+    ck_assert_ptr_null(get(fin, "stop_epoch"));
+    json_object_put(r);
+    /* gat, full-batch, early stopping: effective values in config, the stop in final */
+    snprintf(args, sizeof args,
+             "train --data builtin --model gat --mode fullbatch --heads 2 --hidden 4 --epochs 50 --patience 1 "
+             "--split 0.05,0.1,0.1 --quiet --json %s", tmp("gat.json"));
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
+    r = json_object_from_file(tmp("gat.json"));
+    ck_assert_ptr_nonnull(r);
+    cfg = get(r, "config");
+    ck_assert_str_eq(json_object_get_string(get(cfg, "model")), "gat");
+    ck_assert_str_eq(json_object_get_string(get(cfg, "mode")), "fullbatch");
+    ck_assert_ptr_null(get(cfg, "fanouts"));
+    ck_assert_ptr_null(get(cfg, "batch"));
+    ck_assert_int_eq(json_object_get_int(get(cfg, "heads")), 2);
+    ck_assert_int_eq(json_object_get_int(get(cfg, "out_heads")), 1);
+    ck_assert_str_eq(json_object_get_string(get(cfg, "gat_variant")), "velickovic");
+    ck_assert(json_object_get_double(get(cfg, "attn_dropout")) == json_object_get_double(get(cfg, "dropout")));
+    ck_assert_str_eq(json_object_get_string(get(cfg, "normalize_features")), "row");
+    fin = get(r, "final");
+    ck_assert(json_object_get_boolean(get(fin, "stopped_early"))); /* patience 1 over 50 epochs */
+    const int stop = json_object_get_int(get(fin, "stop_epoch"));
+    ck_assert_int_eq(json_object_get_int(get(fin, "epochs_run")), stop + 1);
+    ck_assert_int_eq((int)json_object_array_length(get(r, "epochs")), stop + 1);
+    ck_assert_int_eq((int)json_object_array_length(get(r, "steps")), stop + 1); /* one step per epoch */
+    ck_assert_int_eq(json_object_get_int(get(fin, "best_epoch")), stop - 1);
     json_object_put(r);
     /* an unwritable report path is an error, not silence */
     ck_assert_int_eq(tool("train --data builtin --epochs 0 --json /nonexistent/dir/r.json", out, sizeof out), 1);
@@ -116,13 +165,19 @@ END_TEST
 START_TEST(train_cli_bitwise)
 {
     NEED_TOOL();
+    static const char *const models[] = { "--model sage --fanouts 4,4", "--model gcn --fanouts 4,4",
+                                          "--model gin --mode fullbatch --epochs 2" };
     static const char *const variants[] = { "--impl ref --threads 1", "--impl opt --threads 2",
                                             "--impl opt --threads 3" };
     char *first = NULL;
-    for (size_t i = 0; i < 3; i++) {
+    for (size_t i = 0; i < 3 * 3; i++) {
+        if (i % 3 == 0) {
+            free(first);
+            first = NULL;
+        }
         char args[1024];
-        snprintf(args, sizeof args, "train --data builtin --epochs 1 --hidden 8 --fanouts 4,4 --quiet %s --json %s",
-                 variants[i], tmp("b.json"));
+        snprintf(args, sizeof args, "train --data builtin --epochs 1 --hidden 8 --quiet %s %s --json %s",
+                 models[i / 3], variants[i % 3], tmp("b.json"));
         ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
         json_object *r = json_object_from_file(tmp("b.json"));
         ck_assert_ptr_nonnull(r);
@@ -130,7 +185,8 @@ START_TEST(train_cli_bitwise)
         if (!first)
             first = strdup(steps);
         else
-            ck_assert_msg(strcmp(first, steps) == 0, "%s: steps differ from %s", variants[i], variants[0]);
+            ck_assert_msg(strcmp(first, steps) == 0, "%s %s: steps differ from %s", models[i / 3], variants[i % 3],
+                          variants[0]);
         json_object_put(r);
     }
     free(first);
