@@ -37,8 +37,9 @@ static const gnn_oracle_param k_agg_params[N_AGG_PARAMS] = {
 
 /* Awkward shapes first: zero-degree rows, a single row, the empty batch, no dst at all (the
  * backward must still zero every dx row), widths 1, 7, 13, 33 and 100 (not multiples of the
- * 8/16-lane vectors, and 100 straddles the cpu kernel's 64-float register block), hub rows
- * with more edges than src vertices (repeated neighbors). */
+ * 4/8/16-lane vectors), 1031 (straddles the cpu kernel's 1024-float accumulator block), hub
+ * rows with more edges than src vertices (repeated neighbors). Degrees 0..40 mix rows of
+ * fewer than 4 edges with rows that use the cpu kernel's 4-edge blocks and their remainder. */
 static const char *const k_agg_presets[] = {
     "n_dst=37,n_src=80,d=13,deg=0..9",
     "n_dst=1,n_src=1,d=1,deg=1..1",
@@ -49,6 +50,7 @@ static const char *const k_agg_presets[] = {
     "n_dst=5,n_src=5,d=17,deg=200..300",
     "n_dst=300,n_src=2000,d=100,deg=5..25",
     "n_dst=20,n_src=20,d=0,deg=0..5",
+    "n_dst=9,n_src=30,d=1031,deg=0..7",
     NULL,
 };
 
@@ -115,6 +117,7 @@ static const char *const k_wagg_bwd_presets[] = {
     "n_dst=5,n_src=5,d=17,deg=200..300,grads=3",
     "n_dst=300,n_src=2000,d=100,deg=5..25,grads=3",
     "n_dst=20,n_src=20,d=0,deg=0..5,grads=3",
+    "n_dst=9,n_src=30,d=1031,deg=0..7,grads=3",
     NULL,
 };
 

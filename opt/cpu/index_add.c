@@ -7,8 +7,9 @@
  *     the result is sorted by idx and, within one idx, by ascending i).
  *  3. Each distinct output row r now owns a segment perm[s_b .. s_e) of positions in
  *     ascending i. The work is split in two dimensions: segments in chunks of about equal
- *     numbers of entries (a hub row stays whole) times feature-column blocks of
- *     GNN_IA_FB floats; (chunk, column block) tasks are scheduled dynamically. Every
+ *     numbers of entries (a hub row stays whole) times feature-column blocks, as narrow as
+ *     needed to give every thread work when there are few rows or one hub (at least 16
+ *     floats, at most GNN_IA_FB); (chunk, column block) tasks are scheduled dynamically. Every
  *     (row, column) element is owned by exactly one task, which loads out[r], adds
  *     src[perm[k]] for k in order, and stores once: no atomics, the reference's order. */
 #include <string.h>
@@ -19,7 +20,8 @@
 #include <omp.h>
 #endif
 
-#define GNN_IA_FB 64      /* features per register block (column block) */
+#define GNN_IA_FB 1024    /* widest column block (a 4 KiB accumulator: stays in L1) */
+#define GNN_IA_PF 4       /* src rows prefetched ahead */
 #define GNN_IA_DIGIT 16   /* radix bits per LSD pass when n_out is large */
 
 static int num_threads(void)
@@ -124,22 +126,44 @@ static gnn_status index_add_cpu(float *out, int64_t n_out, int64_t d, const int6
             seg[n_seg++] = k;
     seg[n_seg] = n;
 
-    const int64_t n_cb = (d + GNN_IA_FB - 1) / GNN_IA_FB;
-    int64_t chunks = (int64_t)num_threads() * 8;
+    /* 2D split: row chunks of about equal entries; columns are split only as far as needed
+     * for every thread to have work (few distinct rows, or a hub holding most entries), in
+     * blocks of at least 16 floats (a 64-byte line), since every column block re-reads the
+     * segment's index list and fetches its own part of each src row */
+    const int64_t threads = num_threads();
+    int64_t chunks = threads * 8;
     if (chunks > n_seg)
         chunks = n_seg;
+    int64_t max_seg = 0;
+    for (int64_t q = 0; q < n_seg; q++)
+        if (seg[q + 1] - seg[q] > max_seg)
+            max_seg = seg[q + 1] - seg[q];
+    int64_t cw = d < GNN_IA_FB ? d : GNN_IA_FB;
+    if (threads > 1 && (n_seg < 4 * threads || 2 * max_seg * threads > n)) {
+        int64_t want = (d + 4 * threads - 1) / (4 * threads);
+        want = (want + 15) / 16 * 16;
+        if (want < cw)
+            cw = want;
+    }
+    const int64_t n_cb = (d + cw - 1) / cw;
 #pragma omp parallel for schedule(dynamic, 1)
     for (int64_t t = 0; t < chunks * n_cb; t++) {
-        const int64_t c = t / n_cb, f0 = (t % n_cb) * GNN_IA_FB;
-        const int64_t fb = d - f0 < GNN_IA_FB ? d - f0 : GNN_IA_FB;
+        const int64_t c = t / n_cb, f0 = (t % n_cb) * cw;
+        const int64_t fb = d - f0 < cw ? d - f0 : cw;
         /* segments starting in this chunk's share of the entries */
         const int64_t s0 = first_at_least(seg, n_seg, c * n / chunks);
         const int64_t s1 = c == chunks - 1 ? n_seg : first_at_least(seg, n_seg, (c + 1) * n / chunks);
+        const int64_t k_end = seg[s1];
         for (int64_t q = s0; q < s1; q++) {
             float *o = out + idx[perm[seg[q]]] * d + f0;
             float acc[GNN_IA_FB];
             memcpy(acc, o, (size_t)fb * sizeof(float));
             for (int64_t k = seg[q]; k < seg[q + 1]; k++) {
+                if (k + GNN_IA_PF < k_end) { /* src rows are random: fetch ahead */
+                    const char *p = (const char *)(src + perm[k + GNN_IA_PF] * d + f0);
+                    for (int64_t b = 0; b < fb * (int64_t)sizeof(float); b += 64)
+                        __builtin_prefetch(p + b, 0, 3);
+                }
                 const float *x = src + perm[k] * d + f0;
 #pragma omp simd
                 for (int64_t f = 0; f < fb; f++)
