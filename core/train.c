@@ -148,8 +148,8 @@ static gnn_status model_init(model *m, const gnn_train_config *c, int64_t in, in
     m->slope = c->gat_slope;
     m->agg = c->impl_opt ? &gnn_aggregate_cpu : &gnn_aggregate_ref;
     m->nn = c->impl_opt ? &gnn_nn_cpu : &gnn_nn_ref;
-    m->gat = &gnn_gat_ref; /* TEMP until h-gat's cpu ops land */
-    m->act = &gnn_act_ref;
+    m->gat = c->impl_opt ? &gnn_gat_cpu : &gnn_gat_ref;
+    m->act = c->impl_opt ? &gnn_act_cpu : &gnn_act_ref;
     int64_t width = in;
     for (int l = 0; l < m->L; l++) {
         layer *S = &m->layer[l];

@@ -14,6 +14,12 @@
 #include "gnnref/sample.h"
 #include "gnnref/train.h"
 
+/* gat opt vs ref step losses: gnn_gat_cpu regroups the f32 sums of dal/dar (oracle entry
+ * gat.bwd.dattn, NMSE 1e-10); over these 4 steps the losses differ by ~1e-9 relative (measured
+ * 7e-11 mini-batch, 7e-10 full-batch), so 1e-6 leaves a wide margin yet catches any real
+ * difference in the model (a wrong gradient moves the loss by far more). */
+#define GAT_RTOL 1e-6
+
 static void small_sbm(gnn_dataset *ds, uint64_t seed)
 {
     gnn_sbm_params p;
@@ -222,8 +228,10 @@ START_TEST(csr_self_loops)
 END_TEST
 
 /* Per-step losses of ref at 1 thread vs ref and opt at 1 and 2 threads: bitwise for every
- * model whose kernels are bitwise. Mini-batch and full-batch, with LayerNorm. */
-static void check_model_bitwise(gnn_model_kind model, gnn_train_mode mode, int layernorm)
+ * model whose kernels are bitwise. Mini-batch and full-batch, with LayerNorm. With opt_rtol > 0
+ * (gat: gnn_gat_cpu regroups the dal/dar sums, NMSE 1e-10 in its oracle entry) opt is compared
+ * to ref within that relative tolerance and bitwise to opt at 1 thread. */
+static void check_model_steps(gnn_model_kind model, gnn_train_mode mode, int layernorm, double opt_rtol)
 {
     gnn_dataset ds;
     small_sbm(&ds, 5);
@@ -240,12 +248,15 @@ static void check_model_bitwise(gnn_model_kind model, gnn_train_mode mode, int l
     c.fanouts[0] = 5;
     c.fanouts[1] = 3;
     c.eval_every = 0;
-    gnn_train_result base;
+    gnn_train_result base, opt1;
     gnn_err err;
     set_threads(1);
     c.impl_opt = 0;
     ck_assert_msg(gnn_train(&ds, &c, NULL, NULL, &base, &err) == GNN_OK, "%s", err.msg);
     ck_assert_int_ge(base.n_steps, 4);
+    c.impl_opt = 1;
+    ck_assert_msg(gnn_train(&ds, &c, NULL, NULL, &opt1, &err) == GNN_OK, "%s", err.msg);
+    double worst = 0.0;
     for (int impl = 0; impl < 2; impl++)
         for (int t = 1; t <= 2; t++) {
             set_threads(t);
@@ -253,18 +264,35 @@ static void check_model_bitwise(gnn_model_kind model, gnn_train_mode mode, int l
             gnn_train_result r;
             ck_assert_msg(gnn_train(&ds, &c, NULL, NULL, &r, &err) == GNN_OK, "%s", err.msg);
             ck_assert_int_eq(r.n_steps, base.n_steps);
-            for (int64_t s = 0; s < r.n_steps; s++)
-                ck_assert_msg(memcmp(&r.step_loss[s], &base.step_loss[s], sizeof(double)) == 0,
-                              "%s %s ln=%d impl=%s threads=%d step %lld: loss %.17g vs ref/1 thread %.17g",
+            const gnn_train_result *want = impl && opt_rtol > 0 ? &opt1 : &base;
+            for (int64_t s = 0; s < r.n_steps; s++) {
+                ck_assert_msg(memcmp(&r.step_loss[s], &want->step_loss[s], sizeof(double)) == 0,
+                              "%s %s ln=%d impl=%s threads=%d step %lld: loss %.17g vs %s/1 thread %.17g",
                               gnn_model_name(model), gnn_mode_name(mode), layernorm, impl ? "opt" : "ref", t,
-                              (long long)s, r.step_loss[s], base.step_loss[s]);
+                              (long long)s, r.step_loss[s], want == &base ? "ref" : "opt", want->step_loss[s]);
+                const double rel = fabs(r.step_loss[s] - base.step_loss[s]) / fabs(base.step_loss[s]);
+                if (rel > worst)
+                    worst = rel;
+                ck_assert_msg(rel <= opt_rtol, "%s %s ln=%d opt step %lld: loss %.17g vs ref %.17g (rel %.3g > %.3g)",
+                              gnn_model_name(model), gnn_mode_name(mode), layernorm, (long long)s, r.step_loss[s],
+                              base.step_loss[s], rel, opt_rtol);
+            }
             gnn_train_result_free(&r);
         }
+    if (opt_rtol > 0)
+        fprintf(stderr, "%s %s ln=%d: opt vs ref largest relative step-loss difference %.3g\n", gnn_model_name(model),
+                gnn_mode_name(mode), layernorm, worst);
     /* the losses move: a later step differs from the first (the check above can fail) */
     ck_assert(base.step_loss[base.n_steps - 1] != base.step_loss[0]);
     gnn_train_result_free(&base);
+    gnn_train_result_free(&opt1);
     set_threads(2);
     gnn_dataset_free(&ds);
+}
+
+static void check_model_bitwise(gnn_model_kind model, gnn_train_mode mode, int layernorm)
+{
+    check_model_steps(model, mode, layernorm, 0.0);
 }
 
 START_TEST(train_gcn_bitwise)
@@ -287,10 +315,10 @@ START_TEST(train_sage_fullbatch_bitwise)
 }
 END_TEST
 
-START_TEST(train_gat_bitwise)
+START_TEST(train_gat_steps)
 {
-    check_model_bitwise(GNN_MODEL_GAT, GNN_MODE_MINIBATCH, 0);
-    check_model_bitwise(GNN_MODEL_GAT, GNN_MODE_FULLBATCH, 1);
+    check_model_steps(GNN_MODEL_GAT, GNN_MODE_MINIBATCH, 0, GAT_RTOL);
+    check_model_steps(GNN_MODEL_GAT, GNN_MODE_FULLBATCH, 1, GAT_RTOL);
 }
 END_TEST
 
@@ -512,7 +540,7 @@ Suite *suite_train(void)
     tcase_add_test(tc, train_gcn_bitwise);
     tcase_add_test(tc, train_gin_bitwise);
     tcase_add_test(tc, train_sage_fullbatch_bitwise);
-    tcase_add_test(tc, train_gat_bitwise);
+    tcase_add_test(tc, train_gat_steps);
     tcase_add_test(tc, train_models_learn_sbm);
     tcase_add_test(tc, train_early_stopping);
     suite_add_tcase(s, tc);
