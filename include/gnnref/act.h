@@ -4,13 +4,17 @@
  * elu:       y = x > 0 ? x : alpha * (expf(x) - 1)           (count values)
  *            backward: dx = dy where x > 0, else dy * alpha * expf(x)  (from the input x)
  * layernorm: per row i of x (n, d):  mu = (1/d) sum_f x[f],  var = (1/d) sum_f (x[f] - mu)^2
- *            (both summed in f order, in float), rstd = 1 / sqrtf(var + eps),
+ *            (both summed in f order, in float, from 0.0f, then divided by (float)d),
+ *            rstd = 1.0f / sqrtf(var + eps),
  *            y[f] = (x[f] - mu) * rstd * gamma[f] + beta[f].
  *            The forward saves mu and rstd (n each) for the backward:
  *            xhat = (x - mu) * rstd, g = dy * gamma,
  *            dx = rstd * (g - mean_f(g) - xhat * mean_f(g * xhat)),
  *            dgamma[f] = sum_i dy[i][f] * xhat[i][f], dbeta[f] = sum_i dy[i][f] (i ascending in ref).
- * All outputs are overwritten. */
+ *            In code: dx = rstd * (g - mg - xhat * mgx), mg = (sum_f g) / d, mgx = (sum_f g * xhat) / d,
+ *            both sums f ascending in float; xhat = (x - mu) * rstd as in the forward.
+ * All outputs are overwritten. layernorm_*: GNN_ERR_INVAL for n < 0, d < 1 with n > 0, eps not
+ * finite and > 0, or a NULL array that has elements; ELU takes any count >= 0. */
 #ifndef GNNREF_ACT_H
 #define GNNREF_ACT_H
 

@@ -19,7 +19,18 @@
  * them (the output layer) is the model's.
  *
  * backward, from dout (n_dst, H*F): dz (n_src, H*F), dal, dar (H*F), all overwritten.
- * forward saves alpha (nnz*H, pre-dropout) for it; the dropout mask is recomputed from keys. */
+ * forward saves alpha (nnz*H, pre-dropout) for it; the dropout mask is recomputed from keys.
+ * Orders of the backward (ref/gat.c; mk = keep / (1 - attn_drop), pre = el[u] + er[v]):
+ *   datt = sum_f dout[v][h][f] * z[u][h][f] (f ascending); dalpha = datt * mk;
+ *   dot[v][h] = sum over v's edges, CSR order, of alpha * dalpha; ds = alpha * (dalpha - dot);
+ *   dpre = pre > 0 ? ds : ds * slope; der[v][h] = sum over v's edges, CSR order, of dpre;
+ *   del[u][h] = sum over edges (u -> v), by v then edge position, of dpre;
+ *   dz[u][h][f] = (sum over edges (u -> v), by v then position, of att * dout[v][h][f])
+ *                 + del[u][h] * al[h][f], then + der[u][h] * ar[h][f] when u < n_dst;
+ *   dal[h][f] = sum over u ascending of del[u][h] * z[u][h][f]; dar the same with der, v < n_dst.
+ * Every sum starts from 0.0f and adds each product after forming it. Errors: GNN_ERR_INVAL for
+ * heads < 1, f < 0, attn_drop outside [0, 1), a non-finite slope, a malformed block or a NULL
+ * array that has elements; GNN_ERR_RANGE for a src id outside [0, n_src). */
 #ifndef GNNREF_GAT_H
 #define GNNREF_GAT_H
 

@@ -1,0 +1,452 @@
+/* opt/cpu/gat.c -- OpenMP/SIMD graph attention (include/gnnref/gat.h).
+ *
+ * Against ref/gat.c:
+ *  - el, er: rows in parallel; each logit is still one scalar f-ascending dot product.
+ *  - forward: dst rows split among threads by nonzeros (chunks of about equal edge counts, so
+ *    hub rows do not stall one thread). A row's softmax is the reference's code on the same
+ *    values (scalar expf, the same max, the same CSR-order denominator), so alpha is bitwise.
+ *    The aggregation keeps each output's additions in CSR order but vectorizes across the
+ *    features of a row in register blocks of GAT_FB floats: for each edge the H attention
+ *    scalars are broadcast over their heads' F features into one GAT_FB-wide vector
+ *    (DistGNN-MB section 3.3, "Broadcast Support for AGG"), then acc += att * z[u] runs as a
+ *    SIMD multiply-add over all heads at once, also when F is small (1, 7, 13). out is bitwise.
+ *  - backward: a per-dst pass (same split) computes datt, the softmax backward and the
+ *    LeakyReLU backward exactly as the reference, storing att and dpre per edge and der per
+ *    row. The edges are then transposed by a stable counting sort on src (order: v, then edge
+ *    position: the reference's scatter order) and each dz[u] and del[u] is gathered by one
+ *    thread in that order, no atomics: dz is bitwise.
+ *  - dal, dar (sums over all rows): partial sums over fixed chunks of GAT_RED_ROWS rows, each
+ *    in row order, then the partials in chunk order. The grouping never depends on the thread
+ *    count (same bits at 1, 2 or 64 threads), but differs from the reference's single running
+ *    sum once there is more than one chunk: compared with a tolerance (oracle gat.bwd.dattn). */
+#include <math.h>
+#include <string.h>
+#include "gnnref/aggregate.h" /* GNN_CAP_* */
+#include "gnnref/gat.h"
+#include "gnnref/rng.h"
+#include "gnnref/tensor.h"
+#ifdef GNN_HAVE_OPENMP
+#include <omp.h>
+#endif
+
+#define GAT_FB 64          /* floats per register block of a feature row */
+#define GAT_RED_ROWS 256   /* rows per partial sum of dal / dar */
+
+static int num_threads(void)
+{
+#ifdef GNN_HAVE_OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+/* First row r with ptr[r] >= target (ptr non-decreasing). */
+static int64_t row_at_nnz(const int64_t *ptr, int64_t n, int64_t target)
+{
+    int64_t lo = 0, hi = n;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (ptr[mid] < target)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Rows [*r0, *r1) of chunk c of `chunks`, balanced by nonzeros (by rows when nnz == 0). */
+static void chunk_rows(const int64_t *ptr, int64_t n, int64_t nnz, int64_t c, int64_t chunks, int64_t *r0, int64_t *r1)
+{
+    *r0 = nnz > 0 ? row_at_nnz(ptr, n, c * nnz / chunks) : c * n / chunks;
+    *r1 = nnz > 0 ? row_at_nnz(ptr, n, (c + 1) * nnz / chunks) : (c + 1) * n / chunks;
+    if (c == chunks - 1)
+        *r1 = n;
+}
+
+static gnn_status gat_check(const gnn_block *blk, const float *z, const float *al, const float *ar,
+                            const gnn_gat_params *p)
+{
+    if (!blk || !p || p->heads < 1 || p->f < 0 || !(p->attn_drop >= 0.0f && p->attn_drop < 1.0f) ||
+        !isfinite(p->slope))
+        return GNN_ERR_INVAL;
+    if (blk->n_dst < 0 || blk->n_src < blk->n_dst || blk->nnz < 0 || !blk->indptr)
+        return GNN_ERR_INVAL;
+    if (p->heads > INT64_MAX / (p->f > 0 ? p->f : 1) || (blk->nnz > 0 && p->heads > INT64_MAX / blk->nnz))
+        return GNN_ERR_RANGE;
+    const int64_t hf = p->heads * p->f;
+    if ((blk->n_src > 0 && hf > 0 && !z) || (hf > 0 && (!al || !ar)) || (blk->nnz > 0 && !blk->indices))
+        return GNN_ERR_INVAL;
+    if (blk->indptr[0] != 0 || blk->indptr[blk->n_dst] != blk->nnz)
+        return GNN_ERR_INVAL;
+    int bad_ptr = 0, bad_idx = 0;
+    const int64_t n_dst = blk->n_dst, nnz = blk->nnz, n_src = blk->n_src;
+#pragma omp parallel for schedule(static) reduction(| : bad_ptr)
+    for (int64_t v = 0; v < n_dst; v++)
+        bad_ptr |= blk->indptr[v + 1] < blk->indptr[v];
+#pragma omp parallel for schedule(static) reduction(| : bad_idx)
+    for (int64_t i = 0; i < nnz; i++)
+        bad_idx |= blk->indices[i] < 0 || blk->indices[i] >= n_src;
+    return bad_ptr ? GNN_ERR_INVAL : bad_idx ? GNN_ERR_RANGE : GNN_OK;
+}
+
+static void gat_logits(const float *z, const float *a, int64_t n, int64_t H, int64_t F, float *el)
+{
+#pragma omp parallel for schedule(static)
+    for (int64_t u = 0; u < n; u++)
+        for (int64_t h = 0; h < H; h++) {
+            float acc = 0.0f;
+            for (int64_t f = 0; f < F; f++) /* one f-ascending dot product: stays scalar */
+                acc += z[(u * H + h) * F + f] * a[h * F + f];
+            el[u * H + h] = acc;
+        }
+}
+
+static float leaky(float x, float slope) { return x > 0.0f ? x : slope * x; }
+
+/* Dropout multipliers of row v (the reference's gat_drop_row), one Philox block per four. */
+static void drop_row(const gnn_gat_params *p, int64_t v, int64_t deg, float *mk)
+{
+    const int64_t cnt = deg * p->heads;
+    if (p->attn_drop == 0.0f) {
+        for (int64_t i = 0; i < cnt; i++)
+            mk[i] = 1.0f;
+        return;
+    }
+    const float scale = 1.0f / (1.0f - p->attn_drop), q = p->attn_drop;
+    const uint64_t id = p->dst_gid ? (uint64_t)p->dst_gid[v] : (uint64_t)v;
+    const gnn_rng_stream s = gnn_rng_stream_make(p->seed, GNN_TAG_ATTN_DROPOUT, p->step, p->layer, id);
+    uint32_t w[4];
+    for (int64_t i = 0; i < cnt; i++) {
+        if (i % 4 == 0)
+            gnn_rng_block(&s, (uint32_t)(i / 4), w);
+        const float u = (float)(w[i % 4] >> 8) * (1.0f / 16777216.0f);
+        mk[i] = u >= q ? scale : 0.0f;
+    }
+}
+
+/* bc[k] = w[(c0 + k) / F] for k < cb: the head scalars broadcast over their features. */
+static void broadcast_heads(const float *w, int64_t F, int64_t c0, int64_t cb, float *bc)
+{
+    int64_t h = c0 / F, k = 0;
+    int64_t next = (h + 1) * F - c0; /* first k of the next head */
+    while (k < cb) {
+        const int64_t end = next < cb ? next : cb;
+        const float s = w[h];
+        for (; k < end; k++)
+            bc[k] = s;
+        h++;
+        next += F;
+    }
+}
+
+/* Softmax of row v into a[(i-b)*H + h] (the reference's gat_softmax_row). */
+static void softmax_row(const gnn_block *blk, const float *el, const float *er, int64_t H, float slope, int64_t v,
+                        float *a)
+{
+    const int64_t b = blk->indptr[v], e = blk->indptr[v + 1];
+    for (int64_t h = 0; h < H; h++) {
+        const float er_vh = er[v * H + h];
+        float m = -INFINITY;
+        for (int64_t i = b; i < e; i++) {
+            const float s = leaky(el[(int64_t)blk->indices[i] * H + h] + er_vh, slope);
+            a[(i - b) * H + h] = s;
+            if (s > m)
+                m = s;
+        }
+        float sum = 0.0f;
+        for (int64_t i = b; i < e; i++) {
+            const float x = expf(a[(i - b) * H + h] - m);
+            a[(i - b) * H + h] = x;
+            sum += x;
+        }
+        for (int64_t i = b; i < e; i++)
+            a[(i - b) * H + h] = a[(i - b) * H + h] / sum;
+    }
+}
+
+static int64_t max_degree(const int64_t *ptr, int64_t n)
+{
+    int64_t m = 0;
+#pragma omp parallel for schedule(static) reduction(max : m)
+    for (int64_t v = 0; v < n; v++)
+        if (ptr[v + 1] - ptr[v] > m)
+            m = ptr[v + 1] - ptr[v];
+    return m;
+}
+
+static gnn_status gat_forward_cpu(const gnn_block *blk, const float *z, const float *al, const float *ar,
+                                  const gnn_gat_params *p, float *out, float *alpha)
+{
+    gnn_status st = gat_check(blk, z, al, ar, p);
+    if (st)
+        return st;
+    const int64_t H = p->heads, F = p->f, HF = H * F, n_dst = blk->n_dst, nnz = blk->nnz;
+    if (n_dst > 0 && HF > 0 && !out)
+        return GNN_ERR_INVAL;
+    const int64_t dmax = max_degree(blk->indptr, n_dst);
+    float *el = gnn_malloc((size_t)(blk->n_src * H) * sizeof(float));
+    float *er = gnn_malloc((size_t)(n_dst * H) * sizeof(float));
+    if (!el || !er) {
+        gnn_free(el);
+        gnn_free(er);
+        return GNN_ERR_NOMEM;
+    }
+    gat_logits(z, al, blk->n_src, H, F, el);
+    gat_logits(z, ar, n_dst, H, F, er);
+    const int64_t chunks = (int64_t)num_threads() * 8;
+    int nomem = 0;
+#pragma omp parallel reduction(| : nomem)
+    {
+        float *a = gnn_malloc((size_t)(dmax * H) * sizeof(float));
+        float *mk = gnn_malloc((size_t)(dmax * H) * sizeof(float));
+        if (!a || !mk)
+            nomem = 1;
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t c = 0; c < chunks; c++) {
+            if (!a || !mk)
+                continue;
+            int64_t r0, r1;
+            chunk_rows(blk->indptr, n_dst, nnz, c, chunks, &r0, &r1);
+            for (int64_t v = r0; v < r1; v++) {
+                const int64_t b = blk->indptr[v], e = blk->indptr[v + 1], deg = e - b;
+                softmax_row(blk, el, er, H, p->slope, v, a);
+                if (alpha)
+                    memcpy(alpha + b * H, a, (size_t)(deg * H) * sizeof(float));
+                if (p->attn_drop != 0.0f) {
+                    drop_row(p, v, deg, mk);
+                    for (int64_t i = 0; i < deg * H; i++)
+                        a[i] = a[i] * mk[i];
+                }
+                if (HF == 0)
+                    continue;
+                float *out_v = out + v * HF;
+                for (int64_t c0 = 0; c0 < HF; c0 += GAT_FB) {
+                    const int64_t cb = HF - c0 < GAT_FB ? HF - c0 : GAT_FB;
+                    float acc[GAT_FB], bc[GAT_FB];
+#pragma omp simd
+                    for (int64_t k = 0; k < cb; k++)
+                        acc[k] = 0.0f;
+                    for (int64_t i = 0; i < deg; i++) {
+                        const float *z_u = z + (int64_t)blk->indices[b + i] * HF + c0;
+                        broadcast_heads(a + i * H, F, c0, cb, bc);
+#pragma omp simd
+                        for (int64_t k = 0; k < cb; k++)
+                            acc[k] += bc[k] * z_u[k];
+                    }
+                    memcpy(out_v + c0, acc, (size_t)cb * sizeof(float));
+                }
+            }
+        }
+        gnn_free(a);
+        gnn_free(mk);
+    }
+    gnn_free(el);
+    gnn_free(er);
+    return nomem ? GNN_ERR_NOMEM : GNN_OK;
+}
+
+/* out[k] = sum over rows r in [r0, r1) ascending of g[r*H + k/F] * z[r*HF + k], from 0.0f. */
+static void weighted_rows(const float *g, const float *z, int64_t H, int64_t F, int64_t r0, int64_t r1, float *out)
+{
+    const int64_t HF = H * F;
+    for (int64_t c0 = 0; c0 < HF; c0 += GAT_FB) {
+        const int64_t cb = HF - c0 < GAT_FB ? HF - c0 : GAT_FB;
+        float acc[GAT_FB], bc[GAT_FB];
+#pragma omp simd
+        for (int64_t k = 0; k < cb; k++)
+            acc[k] = 0.0f;
+        for (int64_t r = r0; r < r1; r++) {
+            broadcast_heads(g + r * H, F, c0, cb, bc);
+            const float *z_r = z + r * HF + c0;
+#pragma omp simd
+            for (int64_t k = 0; k < cb; k++)
+                acc[k] += bc[k] * z_r[k];
+        }
+        memcpy(out + c0, acc, (size_t)cb * sizeof(float));
+    }
+}
+
+/* dst = sum over rows [0, n) of g[r][h] * z[r][h][:] as fixed-order partials (see the top). */
+static gnn_status reduce_rows(const float *g, const float *z, int64_t n, int64_t H, int64_t F, float *dst)
+{
+    const int64_t HF = H * F, nch = (n + GAT_RED_ROWS - 1) / GAT_RED_ROWS;
+    float *part = gnn_malloc((size_t)(nch * HF) * sizeof(float));
+    if (!part)
+        return GNN_ERR_NOMEM;
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t k = 0; k < nch; k++) {
+        const int64_t r0 = k * GAT_RED_ROWS, r1 = r0 + GAT_RED_ROWS < n ? r0 + GAT_RED_ROWS : n;
+        weighted_rows(g, z, H, F, r0, r1, part + k * HF);
+    }
+    for (int64_t c = 0; c < HF; c++)
+        dst[c] = 0.0f;
+    for (int64_t k = 0; k < nch; k++) {
+        const float *p_k = part + k * HF;
+#pragma omp simd
+        for (int64_t c = 0; c < HF; c++)
+            dst[c] += p_k[c];
+    }
+    gnn_free(part);
+    return GNN_OK;
+}
+
+static gnn_status gat_backward_cpu(const gnn_block *blk, const float *z, const float *al, const float *ar,
+                                   const gnn_gat_params *p, const float *alpha, const float *dout, float *dz,
+                                   float *dal, float *dar)
+{
+    gnn_status st = gat_check(blk, z, al, ar, p);
+    if (st)
+        return st;
+    const int64_t H = p->heads, F = p->f, HF = H * F;
+    const int64_t n_src = blk->n_src, n_dst = blk->n_dst, nnz = blk->nnz;
+    if ((nnz > 0 && !alpha) || (n_dst > 0 && HF > 0 && !dout) || (n_src > 0 && HF > 0 && !dz) ||
+        (HF > 0 && (!dal || !dar)))
+        return GNN_ERR_INVAL;
+    if (HF == 0)
+        return GNN_OK; /* zero-width features: dz, dal and dar are empty */
+    const int64_t dmax = max_degree(blk->indptr, n_dst);
+    float *el = gnn_malloc((size_t)(n_src * H) * sizeof(float));
+    float *er = gnn_malloc((size_t)(n_dst * H) * sizeof(float));
+    float *del = gnn_malloc((size_t)(n_src * H) * sizeof(float));
+    float *der = gnn_malloc((size_t)(n_dst * H) * sizeof(float));
+    float *att = gnn_malloc((size_t)(nnz * H) * sizeof(float));
+    float *dpre = gnn_malloc((size_t)(nnz * H) * sizeof(float));
+    int64_t *t_ptr = gnn_calloc((size_t)n_src + 1, sizeof(int64_t));
+    int64_t *t_edge = gnn_malloc((size_t)nnz * sizeof(int64_t));
+    int32_t *t_dst = gnn_malloc((size_t)nnz * sizeof(int32_t));
+    int nomem = !el || !er || !del || !der || !att || !dpre || !t_ptr || !t_edge || !t_dst;
+    if (nomem)
+        goto done;
+    gat_logits(z, al, n_src, H, F, el);
+    gat_logits(z, ar, n_dst, H, F, er);
+
+    /* per dst row: datt, softmax and LeakyReLU backward; att, dpre per edge; der per row */
+    const int64_t chunks = (int64_t)num_threads() * 8;
+#pragma omp parallel reduction(| : nomem)
+    {
+        float *mk = gnn_malloc((size_t)(dmax * H) * sizeof(float));
+        float *dp = gnn_malloc((size_t)(dmax * H) * sizeof(float));
+        if (!mk || !dp)
+            nomem = 1;
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t c = 0; c < chunks; c++) {
+            if (!mk || !dp)
+                continue;
+            int64_t r0, r1;
+            chunk_rows(blk->indptr, n_dst, nnz, c, chunks, &r0, &r1);
+            for (int64_t v = r0; v < r1; v++) {
+                const int64_t b = blk->indptr[v], e = blk->indptr[v + 1];
+                const float *dout_v = dout + v * HF;
+                drop_row(p, v, e - b, mk);
+                for (int64_t i = b; i < e; i++) {
+                    const float *z_u = z + (int64_t)blk->indices[i] * HF;
+                    for (int64_t h = 0; h < H; h++) {
+                        const int64_t j = (i - b) * H + h;
+                        float datt = 0.0f;
+                        for (int64_t f = 0; f < F; f++)
+                            datt += dout_v[h * F + f] * z_u[h * F + f];
+                        dp[j] = datt * mk[j];
+                        att[i * H + h] = alpha[i * H + h] * mk[j];
+                    }
+                }
+                for (int64_t h = 0; h < H; h++) {
+                    float dot = 0.0f;
+                    for (int64_t i = b; i < e; i++)
+                        dot += alpha[i * H + h] * dp[(i - b) * H + h];
+                    float acc = 0.0f;
+                    for (int64_t i = b; i < e; i++) {
+                        const int64_t u = blk->indices[i];
+                        const float ds = alpha[i * H + h] * (dp[(i - b) * H + h] - dot);
+                        const float pre = el[u * H + h] + er[v * H + h];
+                        const float g = pre > 0.0f ? ds : ds * p->slope;
+                        acc += g;
+                        dpre[i * H + h] = g;
+                    }
+                    der[v * H + h] = acc;
+                }
+            }
+        }
+        gnn_free(mk);
+        gnn_free(dp);
+    }
+    if (nomem)
+        goto done;
+
+    /* stable transpose by src: for each u its edges in order (v, edge position) */
+    for (int64_t i = 0; i < nnz; i++)
+        t_ptr[blk->indices[i] + 1]++;
+    for (int64_t u = 0; u < n_src; u++)
+        t_ptr[u + 1] += t_ptr[u];
+    for (int64_t v = 0; v < n_dst; v++)
+        for (int64_t i = blk->indptr[v]; i < blk->indptr[v + 1]; i++) {
+            const int64_t at = t_ptr[blk->indices[i]]++;
+            t_edge[at] = i;
+            t_dst[at] = (int32_t)v;
+        }
+    for (int64_t u = n_src; u > 0; u--)
+        t_ptr[u] = t_ptr[u - 1];
+    t_ptr[0] = 0;
+
+    /* gather dz[u] and del[u], one thread per src row, in the transposed order */
+#pragma omp parallel for schedule(dynamic, 1)
+    for (int64_t c = 0; c < chunks; c++) {
+        int64_t r0, r1;
+        chunk_rows(t_ptr, n_src, nnz, c, chunks, &r0, &r1);
+        for (int64_t u = r0; u < r1; u++) {
+            const int64_t b = t_ptr[u], e = t_ptr[u + 1];
+            for (int64_t h = 0; h < H; h++) {
+                float g = 0.0f;
+                for (int64_t t = b; t < e; t++)
+                    g += dpre[t_edge[t] * H + h];
+                del[u * H + h] = g;
+            }
+            float *dz_u = dz + u * HF;
+            for (int64_t c0 = 0; c0 < HF; c0 += GAT_FB) {
+                const int64_t cb = HF - c0 < GAT_FB ? HF - c0 : GAT_FB;
+                float acc[GAT_FB], bc[GAT_FB];
+#pragma omp simd
+                for (int64_t k = 0; k < cb; k++)
+                    acc[k] = 0.0f;
+                for (int64_t t = b; t < e; t++) {
+                    const float *dout_v = dout + (int64_t)t_dst[t] * HF + c0;
+                    broadcast_heads(att + t_edge[t] * H, F, c0, cb, bc);
+#pragma omp simd
+                    for (int64_t k = 0; k < cb; k++)
+                        acc[k] += bc[k] * dout_v[k];
+                }
+                broadcast_heads(del + u * H, F, c0, cb, bc);
+#pragma omp simd
+                for (int64_t k = 0; k < cb; k++)
+                    acc[k] += bc[k] * al[c0 + k];
+                if (u < n_dst) {
+                    broadcast_heads(der + u * H, F, c0, cb, bc);
+#pragma omp simd
+                    for (int64_t k = 0; k < cb; k++)
+                        acc[k] += bc[k] * ar[c0 + k];
+                }
+                memcpy(dz_u + c0, acc, (size_t)cb * sizeof(float));
+            }
+        }
+    }
+    if (reduce_rows(del, z, n_src, H, F, dal) || reduce_rows(der, z, n_dst, H, F, dar))
+        nomem = 1;
+done:
+    gnn_free(el);
+    gnn_free(er);
+    gnn_free(del);
+    gnn_free(der);
+    gnn_free(att);
+    gnn_free(dpre);
+    gnn_free(t_ptr);
+    gnn_free(t_edge);
+    gnn_free(t_dst);
+    return nomem ? GNN_ERR_NOMEM : GNN_OK;
+}
+
+const gnn_gat_ops gnn_gat_cpu = {
+    .name = "cpu",
+    .caps = GNN_CAP_DETERMINISTIC | GNN_CAP_THREADED,
+    .forward = gat_forward_cpu,
+    .backward = gat_backward_cpu,
+};

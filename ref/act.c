@@ -1,0 +1,115 @@
+/* ref/act.c -- reference ELU and LayerNorm, forward and backward (include/gnnref/act.h).
+ *
+ * Plain C11, no threads: the specification opt/cpu/act.c reproduces bit for bit.
+ *
+ * ELU (Clevert, Unterthiner, Hochreiter, ICLR 2016; the hidden activation of GAT, Velickovic
+ * et al. 2018 section 3.3): y = x for x > 0, alpha (e^x - 1) otherwise.
+ *
+ * LayerNorm (Ba, Kiros, Hinton 2016): per row, y = (x - mu) / sqrt(var + eps) * gamma + beta,
+ * with the biased variance (divide by d), as PyTorch's nn.LayerNorm. Orders: mu and var sum f
+ * ascending from 0.0f and divide by (float)d; dgamma, dbeta sum rows ascending from 0.0f. */
+#include <math.h>
+#include "gnnref/act.h"
+#include "gnnref/aggregate.h" /* GNN_CAP_* */
+
+static void elu_fwd_ref(const float *x, int64_t count, float alpha, float *y)
+{
+    for (int64_t i = 0; i < count; i++)
+        y[i] = x[i] > 0.0f ? x[i] : alpha * (expf(x[i]) - 1.0f);
+}
+
+/* d/dx alpha (e^x - 1) = alpha e^x, taken from the input x (not from y + alpha, which rounds
+ * differently). At x = 0 the left branch is used: dy * alpha (1 for alpha = 1, continuous). */
+static void elu_bwd_ref(const float *x, const float *dy, int64_t count, float alpha, float *dx)
+{
+    for (int64_t i = 0; i < count; i++)
+        dx[i] = x[i] > 0.0f ? dy[i] : dy[i] * alpha * expf(x[i]);
+}
+
+static gnn_status ln_check(int64_t n, int64_t d, const void *a, const void *b, const void *c)
+{
+    if (n < 0 || d < 0 || (n > 0 && d < 1))
+        return GNN_ERR_INVAL;
+    if (n > 0 && (!a || !b || !c))
+        return GNN_ERR_INVAL;
+    return GNN_OK;
+}
+
+static gnn_status layernorm_fwd_ref(const float *x, int64_t n, int64_t d, const float *gamma, const float *beta,
+                                    float eps, float *y, float *mu, float *rstd)
+{
+    gnn_status st = ln_check(n, d, x, gamma, beta);
+    if (st)
+        return st;
+    if (!(eps > 0.0f) || !isfinite(eps) || (n > 0 && (!y || !mu || !rstd)))
+        return GNN_ERR_INVAL;
+    for (int64_t i = 0; i < n; i++) {
+        const float *x_i = x + i * d;
+        float *y_i = y + i * d;
+        float s = 0.0f;
+        for (int64_t f = 0; f < d; f++)
+            s += x_i[f];
+        const float m = s / (float)d;
+        float q = 0.0f;
+        for (int64_t f = 0; f < d; f++) {
+            const float c = x_i[f] - m;
+            q += c * c;
+        }
+        const float var = q / (float)d;
+        const float r = 1.0f / sqrtf(var + eps); /* d = 1 or a constant row: var = 0, r = 1/sqrt(eps) */
+        for (int64_t f = 0; f < d; f++)
+            y_i[f] = (x_i[f] - m) * r * gamma[f] + beta[f];
+        mu[i] = m;
+        rstd[i] = r;
+    }
+    return GNN_OK;
+}
+
+/* dx = rstd * ((g - mean(g)) - xhat * mean(g * xhat)), g = dy * gamma, xhat = (x - mu) * rstd:
+ * the gradient of y = xhat * gamma + beta through the row's mean and variance (mu and var
+ * both depend on every x[f] of the row). */
+static gnn_status layernorm_bwd_ref(const float *x, const float *dy, int64_t n, int64_t d, const float *gamma,
+                                    const float *mu, const float *rstd, float *dx, float *dgamma, float *dbeta)
+{
+    gnn_status st = ln_check(n, d, x, dy, gamma);
+    if (st)
+        return st;
+    if (n > 0 && (!mu || !rstd || !dx))
+        return GNN_ERR_INVAL;
+    if (d > 0 && (!dgamma || !dbeta))
+        return GNN_ERR_INVAL;
+    for (int64_t f = 0; f < d; f++) {
+        dgamma[f] = 0.0f;
+        dbeta[f] = 0.0f;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        const float *x_i = x + i * d, *dy_i = dy + i * d;
+        float *dx_i = dx + i * d;
+        const float m = mu[i], r = rstd[i];
+        float sg = 0.0f, sgx = 0.0f;
+        for (int64_t f = 0; f < d; f++) {
+            const float xhat = (x_i[f] - m) * r;
+            const float g = dy_i[f] * gamma[f];
+            sg += g;
+            sgx += g * xhat;
+            dgamma[f] += dy_i[f] * xhat;
+            dbeta[f] += dy_i[f];
+        }
+        const float mg = sg / (float)d, mgx = sgx / (float)d;
+        for (int64_t f = 0; f < d; f++) {
+            const float xhat = (x_i[f] - m) * r;
+            const float g = dy_i[f] * gamma[f];
+            dx_i[f] = r * (g - mg - xhat * mgx);
+        }
+    }
+    return GNN_OK;
+}
+
+const gnn_act_ops gnn_act_ref = {
+    .name = "ref",
+    .caps = GNN_CAP_DETERMINISTIC,
+    .elu_fwd = elu_fwd_ref,
+    .elu_bwd = elu_bwd_ref,
+    .layernorm_fwd = layernorm_fwd_ref,
+    .layernorm_bwd = layernorm_bwd_ref,
+};
