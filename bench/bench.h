@@ -26,6 +26,9 @@ void gnn_bench_set_counter(void *state, const char *name, double value);
 /* Bytes touched per iteration: Google Benchmark's own bytes_per_second column. */
 void gnn_bench_set_bytes(void *state, double bytes_per_iteration);
 void gnn_bench_set_label(void *state, const char *label);
+/* Stop and restart the clock inside the timing loop (work between them is not timed). */
+void gnn_bench_pause(void *state);
+void gnn_bench_resume(void *state);
 /* Mark the benchmark as failed with a message (its results are not reported). */
 void gnn_bench_error(void *state, const char *msg);
 
@@ -38,6 +41,9 @@ void gnn_bench_cleanup_sample(void);
 /* Defined in bench/bench_update.c: the fused UPDATE against sgemm and the unfused sequence. */
 void gnn_bench_register_update(void);
 void gnn_bench_cleanup_update(void);
+/* Defined in bench/bench_aggregate.c: mean aggregation on sampled blocks vs the gather ceiling. */
+void gnn_bench_register_aggregate(void);
+void gnn_bench_cleanup_aggregate(void);
 
 #ifdef __cplusplus
 }

@@ -184,6 +184,7 @@ void gnn_bench_register_all(void)
             rejected ? " (some were not registered: see above)" : "");
     gnn_bench_register_sample(); /* bench/bench_sample.c */
     gnn_bench_register_update(); /* bench/bench_update.c */
+    gnn_bench_register_aggregate(); /* bench/bench_aggregate.c */
 }
 
 void gnn_bench_cleanup(void)
@@ -196,4 +197,5 @@ void gnn_bench_cleanup(void)
     g_n = g_cap = g_n_slots = 0;
     gnn_bench_cleanup_sample();
     gnn_bench_cleanup_update();
+    gnn_bench_cleanup_aggregate();
 }

@@ -40,6 +40,10 @@ void gnn_bench_set_label(void *st, const char *label) { S(st).SetLabel(label); }
 
 void gnn_bench_error(void *st, const char *msg) { S(st).SkipWithError(msg); }
 
+void gnn_bench_pause(void *st) { S(st).PauseTiming(); }
+
+void gnn_bench_resume(void *st) { S(st).ResumeTiming(); }
+
 }  // extern "C"
 
 int main(int argc, char **argv)

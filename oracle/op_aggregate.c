@@ -1,12 +1,13 @@
 /* oracle/op_aggregate.c -- oracle entries for neighbor aggregation (include/gnnref/aggregate.h).
  *
- *   aggregate.{mean,sum}.{fwd,bwd}  every implementation against gnn_aggregate_ref, bitwise:
+ *   aggregate.{mean,sum,gcn}.{fwd,bwd}, aggregate.weighted.{fwd,bwd}
+ *       every implementation against gnn_aggregate_ref, bitwise:
  *       the header fixes the order of every sum (CSR order forward; by dst, then edge
  *       position backward) and the reciprocal 1.0f/deg computed once per row, so an
  *       implementation that keeps the contract reproduces every bit (DESIGN.md section 2).
  *       "ref" is also run against itself: that checks determinism, guard bytes and that
  *       every output element is written.
- *   grad.aggregate.{mean,sum}  the reference backward against central differences of the
+ *   grad.aggregate.{mean,sum,gcn,weighted}  the reference backward against central differences of the
  *       reference forward (see grad_run below and docs/oracle.md, "Gradient checks"); the
  *       optimized backward is held to the reference by aggregate.*.bwd, bitwise.
  *
@@ -36,8 +37,9 @@ static const gnn_oracle_param k_agg_params[N_AGG_PARAMS] = {
 
 /* Awkward shapes first: zero-degree rows, a single row, the empty batch, no dst at all (the
  * backward must still zero every dx row), widths 1, 7, 13, 33 and 100 (not multiples of the
- * 8/16-lane vectors, and 100 straddles the cpu kernel's 64-float register block), hub rows
- * with more edges than src vertices (repeated neighbors). */
+ * 4/8/16-lane vectors), 1031 (straddles the cpu kernel's 1024-float accumulator block), hub
+ * rows with more edges than src vertices (repeated neighbors). Degrees 0..40 mix rows of
+ * fewer than 4 edges with rows that use the cpu kernel's 4-edge blocks and their remainder. */
 static const char *const k_agg_presets[] = {
     "n_dst=37,n_src=80,d=13,deg=0..9",
     "n_dst=1,n_src=1,d=1,deg=1..1",
@@ -48,6 +50,7 @@ static const char *const k_agg_presets[] = {
     "n_dst=5,n_src=5,d=17,deg=200..300",
     "n_dst=300,n_src=2000,d=100,deg=5..25",
     "n_dst=20,n_src=20,d=0,deg=0..5",
+    "n_dst=9,n_src=30,d=1031,deg=0..7",
     NULL,
 };
 
@@ -87,6 +90,123 @@ static gnn_oracle_outcome mean_fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_cas
 static gnn_oracle_outcome mean_bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c) { return agg_run(ctx, c, GNN_AGG_MEAN, 1); }
 static gnn_oracle_outcome sum_fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c) { return agg_run(ctx, c, GNN_AGG_SUM, 0); }
 static gnn_oracle_outcome sum_bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c) { return agg_run(ctx, c, GNN_AGG_SUM, 1); }
+static gnn_oracle_outcome gcn_fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c) { return agg_run(ctx, c, GNN_AGG_GCN, 0); }
+static gnn_oracle_outcome gcn_bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c) { return agg_run(ctx, c, GNN_AGG_GCN, 1); }
+
+/* ---- weighted aggregation ----------------------------------------------------------------------
+ * Weights w (one per block edge) come from their own stream (4) with spread exponents and both
+ * signs, like the features. The backward takes a fifth parameter choosing which gradients are
+ * asked for: an output that is not asked for gets NULL, and its buffer must stay untouched. */
+
+enum { P_GRADS = N_AGG_PARAMS, N_WAGG_BWD_PARAMS };
+static const gnn_oracle_param k_wagg_bwd_params[N_WAGG_BWD_PARAMS] = {
+    { "n_dst", GNN_PARAM_INT, 0, 1e8, "dst vertices (rows of dout)" },
+    { "n_src", GNN_PARAM_INT, 0, 1e8, "src vertices (rows of x and dx), >= n_dst" },
+    { "d", GNN_PARAM_INT, 0, 65536, "feature width" },
+    { "deg", GNN_PARAM_RANGE, 0, 1e6, "degree of each dst, uniform in LO..HI" },
+    { "grads", GNN_PARAM_INT, 1, 3, "1: dx only (dw = NULL), 2: dw only (dx = NULL), 3: both" },
+};
+static const char *const k_wagg_bwd_presets[] = {
+    "n_dst=37,n_src=80,d=13,deg=0..9,grads=3",
+    "n_dst=1,n_src=1,d=1,deg=1..1,grads=3",
+    "n_dst=1,n_src=5,d=7,deg=0..0,grads=3",
+    "n_dst=0,n_src=0,d=16,deg=0..0,grads=3",
+    "n_dst=0,n_src=10,d=8,deg=0..3,grads=3",
+    "n_dst=64,n_src=200,d=33,deg=0..40,grads=1",
+    "n_dst=64,n_src=200,d=33,deg=0..40,grads=2",
+    "n_dst=5,n_src=5,d=17,deg=200..300,grads=3",
+    "n_dst=300,n_src=2000,d=100,deg=5..25,grads=3",
+    "n_dst=20,n_src=20,d=0,deg=0..5,grads=3",
+    "n_dst=9,n_src=30,d=1031,deg=0..7,grads=3",
+    NULL,
+};
+
+/* The payload of a buffer that was not passed must still hold the 0xFF fill. */
+static gnn_oracle_outcome untouched(gnn_oracle_ctx *ctx, const char *name, const void *p, size_t bytes)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < bytes; i++)
+        if (b[i] != 0xFF)
+            return gnn_oracle_fail(ctx, "%s = NULL but its buffer changed at byte %zu", name, i);
+    return GNN_ORACLE_PASS;
+}
+
+static gnn_oracle_outcome wagg_fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const gnn_aggregate_ops *ref = c->entry->ref->ops, *impl = c->impl->ops;
+    const int64_t n_dst = gnn_oracle_int(c, P_NDST), n_src = gnn_oracle_int(c, P_NSRC), d = gnn_oracle_int(c, P_D);
+    gnn_oracle_draws g = gnn_oracle_draws_make(c, 1);
+    gnn_block *blk;
+    gnn_status s = gnn_oracle_case_block(ctx, &g, n_dst, n_src, gnn_oracle_lo(c, P_DEG), gnn_oracle_hi(c, P_DEG), &blk);
+    if (s)
+        return gnn_oracle_fail(ctx, "invalid case (n_src must be >= n_dst): %s", gnn_status_str(s));
+    const size_t out_bytes = (size_t)(n_dst * d) * sizeof(float);
+    float *x = gnn_oracle_alloc(ctx, (size_t)(n_src * d) * sizeof(float));
+    float *w = gnn_oracle_alloc(ctx, (size_t)blk->nnz * sizeof(float));
+    float *want = gnn_oracle_alloc_out(ctx, "ref.out", out_bytes);
+    float *got = gnn_oracle_alloc_out(ctx, "impl.out", out_bytes);
+    if (!x || !w || !want || !got)
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_oracle_draws gx = gnn_oracle_draws_make(c, 2), gw = gnn_oracle_draws_make(c, 4);
+    gnn_oracle_fill_spread(&gx, x, n_src * d);
+    gnn_oracle_fill_spread(&gw, w, blk->nnz);
+    if ((s = ref->weighted_forward(blk, x, d, w, want)))
+        return gnn_oracle_fail(ctx, "ref weighted_forward returned %s", gnn_status_str(s));
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, "impl weighted_forward", impl->weighted_forward(blk, x, d, w, got));
+    if (o != GNN_ORACLE_PASS)
+        return o;
+    gnn_oracle_digest(ctx, got, out_bytes);
+    return gnn_oracle_compare_f32(ctx, NULL, "out", want, got, n_dst * d, d);
+}
+
+static gnn_oracle_outcome wagg_bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const gnn_aggregate_ops *ref = c->entry->ref->ops, *impl = c->impl->ops;
+    const int64_t n_dst = gnn_oracle_int(c, P_NDST), n_src = gnn_oracle_int(c, P_NSRC), d = gnn_oracle_int(c, P_D);
+    const int grads = (int)gnn_oracle_int(c, P_GRADS), want_dx = grads & 1, want_dw = grads & 2;
+    gnn_oracle_draws g = gnn_oracle_draws_make(c, 1);
+    gnn_block *blk;
+    gnn_status s = gnn_oracle_case_block(ctx, &g, n_dst, n_src, gnn_oracle_lo(c, P_DEG), gnn_oracle_hi(c, P_DEG), &blk);
+    if (s)
+        return gnn_oracle_fail(ctx, "invalid case (n_src must be >= n_dst): %s", gnn_status_str(s));
+    const size_t dx_bytes = (size_t)(n_src * d) * sizeof(float), dw_bytes = (size_t)blk->nnz * sizeof(float);
+    float *x = gnn_oracle_alloc(ctx, dx_bytes);
+    float *dout = gnn_oracle_alloc(ctx, (size_t)(n_dst * d) * sizeof(float));
+    float *w = gnn_oracle_alloc(ctx, dw_bytes);
+    float *dx[2], *dw[2];
+    for (int k = 0; k < 2; k++) {
+        dx[k] = gnn_oracle_alloc_out(ctx, k ? "impl.dx" : "ref.dx", dx_bytes);
+        dw[k] = gnn_oracle_alloc_out(ctx, k ? "impl.dw" : "ref.dw", dw_bytes);
+        if (!dx[k] || !dw[k])
+            return gnn_oracle_fail(ctx, "out of memory");
+    }
+    if (!x || !dout || !w)
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_oracle_draws gx = gnn_oracle_draws_make(c, 2), gd = gnn_oracle_draws_make(c, 3), gw = gnn_oracle_draws_make(c, 4);
+    gnn_oracle_fill_spread(&gx, x, n_src * d);
+    gnn_oracle_fill_spread(&gd, dout, n_dst * d);
+    gnn_oracle_fill_spread(&gw, w, blk->nnz);
+    if ((s = ref->weighted_backward(blk, x, dout, d, w, want_dx ? dx[0] : NULL, want_dw ? dw[0] : NULL)))
+        return gnn_oracle_fail(ctx, "ref weighted_backward returned %s", gnn_status_str(s));
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, "impl weighted_backward",
+                                             impl->weighted_backward(blk, x, dout, d, w, want_dx ? dx[1] : NULL,
+                                                                     want_dw ? dw[1] : NULL));
+    if (o != GNN_ORACLE_PASS)
+        return o;
+    if (want_dx) {
+        gnn_oracle_digest(ctx, dx[1], dx_bytes);
+        o = gnn_oracle_worst(o, gnn_oracle_compare_f32(ctx, NULL, "dx", dx[0], dx[1], n_src * d, d));
+    } else {
+        o = gnn_oracle_worst(o, untouched(ctx, "dx", dx[1], dx_bytes));
+    }
+    if (want_dw) {
+        gnn_oracle_digest(ctx, dw[1], dw_bytes);
+        o = gnn_oracle_worst(o, gnn_oracle_compare_f32(ctx, NULL, "dw", dw[0], dw[1], blk->nnz, 0));
+    } else {
+        o = gnn_oracle_worst(o, untouched(ctx, "dw", dw[1], dw_bytes));
+    }
+    return o;
+}
 
 /* ---- benchmark hook --------------------------------------------------------------------------- */
 
@@ -173,6 +293,8 @@ static const char *const k_agg_bench_sizes_sum[] = { "n_dst=16384,n_src=131072,d
 static const gnn_oracle_bench k_sum_fwd_bench = { k_agg_bench_sizes_sum, sum_fwd_setup, agg_bench_run, agg_teardown };
 static const gnn_oracle_bench k_sum_bwd_bench = { k_agg_bench_sizes_sum, sum_bwd_setup, agg_bench_run, agg_teardown };
 
+static gnn_status gcn_fwd_setup(const gnn_oracle_case *c, void **f, gnn_oracle_work *w) { return agg_setup(c, GNN_AGG_GCN, 0, f, w); }
+
 #define AGG_REASON "fixed summation order and one reciprocal per row (aggregate.h): every bit is specified"
 
 const gnn_oracle_entry gnn_oracle_aggregate_mean_fwd = {
@@ -206,6 +328,39 @@ const gnn_oracle_entry gnn_oracle_aggregate_sum_bwd = {
     .reason = AGG_REASON,
     .params = k_agg_params, .n_params = N_AGG_PARAMS, .presets = k_agg_presets,
     .ref = &k_agg_ref, .impls = k_agg_impls, .run = sum_bwd_run, .bench = &k_sum_bwd_bench,
+};
+static const gnn_oracle_bench k_gcn_fwd_bench = { k_agg_bench_sizes_sum, gcn_fwd_setup, agg_bench_run, agg_teardown };
+const gnn_oracle_entry gnn_oracle_aggregate_gcn_fwd = {
+    .name = "aggregate.gcn.fwd",
+    .what = "GCN aggregation forward, out[v] = sum of x[u] * ds(u)^-1/2 dd(v)^-1/2 in CSR order",
+    .tol = { GNN_CMP_BITWISE, 0, 0 },
+    .reason = "fixed summation order, product formed before the add, c_e from sqrtf (correctly rounded)",
+    .params = k_agg_params, .n_params = N_AGG_PARAMS, .presets = k_agg_presets,
+    .ref = &k_agg_ref, .impls = k_agg_impls, .run = gcn_fwd_run, .bench = &k_gcn_fwd_bench,
+};
+const gnn_oracle_entry gnn_oracle_aggregate_gcn_bwd = {
+    .name = "aggregate.gcn.bwd",
+    .what = "GCN aggregation backward, dx[u] = sum over edges u->v (by v) of dout[v] * c_e",
+    .tol = { GNN_CMP_BITWISE, 0, 0 },
+    .reason = "fixed summation order, product formed before the add, c_e from sqrtf (correctly rounded)",
+    .params = k_agg_params, .n_params = N_AGG_PARAMS, .presets = k_agg_presets,
+    .ref = &k_agg_ref, .impls = k_agg_impls, .run = gcn_bwd_run,
+};
+const gnn_oracle_entry gnn_oracle_aggregate_weighted_fwd = {
+    .name = "aggregate.weighted.fwd",
+    .what = "edge-weighted aggregation forward, out[v] = sum of x[u] * w[e] in CSR order",
+    .tol = { GNN_CMP_BITWISE, 0, 0 },
+    .reason = "fixed summation order with the product formed before the add (aggregate.h)",
+    .params = k_agg_params, .n_params = N_AGG_PARAMS, .presets = k_agg_presets,
+    .ref = &k_agg_ref, .impls = k_agg_impls, .run = wagg_fwd_run,
+};
+const gnn_oracle_entry gnn_oracle_aggregate_weighted_bwd = {
+    .name = "aggregate.weighted.bwd",
+    .what = "edge-weighted aggregation backward: dx (by v, then edge) and dw[e] = <dout[v], x[u]> in f order",
+    .tol = { GNN_CMP_BITWISE, 0, 0 },
+    .reason = "dx: fixed summation order; dw: each dot product summed over f in order from 0.0f",
+    .params = k_wagg_bwd_params, .n_params = N_WAGG_BWD_PARAMS, .presets = k_wagg_bwd_presets,
+    .ref = &k_agg_ref, .impls = k_agg_impls, .run = wagg_bwd_run,
 };
 
 /* ---- gradient checks ---------------------------------------------------------------------------
@@ -279,6 +434,7 @@ static gnn_oracle_outcome grad_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c
     return gnn_oracle_compare_f64(ctx, NULL, "dx (finite difference vs backward)", fd, an, nx, d);
 }
 
+static gnn_oracle_outcome grad_gcn_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c) { return grad_run(ctx, c, GNN_AGG_GCN); }
 static gnn_oracle_outcome grad_mean_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c) { return grad_run(ctx, c, GNN_AGG_MEAN); }
 static gnn_oracle_outcome grad_sum_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c) { return grad_run(ctx, c, GNN_AGG_SUM); }
 
@@ -297,4 +453,92 @@ const gnn_oracle_entry gnn_oracle_grad_aggregate_sum = {
     .reason = "dyadic inputs make forward, objective and backward exact: any difference is a bug",
     .params = k_agg_params, .n_params = N_AGG_PARAMS, .presets = k_grad_agg_presets,
     .ref = &k_agg_ref, .impls = k_agg_grad_impls, .run = grad_sum_run,
+};
+
+/* grad.aggregate.gcn: L is linear in x, h = 1 as above, dyadic x and r. The coefficients c_e
+ * are not dyadic, so each product x * c_e rounds (2^-24 relative), each partial sum rounds,
+ * and so do the backward's dout * c_e and its sums. Budget: an output of a dst with k <= 30
+ * edges sums k products of |x| <= 2 and c_e <= 1, so |out| <= 60 and its forward error is
+ * at most (k + 1) 2^-24 * 60 < 1.2e-4 in the worst case; the difference quotient sees the
+ * error of both evaluations, halved, times |r| <= 2, over the ds(u) outputs the perturbed
+ * x[u][f] feeds. Independent roundings mostly cancel: the observed worst case over the presets
+ * and 20 seeds each is 6.2e-7 (the hub preset, dx rows summing ~90 terms; 2.5e-7 elsewhere),
+ * so allclose(5e-6, 5e-6) keeps a factor 8 of margin, while a wrong coefficient (off by a
+ * factor, or one degree missing) errs by >= 3%. */
+const gnn_oracle_entry gnn_oracle_grad_aggregate_gcn = {
+    .name = "grad.aggregate.gcn",
+    .what = "GCN aggregation backward against central differences of the forward (h = 1, dyadic inputs)",
+    .tol = { GNN_CMP_ALLCLOSE, 5e-6, 5e-6 },
+    .reason = "x * c_e rounds once per product in the forward and the backward (2^-24 relative per term)",
+    .params = k_agg_params, .n_params = N_AGG_PARAMS, .presets = k_grad_agg_presets,
+    .ref = &k_agg_ref, .impls = k_agg_grad_impls, .run = grad_gcn_run,
+};
+
+/* grad.aggregate.weighted: L(x, w) = sum r . out. L is linear in x and, separately, in each
+ * w[e], so h = 1 is exact for both. x, w and r are dyadic (k/8, |k| <= 16): every product
+ * and every sum of forward, objective, dx and dw is exact in f32, so the finite differences
+ * and the backward agree exactly. Checked for dx (perturbing x) and dw (perturbing w). */
+static gnn_oracle_outcome grad_weighted_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const gnn_aggregate_ops *ops = c->impl->ops;
+    const int64_t n_dst = gnn_oracle_int(c, P_NDST), n_src = gnn_oracle_int(c, P_NSRC), d = gnn_oracle_int(c, P_D);
+    gnn_oracle_draws g = gnn_oracle_draws_make(c, 1);
+    gnn_block *blk;
+    gnn_status s = gnn_oracle_case_block(ctx, &g, n_dst, n_src, gnn_oracle_lo(c, P_DEG), gnn_oracle_hi(c, P_DEG), &blk);
+    if (s)
+        return gnn_oracle_fail(ctx, "invalid case (n_src must be >= n_dst): %s", gnn_status_str(s));
+    const int64_t nx = n_src * d, nout = n_dst * d, nnz = blk->nnz;
+    float *x = gnn_oracle_alloc(ctx, (size_t)nx * sizeof(float));
+    float *w = gnn_oracle_alloc(ctx, (size_t)nnz * sizeof(float));
+    float *r = gnn_oracle_alloc(ctx, (size_t)nout * sizeof(float));
+    float *out = gnn_oracle_alloc_out(ctx, "forward.out", (size_t)nout * sizeof(float));
+    float *dx = gnn_oracle_alloc_out(ctx, "backward.dx", (size_t)nx * sizeof(float));
+    float *dw = gnn_oracle_alloc_out(ctx, "backward.dw", (size_t)nnz * sizeof(float));
+    double *fdx = gnn_oracle_alloc_out(ctx, "finite-difference.dx", (size_t)nx * sizeof(double));
+    double *anx = gnn_oracle_alloc_out(ctx, "analytic.dx", (size_t)nx * sizeof(double));
+    double *fdw = gnn_oracle_alloc_out(ctx, "finite-difference.dw", (size_t)nnz * sizeof(double));
+    double *anw = gnn_oracle_alloc_out(ctx, "analytic.dw", (size_t)nnz * sizeof(double));
+    if (!x || !w || !r || !out || !dx || !dw || !fdx || !anx || !fdw || !anw)
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_oracle_draws gx = gnn_oracle_draws_make(c, 2), gr = gnn_oracle_draws_make(c, 3), gw = gnn_oracle_draws_make(c, 4);
+    gnn_oracle_fill_dyadic(&gx, x, nx, 16, 3);
+    gnn_oracle_fill_dyadic(&gr, r, nout, 16, 3);
+    gnn_oracle_fill_dyadic(&gw, w, nnz, 16, 3);
+
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, "weighted_backward", ops->weighted_backward(blk, x, r, d, w, dx, dw));
+    if (o != GNN_ORACLE_PASS)
+        return o;
+    const float h = 1.0f;
+    for (int pass = 0; pass < 2; pass++) {
+        float *p = pass ? w : x;
+        const int64_t count = pass ? nnz : nx;
+        double *fd = pass ? fdw : fdx, *an = pass ? anw : anx;
+        for (int64_t e = 0; e < count; e++) {
+            const float keep = p[e];
+            double l[2];
+            for (int side = 0; side < 2; side++) {
+                p[e] = side ? keep - h : keep + h;
+                if ((o = gnn_oracle_status(ctx, "weighted_forward", ops->weighted_forward(blk, x, d, w, out))) !=
+                    GNN_ORACLE_PASS)
+                    return o;
+                l[side] = objective(out, r, nout);
+            }
+            p[e] = keep;
+            fd[e] = (l[0] - l[1]) / (2.0 * (double)h);
+            an[e] = pass ? (double)dw[e] : (double)dx[e];
+        }
+    }
+    gnn_oracle_digest(ctx, dx, (size_t)nx * sizeof(float));
+    gnn_oracle_digest(ctx, dw, (size_t)nnz * sizeof(float));
+    o = gnn_oracle_compare_f64(ctx, NULL, "dx (finite difference vs backward)", fdx, anx, nx, d);
+    return gnn_oracle_worst(o, gnn_oracle_compare_f64(ctx, NULL, "dw (finite difference vs backward)", fdw, anw, nnz, 0));
+}
+
+const gnn_oracle_entry gnn_oracle_grad_aggregate_weighted = {
+    .name = "grad.aggregate.weighted",
+    .what = "weighted aggregation backward (dx and dw) against central differences of the forward (h = 1, dyadic)",
+    .tol = { GNN_CMP_ALLCLOSE, 1e-9, 1e-9 },
+    .reason = "dyadic x, w and r make forward, objective, dx and dw exact: any difference is a bug",
+    .params = k_agg_params, .n_params = N_AGG_PARAMS, .presets = k_grad_agg_presets,
+    .ref = &k_agg_ref, .impls = k_agg_grad_impls, .run = grad_weighted_run,
 };

@@ -14,6 +14,10 @@ extern const gnn_oracle_entry gnn_oracle_sample_layer, gnn_oracle_sample_layer_f
     gnn_oracle_sample_blocks_fusedmap;
 extern const gnn_oracle_entry gnn_oracle_aggregate_mean_fwd, gnn_oracle_aggregate_mean_bwd,
     gnn_oracle_aggregate_sum_fwd, gnn_oracle_aggregate_sum_bwd;
+/* aggregation modes and index_add (GCN, edge-weighted; SuperGCN section 2) */
+extern const gnn_oracle_entry gnn_oracle_aggregate_gcn_fwd, gnn_oracle_aggregate_gcn_bwd,
+    gnn_oracle_aggregate_weighted_fwd, gnn_oracle_aggregate_weighted_bwd, gnn_oracle_grad_aggregate_gcn,
+    gnn_oracle_grad_aggregate_weighted, gnn_oracle_index_add;
 extern const gnn_oracle_entry gnn_oracle_linear_fwd, gnn_oracle_linear_bwd, gnn_oracle_xent, gnn_oracle_relu,
     gnn_oracle_dropout;
 extern const gnn_oracle_entry gnn_oracle_grad_aggregate_mean, gnn_oracle_grad_aggregate_sum, gnn_oracle_grad_linear,
@@ -48,6 +52,14 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     &gnn_oracle_aggregate_mean_bwd,
     &gnn_oracle_aggregate_sum_fwd,
     &gnn_oracle_aggregate_sum_bwd,
+    /* aggregation modes and index_add: GCN, edge-weighted (with their gradient checks) */
+    &gnn_oracle_aggregate_gcn_fwd,
+    &gnn_oracle_aggregate_gcn_bwd,
+    &gnn_oracle_aggregate_weighted_fwd,
+    &gnn_oracle_aggregate_weighted_bwd,
+    &gnn_oracle_grad_aggregate_gcn,
+    &gnn_oracle_grad_aggregate_weighted,
+    &gnn_oracle_index_add,
     /* dense layers and training primitives */
     &gnn_oracle_linear_fwd,
     &gnn_oracle_linear_bwd,

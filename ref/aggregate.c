@@ -6,18 +6,72 @@
  * @eq{DistGNN-MB 1} h_N(v) = AGG({ f_u : u in N(v) }), with AGG = mean for GraphSAGE:
  *   out[v][f] = (x[u_0][f] + x[u_1][f] + ... ) * (1.0f / deg(v)),
  * the sum taken in CSR (draw) order, the reciprocal computed once per row (DESIGN.md
- * section 2, "Floating point"). deg(v) = 0 gives a zero row. */
+ * section 2, "Floating point"). deg(v) = 0 gives a zero row.
+ *
+ * GCN (Kipf & Welling; SuperGCN section 2 aggregates with the same normalized adjacency):
+ *   out[v] = sum over edges e = (u -> v), in CSR order, of x[u] * c_e,
+ *   c_e = (1.0f / sqrtf((float)ds(u))) * (1.0f / sqrtf((float)dd(v))),
+ * the block's D_src^-1/2 A D_dst^-1/2 with both degrees counted inside the block.
+ * Weighted: the same sum with c_e = w[e] (an attention coefficient or an edge weight). */
+#include <math.h>
 #include <string.h>
 #include "gnnref/aggregate.h"
+#include "gnnref/tensor.h"
+
+/* 1 / sqrt(ds(u)) for every src u, ds(u) = number of block edges whose src is u; 0 for a src
+ * with no edges (never used: no edge reads it). Caller frees with gnn_free. */
+static float *src_inv_sqrt_degrees(const gnn_block *blk)
+{
+    float *r = gnn_calloc((size_t)blk->n_src + 1, sizeof(float));
+    int64_t *ds = gnn_calloc((size_t)blk->n_src + 1, sizeof(int64_t));
+    if (!r || !ds) {
+        gnn_free(r);
+        gnn_free(ds);
+        return NULL;
+    }
+    for (int64_t i = 0; i < blk->nnz; i++)
+        ds[blk->indices[i]]++;
+    for (int64_t u = 0; u < blk->n_src; u++)
+        r[u] = ds[u] > 0 ? 1.0f / sqrtf((float)ds[u]) : 0.0f;
+    gnn_free(ds);
+    return r;
+}
+
+/* Argument checks shared by the entry points (in: in_rows x d, out: out_rows x d). */
+static int bad_args(const gnn_block *blk, const void *in, int64_t in_rows, int64_t d, const void *out,
+                    int64_t out_rows)
+{
+    if (!blk || d < 0 || blk->n_dst < 0 || blk->n_src < 0 || blk->nnz < 0)
+        return 1;
+    return (!in && in_rows > 0 && d > 0) || (!out && out_rows > 0 && d > 0);
+}
 
 static gnn_status agg_forward_ref(const gnn_block *blk, const float *x, int64_t d,
                                   gnn_agg_kind kind, float *out)
 {
+    if (bad_args(blk, x, blk->n_src, d, out, blk->n_dst) || (kind != GNN_AGG_MEAN && kind != GNN_AGG_SUM && kind != GNN_AGG_GCN))
+        return GNN_ERR_INVAL;
+    float *inv_ds = NULL;
+    if (kind == GNN_AGG_GCN && !(inv_ds = src_inv_sqrt_degrees(blk)))
+        return GNN_ERR_NOMEM;
     for (int64_t v = 0; v < blk->n_dst; v++) {
         float *out_v = out + v * d;
         const int64_t b = blk->indptr[v], e = blk->indptr[v + 1];
         for (int64_t f = 0; f < d; f++)
             out_v[f] = 0.0f;
+        if (kind == GNN_AGG_GCN) {
+            if (e == b)
+                continue;
+            const float inv_dd = 1.0f / sqrtf((float)(e - b));
+            for (int64_t i = b; i < e; i++) {
+                const int64_t u = blk->indices[i];
+                const float c = inv_ds[u] * inv_dd; /* c_e */
+                const float *x_u = x + u * d;
+                for (int64_t f = 0; f < d; f++)
+                    out_v[f] += x_u[f] * c;
+            }
+            continue;
+        }
         /* accumulate in CSR order: the oracle compares bitwise */
         for (int64_t i = b; i < e; i++) {
             const float *x_u = x + (int64_t)blk->indices[i] * d;
@@ -30,25 +84,89 @@ static gnn_status agg_forward_ref(const gnn_block *blk, const float *x, int64_t 
                 out_v[f] *= inv;
         }
     }
+    gnn_free(inv_ds);
     return GNN_OK;
 }
 
-/* d out[v] / d x[u] = (1/deg v) per edge u -> v. dx[u] collects the contributions of its
- * edges in order of v, then edge position: the order opt/ must keep. */
-static gnn_status agg_backward_ref(const gnn_block *blk, const float *dout, int64_t d,
-                                   gnn_agg_kind kind, float *dx)
+/* d out[v] / d x[u] = c_e per edge e = (u -> v): 1/deg v (mean), 1 (sum), the GCN
+ * coefficient, or w[e] (weighted). dx[u] collects the contributions of its edges in order
+ * of v, then edge position: the order opt/ must keep. coef: per-edge coefficients (NULL for
+ * mean and sum), inv_ds: 1/sqrt(ds) per src (GCN only). */
+static void scatter_back(const gnn_block *blk, const float *dout, int64_t d, gnn_agg_kind kind,
+                         const float *inv_ds, const float *w, float *dx)
 {
     memset(dx, 0, (size_t)blk->n_src * (size_t)d * sizeof(float));
     for (int64_t v = 0; v < blk->n_dst; v++) {
         const int64_t b = blk->indptr[v], e = blk->indptr[v + 1];
         if (e == b)
             continue;
-        const float scale = kind == GNN_AGG_MEAN ? 1.0f / (float)(e - b) : 1.0f;
+        const float row = kind == GNN_AGG_MEAN ? 1.0f / (float)(e - b)
+                          : kind == GNN_AGG_GCN ? 1.0f / sqrtf((float)(e - b))
+                                                : 1.0f;
         const float *dout_v = dout + v * d;
         for (int64_t i = b; i < e; i++) {
-            float *dx_u = dx + (int64_t)blk->indices[i] * d;
+            const int64_t u = blk->indices[i];
+            const float c = w ? w[i] : kind == GNN_AGG_GCN ? inv_ds[u] * row : row;
+            float *dx_u = dx + u * d;
             for (int64_t f = 0; f < d; f++)
-                dx_u[f] += dout_v[f] * scale;
+                dx_u[f] += dout_v[f] * c;
+        }
+    }
+}
+
+static gnn_status agg_backward_ref(const gnn_block *blk, const float *dout, int64_t d,
+                                   gnn_agg_kind kind, float *dx)
+{
+    if (bad_args(blk, dout, blk->n_dst, d, dx, blk->n_src) || (kind != GNN_AGG_MEAN && kind != GNN_AGG_SUM && kind != GNN_AGG_GCN))
+        return GNN_ERR_INVAL;
+    float *inv_ds = NULL;
+    if (kind == GNN_AGG_GCN && !(inv_ds = src_inv_sqrt_degrees(blk)))
+        return GNN_ERR_NOMEM;
+    scatter_back(blk, dout, d, kind, inv_ds, NULL, dx);
+    gnn_free(inv_ds);
+    return GNN_OK;
+}
+
+/* Weighted forward: out[v] = sum over edges e of v, in CSR order, of x[src(e)] * w[e]. */
+static gnn_status agg_weighted_forward_ref(const gnn_block *blk, const float *x, int64_t d, const float *w,
+                                           float *out)
+{
+    if (bad_args(blk, x, blk->n_src, d, out, blk->n_dst) || (!w && blk->nnz > 0))
+        return GNN_ERR_INVAL;
+    for (int64_t v = 0; v < blk->n_dst; v++) {
+        float *out_v = out + v * d;
+        for (int64_t f = 0; f < d; f++)
+            out_v[f] = 0.0f;
+        for (int64_t i = blk->indptr[v]; i < blk->indptr[v + 1]; i++) {
+            const float *x_u = x + (int64_t)blk->indices[i] * d;
+            const float c = w[i];
+            for (int64_t f = 0; f < d; f++)
+                out_v[f] += x_u[f] * c;
+        }
+    }
+    return GNN_OK;
+}
+
+/* Weighted backward: dx[u] = sum over edges (u -> v), by v then edge position, of
+ * dout[v] * w[e]; dw[e] = d L / d w[e] = <dout[v], x[u]>, summed over f in order from 0.0f. */
+static gnn_status agg_weighted_backward_ref(const gnn_block *blk, const float *x, const float *dout, int64_t d,
+                                            const float *w, float *dx, float *dw)
+{
+    if (bad_args(blk, dout, blk->n_dst, d, NULL, 0) || (dx && !w && blk->nnz > 0) ||
+        (dw && bad_args(blk, x, blk->n_src, d, NULL, 0)))
+        return GNN_ERR_INVAL;
+    if (dx)
+        scatter_back(blk, dout, d, GNN_AGG_SUM, NULL, w, dx);
+    if (dw) {
+        for (int64_t v = 0; v < blk->n_dst; v++) {
+            const float *dout_v = dout + v * d;
+            for (int64_t i = blk->indptr[v]; i < blk->indptr[v + 1]; i++) {
+                const float *x_u = x + (int64_t)blk->indices[i] * d;
+                float acc = 0.0f;
+                for (int64_t f = 0; f < d; f++)
+                    acc += dout_v[f] * x_u[f];
+                dw[i] = acc;
+            }
         }
     }
     return GNN_OK;
@@ -59,4 +177,6 @@ const gnn_aggregate_ops gnn_aggregate_ref = {
     .caps = GNN_CAP_DETERMINISTIC,
     .forward = agg_forward_ref,
     .backward = agg_backward_ref,
+    .weighted_forward = agg_weighted_forward_ref,
+    .weighted_backward = agg_weighted_backward_ref,
 };
