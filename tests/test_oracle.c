@@ -348,7 +348,7 @@ static gnn_status unsupported_fwd(const gnn_block *b, const float *x, int64_t d,
 }
 
 #define AGG_MUTANT(var, fwd, bwd)                                                                     \
-    static const gnn_aggregate_ops var##_ops = { #var, 0, fwd, bwd };                                  \
+    static const gnn_aggregate_ops var##_ops = { #var, 0, fwd, bwd, NULL, NULL };                      \
     static const gnn_oracle_impl var = { #var, &var##_ops, 0 }
 AGG_MUTANT(m_nudge, fwd_nudge, NULL);
 AGG_MUTANT(m_reversed, fwd_reversed, NULL);
