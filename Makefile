@@ -22,7 +22,7 @@ endif
 
 # ---- dependencies: install missing Debian packages (ci/install-deps.sh) before reading flags --
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
-DEPS_MISSING := $(shell { printf '\#include <check.h>\n\#include <json-c/json.h>\n\#include <zlib.h>\n\#include <metis.h>\n' | $(CC) -x c -E - >/dev/null 2>&1 && printf '\#include <benchmark/benchmark.h>\n' | $(CXX) -x c++ -E - >/dev/null 2>&1 && command -v pkg-config >/dev/null && command -v lcov >/dev/null; } || echo 1)
+DEPS_MISSING := $(shell { printf '\#include <check.h>\n\#include <json-c/json.h>\n\#include <zlib.h>\n\#include <metis.h>\n\#include <cblas.h>\n' | $(CC) -x c -E - >/dev/null 2>&1 && printf '\#include <benchmark/benchmark.h>\n' | $(CXX) -x c++ -E - >/dev/null 2>&1 && command -v pkg-config >/dev/null && command -v lcov >/dev/null; } || echo 1)
 ifeq ($(DEPS_MISSING),1)
 $(info make: required headers or tools are missing; running ci/install-deps.sh)
 DEPS_RC := $(shell bash ci/install-deps.sh >&2; echo $$?)
@@ -59,7 +59,9 @@ endif
 PKG_CFLAGS := $(shell pkg-config --cflags check json-c zlib 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs json-c zlib 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
-LIBS := $(PKG_LIBS) $(OMPFLAGS) -lm
+# OpenBLAS (libopenblas-dev): cblas_sgemm for the cpu UPDATE (opt/cpu/update.c)
+BLAS_LIBS := -lopenblas
+LIBS := $(PKG_LIBS) $(BLAS_LIBS) $(OMPFLAGS) -lm
 
 # ---- sources -----------------------------------------------------------------------
 CORE_SRC   := $(sort $(wildcard core/*.c))
@@ -168,7 +170,7 @@ install: $(TOOL)
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 include/gnnref/*.h $(DESTDIR)$(PREFIX)/include/gnnref/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@LIBS@|$(PKG_LIBS) $(OMPFLAGS) -lm|' \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@LIBS@|$(PKG_LIBS) $(BLAS_LIBS) $(OMPFLAGS) -lm|' \
 	    gnnref.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gnnref.pc
 
 clean:

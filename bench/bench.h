@@ -38,6 +38,9 @@ void gnn_bench_cleanup(void);
 /* Defined in bench/bench_sample.c (called by the two above): sampling on R-MAT. */
 void gnn_bench_register_sample(void);
 void gnn_bench_cleanup_sample(void);
+/* Defined in bench/bench_update.c: the fused UPDATE against sgemm and the unfused sequence. */
+void gnn_bench_register_update(void);
+void gnn_bench_cleanup_update(void);
 /* Defined in bench/bench_aggregate.c: mean aggregation on sampled blocks vs the gather ceiling. */
 void gnn_bench_register_aggregate(void);
 void gnn_bench_cleanup_aggregate(void);

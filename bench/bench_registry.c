@@ -182,7 +182,8 @@ void gnn_bench_register_all(void)
         gnn_bench_register(g_cases[i].name, bench_fn, &g_cases[i]);
     fprintf(stderr, "gnnref-bench: %d benchmarks, each checked by the oracle at its size first%s\n", g_n,
             rejected ? " (some were not registered: see above)" : "");
-    gnn_bench_register_sample();    /* bench/bench_sample.c */
+    gnn_bench_register_sample(); /* bench/bench_sample.c */
+    gnn_bench_register_update(); /* bench/bench_update.c */
     gnn_bench_register_aggregate(); /* bench/bench_aggregate.c */
 }
 
@@ -195,5 +196,6 @@ void gnn_bench_cleanup(void)
     g_ref_slots = NULL;
     g_n = g_cap = g_n_slots = 0;
     gnn_bench_cleanup_sample();
+    gnn_bench_cleanup_update();
     gnn_bench_cleanup_aggregate();
 }

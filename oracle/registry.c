@@ -22,6 +22,8 @@ extern const gnn_oracle_entry gnn_oracle_linear_fwd, gnn_oracle_linear_bwd, gnn_
     gnn_oracle_dropout;
 extern const gnn_oracle_entry gnn_oracle_grad_aggregate_mean, gnn_oracle_grad_aggregate_sum, gnn_oracle_grad_linear,
     gnn_oracle_grad_xent, gnn_oracle_grad_relu, gnn_oracle_grad_dropout;
+/* fused UPDATE, DistGNN-MB 3.3 (oracle/op_update.c) */
+extern const gnn_oracle_entry gnn_oracle_update_fwd, gnn_oracle_update_bwd, gnn_oracle_grad_update;
 /* GAT attention/aggregation, ELU and LayerNorm (oracle/op_gat.c, oracle/op_act.c) */
 extern const gnn_oracle_entry gnn_oracle_gat_fwd, gnn_oracle_gat_bwd, gnn_oracle_gat_bwd_dattn, gnn_oracle_grad_gat;
 extern const gnn_oracle_entry gnn_oracle_elu_fwd, gnn_oracle_elu_bwd, gnn_oracle_layernorm_fwd, gnn_oracle_layernorm_bwd,
@@ -71,6 +73,10 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     &gnn_oracle_grad_xent,
     &gnn_oracle_grad_relu,
     &gnn_oracle_grad_dropout,
+    /* fused UPDATE y = Dropout(ReLU(x . w + b)), DistGNN-MB 3.3 (oracle/op_update.c) */
+    &gnn_oracle_update_fwd,
+    &gnn_oracle_update_bwd,
+    &gnn_oracle_grad_update,
     /* GAT attention/aggregation, ELU and LayerNorm (oracle/op_gat.c, oracle/op_act.c) */
     &gnn_oracle_gat_fwd,
     &gnn_oracle_gat_bwd,

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "gnnref/aggregate.h"
+#include "gnnref/index_add.h"
 #include "gnnref/idmap.h"
 #include "gnnref/nn.h"
 #include "gnnref/oracle.h"
@@ -347,7 +348,7 @@ static gnn_status unsupported_fwd(const gnn_block *b, const float *x, int64_t d,
 }
 
 #define AGG_MUTANT(var, fwd, bwd)                                                                     \
-    static const gnn_aggregate_ops var##_ops = { #var, 0, fwd, bwd };                                  \
+    static const gnn_aggregate_ops var##_ops = { #var, 0, fwd, bwd, NULL, NULL };                      \
     static const gnn_oracle_impl var = { #var, &var##_ops, 0 }
 AGG_MUTANT(m_nudge, fwd_nudge, NULL);
 AGG_MUTANT(m_reversed, fwd_reversed, NULL);
@@ -1176,6 +1177,87 @@ START_TEST(sampler_entries_catch_wrong_blocks)
 }
 END_TEST
 
+/* ---- mutants of index_add and weighted aggregation ----------------------------------------- */
+
+/* each out row receives its additions in DESCENDING i: the same terms, another rounding (what
+ * an unstable sort of idx would do) */
+static gnn_status ia_reversed(float *out, int64_t n_out, int64_t d, const int64_t *idx, const float *src, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (idx[i] < 0 || idx[i] >= n_out)
+            return GNN_ERR_RANGE;
+    for (int64_t i = n - 1; i >= 0; i--)
+        for (int64_t f = 0; f < d; f++)
+            out[idx[i] * d + f] += src[i * d + f];
+    return GNN_OK;
+}
+/* adds everything valid up to the bad index, then reports the range error */
+static gnn_status ia_partial(float *out, int64_t n_out, int64_t d, const int64_t *idx, const float *src, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++) {
+        if (idx[i] < 0 || idx[i] >= n_out)
+            return GNN_ERR_RANGE;
+        for (int64_t f = 0; f < d; f++)
+            out[idx[i] * d + f] += src[i * d + f];
+    }
+    return GNN_OK;
+}
+static const gnn_index_add_ops m_ia_reversed_ops = { "ia_reversed", 0, ia_reversed };
+static const gnn_oracle_impl m_ia_reversed = { "ia_reversed", &m_ia_reversed_ops, 0 };
+static const gnn_index_add_ops m_ia_partial_ops = { "ia_partial", 0, ia_partial };
+static const gnn_oracle_impl m_ia_partial = { "ia_partial", &m_ia_partial_ops, 0 };
+
+/* dw summed over f in reverse order */
+static gnn_status wbwd_dw_reversed(const gnn_block *b, const float *x, const float *dout, int64_t d, const float *w,
+                                   float *dx, float *dw)
+{
+    gnn_status s = gnn_aggregate_ref.weighted_backward(b, x, dout, d, w, dx, NULL);
+    if (s || !dw)
+        return s;
+    for (int64_t v = 0; v < b->n_dst; v++)
+        for (int64_t e = b->indptr[v]; e < b->indptr[v + 1]; e++) {
+            float acc = 0.0f;
+            for (int64_t f = d - 1; f >= 0; f--)
+                acc += dout[v * d + f] * x[(int64_t)b->indices[e] * d + f];
+            dw[e] = acc;
+        }
+    return GNN_OK;
+}
+/* GCN backward that uses only the dst degree (forgets ds(u)^-1/2) */
+static gnn_status gcn_bwd_dst_only(const gnn_block *b, const float *dout, int64_t d, gnn_agg_kind k, float *dx)
+{
+    (void)k;
+    memset(dx, 0, (size_t)(b->n_src * d) * sizeof(float));
+    for (int64_t v = 0; v < b->n_dst; v++) {
+        const int64_t deg = b->indptr[v + 1] - b->indptr[v];
+        for (int64_t e = b->indptr[v]; e < b->indptr[v + 1]; e++)
+            for (int64_t f = 0; f < d; f++)
+                dx[(int64_t)b->indices[e] * d + f] += dout[v * d + f] * (1.0f / sqrtf((float)deg));
+    }
+    return GNN_OK;
+}
+static const gnn_aggregate_ops m_w_dw_rev_ops = { "w_dw_reversed", 0, NULL, NULL, NULL, wbwd_dw_reversed };
+static const gnn_oracle_impl m_w_dw_rev = { "w_dw_reversed", &m_w_dw_rev_ops, 0 };
+static const gnn_aggregate_ops m_gcn_dst_ops = { "gcn_dst_only", 0, ref_fwd, gcn_bwd_dst_only, NULL, NULL };
+static const gnn_oracle_impl m_gcn_dst = { "gcn_dst_only", &m_gcn_dst_ops, 0 };
+
+START_TEST(index_add_and_weighted_entries_catch_mutants)
+{
+    tally t;
+    run_with_impl("index_add", &m_ia_reversed, 0, 1, &t);
+    ck_assert_msg(t.counts[GNN_ORACLE_FAIL] > 0, "additions in descending i went unnoticed");
+    ck_assert_ptr_nonnull(strstr(t.first_fail, "elements differ (bitwise)"));
+    run_with_impl("index_add", &m_ia_partial, 0, 1, &t);
+    ck_assert_msg(t.counts[GNN_ORACLE_FAIL] > 0, "a write before the range error went unnoticed");
+    ck_assert_msg(strstr(t.first_fail, "out changed"), "%s", t.first_fail);
+    run_with_impl("aggregate.weighted.bwd", &m_w_dw_rev, 0, 1, &t);
+    ck_assert_msg(t.counts[GNN_ORACLE_FAIL] > 0, "dw summed in reverse went unnoticed");
+    ck_assert_ptr_nonnull(strstr(t.first_fail, "dw"));
+    run_with_impl("grad.aggregate.gcn", &m_gcn_dst, 0, 1, &t);
+    ck_assert_msg(t.counts[GNN_ORACLE_FAIL] > 0, "a GCN backward without ds(u) went unnoticed");
+}
+END_TEST
+
 Suite *suite_oracle(void)
 {
     Suite *s = suite_create("oracle");
@@ -1208,6 +1290,7 @@ Suite *suite_oracle(void)
     tcase_add_test(h, idmap_canonical_comparator);
     tcase_add_test(h, idmap_entries_catch_wrong_maps);
     tcase_add_test(h, sampler_entries_catch_wrong_blocks);
+    tcase_add_test(h, index_add_and_weighted_entries_catch_mutants);
     suite_add_tcase(s, h);
     return s;
 }

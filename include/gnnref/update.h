@@ -12,6 +12,12 @@
  *     dw (c, k) = x^T . dz,  db (k) = column sums of dz,  dx (n, c) = dz . w^T.
  * dx and db may be NULL. Everything is overwritten (nothing accumulates).
  *
+ * Errors (GNN_ERR_INVAL, nothing written): negative sizes, p outside [0, 1) or NaN, a NULL
+ * array that has elements (dw is required when c * k > 0). key may be NULL: no dropout (p = 0).
+ * Both directions also return GNN_ERR_NOMEM when their scratch (packed weights, per-thread
+ * copies) cannot be allocated. The cpu implementation sets OpenBLAS to one thread for the
+ * duration of a call (restored after): do not run it concurrently with other OpenBLAS calls.
+ *
  * Implementations: ref (naive loops; the specification), cpu (OpenBLAS sgemm per row block
  * with the bias/ReLU/dropout epilogue applied while the block is in cache), cpu-blocked (the
  * paper's 4-D blocked layout, BWD_W with per-thread weight-gradient copies reduced in a fixed

@@ -1,0 +1,369 @@
+/* oracle/op_update.c -- oracle entries for the fused UPDATE (include/gnnref/update.h),
+ * y = Dropout(ReLU(x . w + b)) @alg{DistGNN-MB 3.3}.
+ *
+ *   update.fwd, update.bwd  cpu and cpu-blocked against gnn_update_ref (and ref against itself:
+ *       determinism, guards, every element written), nmse(1e-10). The GEMMs sum in another
+ *       order (OpenBLAS's blocking and FMA; per-thread weight-gradient copies), so results
+ *       differ by a few ulps: relative rms error about sqrt(c) 2^-24 < 1e-6, nmse < 1e-12.
+ *       Why nmse and not allclose: an element whose exact z is within rounding of 0 may be
+ *       clamped by ReLU in one implementation and not in the other; nmse weighs such a flip by
+ *       its size (|z| of a few ulps of the row's terms), so it cannot fail a correct kernel, while
+ *       a wrong bias, a missed remainder row or column, or a wrong dropout decision changes a
+ *       value of order 1 and moves nmse far above 1e-10 (the mutants in docs/update.md).
+ *       Dropout decisions get an exact check as well: every element the keyed stream drops
+ *       (recomputed here from gnn_rng_float, not from ref) must be exactly 0 in the output, and
+ *       no output may be negative. Inputs: uniform in [-1, 1) (realistic rounding, no exact
+ *       cancellation). update.bwd feeds both the same y (from the reference forward), so dz is
+ *       identical in both and only the GEMM orders differ.
+ *   grad.update  the reference backward against central differences of the reference forward,
+ *       in double: L = sum r . y. Dyadic inputs keep everything exact: x[i][0] and w[0][j] are
+ *       odd multiples of 1/16, all other x, w and b are multiples of 1/8 with |value| <= 1,
+ *       so every exact z is an odd multiple of 2^-8 (never 0: no kink at the point), and a step
+ *       h = 2^-12 changes any z by at most 2^-12 < 2^-8 (no kink crossed). Products are multiples
+ *       of 2^-16 below 2^7 in magnitude: exact in f32, as is y = relu(z) * 1/(1-p) for p in
+ *       {0, 0.5, 0.75} (power-of-two scales). So the difference quotient equals the derivative. */
+#include <math.h>
+#include <string.h>
+#include "gnnref/oracle.h"
+#include "gnnref/rng.h"
+#include "gnnref/update.h"
+
+static const gnn_oracle_impl k_upd_ref = { .name = "ref", .ops = &gnn_update_ref, .flags = 0 };
+static const gnn_oracle_impl k_upd_cpu = { .name = "cpu", .ops = &gnn_update_cpu, .flags = GNN_ORACLE_THREADED };
+static const gnn_oracle_impl k_upd_blk = { .name = "cpu-blocked", .ops = &gnn_update_blocked,
+                                           .flags = GNN_ORACLE_THREADED };
+static const gnn_oracle_impl *const k_upd_impls[] = { &k_upd_ref, &k_upd_cpu, &k_upd_blk, NULL };
+static const gnn_oracle_impl *const k_upd_grad_impls[] = { &k_upd_ref, NULL };
+
+enum { U_N, U_C, U_K, U_BIAS, U_P, U_GID, U_DX, N_UPD_PARAMS };
+static const gnn_oracle_param k_upd_params[N_UPD_PARAMS] = {
+    { "n", GNN_PARAM_INT, 0, 1e7, "rows of x and y" },
+    { "c", GNN_PARAM_INT, 0, 65536, "input width (rows of w)" },
+    { "k", GNN_PARAM_INT, 0, 65536, "output width (columns of w)" },
+    { "bias", GNN_PARAM_INT, 0, 1, "1: with bias b (and db), 0: b = NULL (and db = NULL)" },
+    { "p", GNN_PARAM_REAL, 0, 0.99, "dropout probability" },
+    { "gid", GNN_PARAM_INT, 0, 1, "1: row_gid given (spread global ids), 0: row_gid = NULL (id = row)" },
+    { "dx", GNN_PARAM_INT, 0, 1, "backward: 1 computes dx, 0 passes dx = NULL" },
+};
+#define N_FWD_PARAMS U_DX /* the forward has no dx */
+
+/* Awkward shapes first: n not a multiple of the row blocks (64 blocked, 256 cpu), a single
+ * row, no rows, c and k not multiples of 8 or of the 64-wide blocks (7, 13, 33, 100: bc = C and
+ * bk = K in cpu-blocked), c = 0 (y = Dropout(ReLU(b))), k = 0, and C, K multiples of 64 so that
+ * cpu-blocked runs with nc, nk > 1. */
+static const char *const k_fwd_presets[] = {
+    "n=37,c=13,k=7,bias=1,p=0.5,gid=1",
+    "n=1,c=1,k=1,bias=1,p=0.5,gid=0",
+    "n=0,c=16,k=8,bias=1,p=0.5,gid=1",
+    "n=300,c=33,k=100,bias=0,p=0,gid=0",
+    "n=200,c=128,k=192,bias=1,p=0.5,gid=1",
+    "n=129,c=100,k=13,bias=1,p=0.75,gid=0",
+    "n=5,c=0,k=3,bias=1,p=0.5,gid=1",
+    "n=10,c=5,k=0,bias=1,p=0.5,gid=0",
+    "n=70,c=64,k=33,bias=0,p=0.3,gid=1",
+    "n=600,c=7,k=64,bias=1,p=0.5,gid=1",
+    NULL,
+};
+static const char *const k_bwd_presets[] = {
+    "n=37,c=13,k=7,bias=1,p=0.5,gid=1,dx=1",
+    "n=1,c=1,k=1,bias=1,p=0.5,gid=0,dx=1",
+    "n=0,c=16,k=8,bias=1,p=0.5,gid=1,dx=1",
+    "n=300,c=33,k=100,bias=0,p=0,gid=0,dx=1",
+    "n=200,c=128,k=192,bias=1,p=0.5,gid=1,dx=1",
+    "n=129,c=100,k=13,bias=1,p=0.75,gid=0,dx=0",
+    "n=5,c=0,k=3,bias=1,p=0.5,gid=1,dx=1",
+    "n=10,c=5,k=0,bias=1,p=0.5,gid=0,dx=1",
+    "n=70,c=64,k=33,bias=0,p=0.3,gid=1,dx=0",
+    "n=600,c=7,k=64,bias=1,p=0.5,gid=1,dx=1",
+    NULL,
+};
+
+static void fill_uniform(gnn_oracle_draws *g, float *v, int64_t count)
+{
+    for (int64_t i = 0; i < count; i++)
+        v[i] = 2.0f * gnn_oracle_draw_float(g) - 1.0f;
+}
+
+/* The dropout key of a case: the model seed under test, a fixed step and layer, and (gid=1)
+ * distinct global ids spread up to 2^40 so that the stream's id_hi field is exercised. */
+static int make_key(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, int64_t n, gnn_dropout_key *key)
+{
+    key->p = (float)gnn_oracle_real(c, U_P);
+    key->seed = c->seed * 0x9E3779B97F4A7C15ull + 1;
+    key->step = 11;
+    key->layer = 2;
+    key->row_gid = NULL;
+    if (gnn_oracle_int(c, U_GID)) {
+        int64_t *gid = gnn_oracle_alloc(ctx, (size_t)n * sizeof(int64_t));
+        if (!gid && n > 0)
+            return -1;
+        gnn_oracle_draws g = gnn_oracle_draws_make(c, 9);
+        for (int64_t i = 0; i < n; i++)
+            gid[i] = (int64_t)gnn_oracle_draw_uint(&g, 1ull << 32) << 8 | (i & 0xff);
+        key->row_gid = gid;
+    }
+    return 0;
+}
+
+typedef struct upd_inputs {
+    int64_t n, c, k;
+    float *x, *w, *b; /* b NULL when bias = 0 */
+    gnn_dropout_key key;
+} upd_inputs;
+
+static gnn_oracle_outcome make_inputs(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, upd_inputs *in)
+{
+    in->n = gnn_oracle_int(c, U_N);
+    in->c = gnn_oracle_int(c, U_C);
+    in->k = gnn_oracle_int(c, U_K);
+    in->x = gnn_oracle_alloc(ctx, (size_t)(in->n * in->c) * sizeof(float));
+    in->w = gnn_oracle_alloc(ctx, (size_t)(in->c * in->k) * sizeof(float));
+    in->b = gnn_oracle_alloc(ctx, (size_t)in->k * sizeof(float));
+    if (!in->x || !in->w || !in->b || make_key(ctx, c, in->n, &in->key))
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_oracle_draws g1 = gnn_oracle_draws_make(c, 1), g2 = gnn_oracle_draws_make(c, 2), g3 = gnn_oracle_draws_make(c, 3);
+    fill_uniform(&g1, in->x, in->n * in->c);
+    fill_uniform(&g2, in->w, in->c * in->k);
+    fill_uniform(&g3, in->b, in->k);
+    if (!gnn_oracle_int(c, U_BIAS))
+        in->b = NULL;
+    return GNN_ORACLE_PASS;
+}
+
+/* Every element the keyed stream drops must be exactly 0; no element may be negative. The keep
+ * decision is recomputed from gnn_rng_float (DESIGN.md section 2), independently of ref. */
+static gnn_oracle_outcome check_dropout(gnn_oracle_ctx *ctx, const upd_inputs *in, const float *y)
+{
+    int64_t bad = 0, dropped = 0;
+    for (int64_t i = 0; i < in->n; i++) {
+        const uint64_t id = in->key.row_gid ? (uint64_t)in->key.row_gid[i] : (uint64_t)i;
+        const gnn_rng_stream s = gnn_rng_stream_make(in->key.seed, GNN_TAG_DROPOUT, in->key.step, in->key.layer, id);
+        for (int64_t j = 0; j < in->k; j++) {
+            const float v = y[i * in->k + j];
+            const int drop = in->key.p > 0.0f && gnn_rng_float(&s, (uint64_t)j) < in->key.p;
+            dropped += drop;
+            if ((drop && v != 0.0f) || v < 0.0f) {
+                if (bad < 5)
+                    gnn_oracle_note(ctx, "  y[%lld,%lld] = %.9g but %s", (long long)i, (long long)j, v,
+                                    v < 0.0f ? "ReLU output cannot be negative" : "the keyed stream drops it");
+                bad++;
+            }
+        }
+    }
+    if (bad)
+        return gnn_oracle_fail(ctx, "dropout/ReLU: %lld elements wrong (listed above)", (long long)bad);
+    gnn_oracle_note(ctx, "%lld of %lld dropped by the keyed stream", (long long)dropped, (long long)(in->n * in->k));
+    return GNN_ORACLE_PASS;
+}
+
+static gnn_oracle_outcome fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const gnn_update_ops *ref = c->entry->ref->ops, *impl = c->impl->ops;
+    upd_inputs in;
+    gnn_oracle_outcome o = make_inputs(ctx, c, &in);
+    if (o != GNN_ORACLE_PASS)
+        return o;
+    const size_t ybytes = (size_t)(in.n * in.k) * sizeof(float);
+    float *want = gnn_oracle_alloc_out(ctx, "ref.y", ybytes), *got = gnn_oracle_alloc_out(ctx, "impl.y", ybytes);
+    if (!want || !got)
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_status s = ref->forward(in.x, in.n, in.c, in.w, in.b, in.k, &in.key, want);
+    if (s)
+        return gnn_oracle_fail(ctx, "ref forward returned %s", gnn_status_str(s));
+    if ((o = gnn_oracle_status(ctx, "impl forward", impl->forward(in.x, in.n, in.c, in.w, in.b, in.k, &in.key, got))) !=
+        GNN_ORACLE_PASS)
+        return o;
+    gnn_oracle_digest(ctx, got, ybytes);
+    o = gnn_oracle_compare_f32(ctx, NULL, "y", want, got, in.n * in.k, in.k);
+    if (o != GNN_ORACLE_FAIL) /* (a NaN left in y is reported by the comparator first) */
+        o = gnn_oracle_worst(o, check_dropout(ctx, &in, got));
+    return o;
+}
+
+static gnn_oracle_outcome bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const gnn_update_ops *ref = c->entry->ref->ops, *impl = c->impl->ops;
+    upd_inputs in;
+    gnn_oracle_outcome o = make_inputs(ctx, c, &in);
+    if (o != GNN_ORACLE_PASS)
+        return o;
+    const int64_t n = in.n, cc = in.c, k = in.k;
+    const int with_dx = (int)gnn_oracle_int(c, U_DX), with_db = in.b != NULL;
+    float *y = gnn_oracle_alloc(ctx, (size_t)(n * k) * sizeof(float));
+    float *dy = gnn_oracle_alloc(ctx, (size_t)(n * k) * sizeof(float));
+    float *dx[2], *dw[2], *db[2];
+    for (int t = 0; t < 2; t++) {
+        dx[t] = gnn_oracle_alloc_out(ctx, t ? "impl.dx" : "ref.dx", (size_t)(n * cc) * sizeof(float));
+        dw[t] = gnn_oracle_alloc_out(ctx, t ? "impl.dw" : "ref.dw", (size_t)(cc * k) * sizeof(float));
+        db[t] = gnn_oracle_alloc_out(ctx, t ? "impl.db" : "ref.db", (size_t)k * sizeof(float));
+        if (!dx[t] || !dw[t] || !db[t])
+            return gnn_oracle_fail(ctx, "out of memory");
+    }
+    if (!y || !dy)
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_status s = gnn_update_ref.forward(in.x, n, cc, in.w, in.b, k, &in.key, y);
+    if (s)
+        return gnn_oracle_fail(ctx, "ref forward (making y) returned %s", gnn_status_str(s));
+    gnn_oracle_draws g4 = gnn_oracle_draws_make(c, 4);
+    fill_uniform(&g4, dy, n * k);
+    const float p = in.key.p;
+    s = ref->backward(in.x, y, dy, n, cc, in.w, k, p, with_dx ? dx[0] : NULL, dw[0], with_db ? db[0] : NULL);
+    if (s)
+        return gnn_oracle_fail(ctx, "ref backward returned %s", gnn_status_str(s));
+    o = gnn_oracle_status(ctx, "impl backward",
+                          impl->backward(in.x, y, dy, n, cc, in.w, k, p, with_dx ? dx[1] : NULL, dw[1],
+                                         with_db ? db[1] : NULL));
+    if (o != GNN_ORACLE_PASS)
+        return o;
+    gnn_oracle_digest(ctx, dw[1], (size_t)(cc * k) * sizeof(float));
+    o = gnn_oracle_compare_f32(ctx, NULL, "dw", dw[0], dw[1], cc * k, k);
+    /* an unpassed (NULL) output's buffer must still hold its NaN fill */
+    for (int which = 0; which < 2; which++) {
+        const int given = which ? with_db : with_dx;
+        float *const *buf = which ? db : dx;
+        const int64_t count = which ? k : n * cc;
+        const char *nm = which ? "db" : "dx";
+        if (given) {
+            gnn_oracle_digest(ctx, buf[1], (size_t)count * sizeof(float));
+            o = gnn_oracle_worst(o, gnn_oracle_compare_f32(ctx, NULL, nm, buf[0], buf[1], count, which ? 0 : cc));
+        } else {
+            const unsigned char *q = (const unsigned char *)buf[1];
+            for (size_t e = 0; e < (size_t)count * sizeof(float); e++)
+                if (q[e] != 0xFF)
+                    return gnn_oracle_fail(ctx, "%s = NULL but the %s buffer changed at byte %zu", nm, nm, e);
+        }
+    }
+    return o;
+}
+
+#define UPD_REASON "GEMMs sum in another order (BLAS blocking, per-thread dw copies): rms error ~sqrt(c) 2^-24; a ReLU flip at |z| ~ ulps weighs nothing"
+
+const gnn_oracle_entry gnn_oracle_update_fwd = {
+    .name = "update.fwd",
+    .what = "fused y = Dropout(ReLU(x . w + b)) against the reference; dropped elements exactly 0 (keyed stream)",
+    .tol = { GNN_CMP_NMSE, 1e-10, 0 },
+    .reason = UPD_REASON,
+    .params = k_upd_params, .n_params = N_FWD_PARAMS, .presets = k_fwd_presets,
+    .ref = &k_upd_ref, .impls = k_upd_impls, .run = fwd_run,
+};
+const gnn_oracle_entry gnn_oracle_update_bwd = {
+    .name = "update.bwd",
+    .what = "fused UPDATE backward from y: dw = x^T dz, db = sum dz, dx = dz w^T against the reference",
+    .tol = { GNN_CMP_NMSE, 1e-10, 0 },
+    .reason = UPD_REASON,
+    .params = k_upd_params, .n_params = N_UPD_PARAMS, .presets = k_bwd_presets,
+    .ref = &k_upd_ref, .impls = k_upd_impls, .run = bwd_run,
+};
+
+/* ---- grad.update ------------------------------------------------------------------------------ */
+
+static const char *const k_grad_presets[] = {
+    "n=6,c=5,k=4,bias=1,p=0.5,gid=1",
+    "n=1,c=1,k=1,bias=1,p=0,gid=0",
+    "n=9,c=13,k=7,bias=0,p=0.5,gid=0",
+    "n=0,c=3,k=2,bias=1,p=0.5,gid=1",
+    "n=3,c=33,k=2,bias=1,p=0.75,gid=1",
+    "n=4,c=0,k=3,bias=1,p=0,gid=0",
+    NULL,
+};
+
+static double objective(const float *y, const float *r, int64_t count)
+{
+    double L = 0;
+    for (int64_t i = 0; i < count; i++)
+        L += (double)r[i] * (double)y[i];
+    return L;
+}
+
+/* Dyadic value: (odd ? odd multiple of 1/16 in [-15/16, 15/16] : multiple of 1/8 in [-1, 1]). */
+static float dyadic(gnn_oracle_draws *g, int odd)
+{
+    if (odd) {
+        const int64_t m = 2 * gnn_oracle_draw_range(g, 0, 7) + 1;
+        return ldexpf((float)(gnn_oracle_draw_uint(g, 2) ? m : -m), -4);
+    }
+    return ldexpf((float)gnn_oracle_draw_range(g, -8, 8), -3);
+}
+
+static gnn_oracle_outcome fd_param(gnn_oracle_ctx *ctx, const upd_inputs *in, const float *r, float *y, float *param,
+                                   int64_t count, const float *analytic, const char *name, int64_t cols)
+{
+    double *fd = gnn_oracle_alloc_out(ctx, "finite-difference", (size_t)count * sizeof(double));
+    double *an = gnn_oracle_alloc_out(ctx, "analytic", (size_t)count * sizeof(double));
+    if (!fd || !an)
+        return gnn_oracle_fail(ctx, "out of memory");
+    const float h = 0x1p-12f;
+    gnn_oracle_outcome o;
+    for (int64_t e = 0; e < count; e++) {
+        const float keep = param[e];
+        double l[2];
+        for (int side = 0; side < 2; side++) {
+            param[e] = side ? keep - h : keep + h;
+            if ((o = gnn_oracle_status(ctx, "forward", gnn_update_ref.forward(in->x, in->n, in->c, in->w, in->b, in->k,
+                                                                               &in->key, y))) != GNN_ORACLE_PASS)
+                return o;
+            l[side] = objective(y, r, in->n * in->k);
+        }
+        param[e] = keep;
+        fd[e] = (l[0] - l[1]) / (2.0 * (double)h);
+        an[e] = (double)analytic[e];
+    }
+    return gnn_oracle_compare_f64(ctx, NULL, name, fd, an, count, cols);
+}
+
+static gnn_oracle_outcome grad_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const gnn_update_ops *ops = c->impl->ops;
+    upd_inputs in;
+    in.n = gnn_oracle_int(c, U_N);
+    in.c = gnn_oracle_int(c, U_C);
+    in.k = gnn_oracle_int(c, U_K);
+    const int64_t n = in.n, cc = in.c, k = in.k;
+    in.x = gnn_oracle_alloc(ctx, (size_t)(n * cc) * sizeof(float));
+    in.w = gnn_oracle_alloc(ctx, (size_t)(cc * k) * sizeof(float));
+    in.b = gnn_oracle_alloc(ctx, (size_t)k * sizeof(float));
+    float *r = gnn_oracle_alloc(ctx, (size_t)(n * k) * sizeof(float));
+    float *y = gnn_oracle_alloc_out(ctx, "y", (size_t)(n * k) * sizeof(float));
+    float *dx = gnn_oracle_alloc_out(ctx, "dx", (size_t)(n * cc) * sizeof(float));
+    float *dw = gnn_oracle_alloc_out(ctx, "dw", (size_t)(cc * k) * sizeof(float));
+    float *db = gnn_oracle_alloc_out(ctx, "db", (size_t)k * sizeof(float));
+    if (!in.x || !in.w || !in.b || !r || !y || !dx || !dw || !db || make_key(ctx, c, n, &in.key))
+        return gnn_oracle_fail(ctx, "out of memory");
+    const float p = in.key.p;
+    if (p != 0.0f && p != 0.5f && p != 0.75f)
+        return gnn_oracle_fail(ctx, "grad.update needs p in {0, 0.5, 0.75} (a power-of-two scale keeps y exact)");
+    gnn_oracle_draws g1 = gnn_oracle_draws_make(c, 1), g2 = gnn_oracle_draws_make(c, 2),
+                     g3 = gnn_oracle_draws_make(c, 3), g4 = gnn_oracle_draws_make(c, 4);
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t t = 0; t < cc; t++)
+            in.x[i * cc + t] = dyadic(&g1, t == 0);
+    for (int64_t t = 0; t < cc; t++)
+        for (int64_t j = 0; j < k; j++)
+            in.w[t * k + j] = dyadic(&g2, t == 0);
+    for (int64_t j = 0; j < k; j++)
+        in.b[j] = dyadic(&g3, cc == 0); /* c = 0: z = b, an odd multiple of 1/16 keeps it off 0 */
+    gnn_oracle_fill_dyadic(&g4, r, n * k, 16, 3);
+    if (!gnn_oracle_int(c, U_BIAS))
+        in.b = NULL;
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, "forward", ops->forward(in.x, n, cc, in.w, in.b, k, &in.key, y));
+    if (o != GNN_ORACLE_PASS)
+        return o;
+    if ((o = gnn_oracle_status(ctx, "backward", ops->backward(in.x, y, r, n, cc, in.w, k, p, dx, dw, db))) !=
+        GNN_ORACLE_PASS)
+        return o;
+    gnn_oracle_digest(ctx, dw, (size_t)(cc * k) * sizeof(float));
+    o = fd_param(ctx, &in, r, y, in.x, n * cc, dx, "dx (finite difference vs backward)", cc);
+    o = gnn_oracle_worst(o, fd_param(ctx, &in, r, y, in.w, cc * k, dw, "dw (finite difference vs backward)", k));
+    if (in.b)
+        o = gnn_oracle_worst(o, fd_param(ctx, &in, r, y, in.b, k, db, "db (finite difference vs backward)", 0));
+    return o;
+}
+
+const gnn_oracle_entry gnn_oracle_grad_update = {
+    .name = "grad.update",
+    .what = "fused UPDATE backward (dx, dw, db) against central differences of the forward (h = 2^-12, dyadic, z != 0)",
+    .tol = { GNN_CMP_ALLCLOSE, 1e-9, 1e-9 },
+    .reason = "dyadic inputs, z an odd multiple of 2^-8, power-of-two dropout scale: everything exact",
+    .params = k_upd_params, .n_params = N_FWD_PARAMS, .presets = k_grad_presets,
+    .ref = &k_upd_ref, .impls = k_upd_grad_impls, .run = grad_run,
+};
