@@ -1,6 +1,5 @@
 /* core/graph.c -- CSR construction from edge lists, validation, mini-batch blocks. */
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <string.h>
 #include "gnnref/graph.h"
 #include "gnnref/tensor.h"
@@ -167,15 +166,7 @@ void gnn_csr_free(gnn_csr *g)
 static int64_t *copy_array(const int64_t *src, int64_t count, int huge)
 {
     const size_t bytes = (size_t)(count > 0 ? count : 1) * sizeof(int64_t);
-    int64_t *p;
-    if (huge) {
-        const size_t align = (size_t)2 << 20;
-        p = aligned_alloc(align, (bytes + align - 1) / align * align);
-        if (p)
-            (void)madvise(p, (bytes + align - 1) / align * align, MADV_HUGEPAGE); /* a hint only */
-    } else {
-        p = gnn_malloc(bytes);
-    }
+    int64_t *p = huge ? gnn_malloc_huge(bytes) : gnn_malloc(bytes);
     if (!p)
         return NULL;
 #pragma omp parallel for schedule(static)

@@ -6,6 +6,22 @@
 
 #define GNN_HUGE_MIN ((size_t)4 << 20) /* arrays from 4 MiB up get huge-page hints */
 
+void *gnn_malloc_huge(size_t bytes)
+{
+    /* 2 MiB alignment lets the kernel back the array with transparent huge pages, so that
+     * the TLB covers random reads; madvise is a hint, ignored where unsupported */
+    const size_t huge = (size_t)2 << 20;
+    const size_t r2 = (bytes + huge - 1) / huge * huge;
+    if (r2 < bytes)
+        return NULL;
+    void *p = aligned_alloc(huge, r2 ? r2 : huge);
+#ifdef MADV_HUGEPAGE
+    if (p)
+        (void)madvise(p, r2 ? r2 : huge, MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
 void *gnn_malloc(size_t bytes)
 {
     /* aligned_alloc needs a size that is a multiple of the alignment */
@@ -15,18 +31,10 @@ void *gnn_malloc(size_t bytes)
     if (rounded == 0)
         rounded = GNN_ALIGN;
     if (rounded >= GNN_HUGE_MIN) {
-        /* large arrays (graphs, ID-map tables, features) are read at random: ask for
-         * transparent huge pages so that the TLB covers them (a hint; ignored where
-         * unsupported). The 2 MiB alignment lets the kernel back them with huge pages. */
-        const size_t huge = (size_t)2 << 20;
-        const size_t r2 = (rounded + huge - 1) / huge * huge;
-        void *p = r2 >= rounded ? aligned_alloc(huge, r2) : NULL;
-        if (p) {
-#ifdef MADV_HUGEPAGE
-            (void)madvise(p, r2, MADV_HUGEPAGE);
-#endif
+        /* large arrays (graphs, ID-map tables, features) are read at random */
+        void *p = gnn_malloc_huge(rounded);
+        if (p)
             return p;
-        }
     }
     return aligned_alloc(GNN_ALIGN, rounded);
 }

@@ -19,6 +19,9 @@ extern "C" {
 void *gnn_malloc(size_t bytes);
 void *gnn_calloc(size_t count, size_t size); /* zeroed; checks count*size overflow */
 void gnn_free(void *p);
+/* The same, 2 MiB aligned with a transparent-huge-page hint (gnn_malloc does this by itself
+ * from 4 MiB up). Free with gnn_free. */
+void *gnn_malloc_huge(size_t bytes);
 
 typedef struct gnn_tensor {
     float *data;  /* (rows, cols) row-major, 64-byte aligned */
