@@ -61,12 +61,19 @@ PKG_LIBS   := $(shell pkg-config --libs json-c zlib 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 # OpenBLAS (libopenblas-dev): cblas_sgemm for the cpu UPDATE (opt/cpu/update.c)
 BLAS_LIBS := -lopenblas
-LIBS := $(PKG_LIBS) $(BLAS_LIBS) $(OMPFLAGS) -lm
+# OpenMPI (opt/mpi/ only): the compile and link flags mpicc would add
+ifeq ($(HAVE_MPI),1)
+MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
+MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
+endif
+LIBS := $(PKG_LIBS) $(BLAS_LIBS) $(MPI_LIBS) $(OMPFLAGS) -lpthread -lm
 
 # ---- sources -----------------------------------------------------------------------
 CORE_SRC   := $(sort $(wildcard core/*.c))
 REF_SRC    := $(sort $(wildcard ref/*.c))
 OPT_SRC    := $(sort $(wildcard opt/cpu/*.c))
+SIM_SRC    := $(sort $(wildcard sim/*.c))
+MPI_SRC    := $(sort $(wildcard opt/mpi/*.c))
 ORACLE_SRC := $(sort $(wildcard oracle/*.c))
 CLI_SRC    := $(sort $(wildcard cli/*.c))
 TEST_SRC   := $(sort $(wildcard tests/*.c))
@@ -74,7 +81,8 @@ BENCH_C    := $(sort $(wildcard bench/*.c))
 BENCH_CC   := $(sort $(wildcard bench/*.cc))
 
 LIB_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o) $(REF_SRC:%.c=$(BUILD)/obj/%.o) \
-           $(OPT_SRC:%.c=$(BUILD)/obj/%.o) $(ORACLE_SRC:%.c=$(BUILD)/obj/%.o)
+           $(OPT_SRC:%.c=$(BUILD)/obj/%.o) $(ORACLE_SRC:%.c=$(BUILD)/obj/%.o) \
+           $(SIM_SRC:%.c=$(BUILD)/obj/%.o) $(MPI_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 BENCH_OBJ := $(BENCH_C:%.c=$(BUILD)/obj/%.o) $(BENCH_CC:%.cc=$(BUILD)/obj/%.o)
@@ -91,6 +99,10 @@ $(BUILD)/obj/ref/%.o: ref/%.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS_REF) $(DEFS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/obj/opt/mpi/%.o: opt/mpi/%.c
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS_OPT) $(OMPFLAGS) $(DEFS) $(MPI_CFLAGS) -MMD -MP -c $< -o $@
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"

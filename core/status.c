@@ -15,6 +15,7 @@ static const char *const k_status_msg[GNN_STATUS_COUNT] = {
     [GNN_ERR_UNSUPPORTED] = "unsupported",
     [GNN_ERR_MISMATCH] = "result differs from the reference",
     [GNN_ERR_INTERNAL] = "internal error (a bug in gnnref)",
+    [GNN_ERR_COMM] = "communication error",
 };
 
 const char *gnn_status_str(gnn_status s)

@@ -25,6 +25,8 @@ typedef enum gnn_status {
     GNN_ERR_UNSUPPORTED, /* feature not built in or not implemented for this input */
     GNN_ERR_MISMATCH,    /* oracle: implementation differs from reference */
     GNN_ERR_INTERNAL,    /* invariant violated: a bug in gnnref */
+    GNN_ERR_COMM,        /* communication: mismatched collective, deadlock, timeout, corrupted
+                            message, modified send buffer, a failed or aborted rank */
     GNN_STATUS_COUNT
 } gnn_status;
 
