@@ -155,6 +155,8 @@ check: $(TOOL) $(TESTS)
 	$(Q)bash ci/sanitize.sh
 	@echo "== Check suites =="
 	$(Q)CK_DEFAULT_TIMEOUT=60 GNN_TOOL=$(TOOL) $(TESTS)
+	@echo "== MPI vs simulator (ci/mpi-check.sh) =="
+	$(Q)bash ci/mpi-check.sh $(TOOL)
 
 # AddressSanitizer + UBSan build in build/asan, oracle and Check suites (ci/sanitize.sh)
 sanitize:

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# ci/mpi-check.sh TOOL -- the MPI backend against the simulator, under real mpirun
+# (part of `make check`; docs/comm.md).
+#
+#   1. For np = 1, 2, 3, 4: `TOOL commcheck --backend sim --ranks np` and
+#      `mpirun -np np TOOL commcheck --backend mpi` must print the same per-case, per-rank
+#      CRC32C digests, and every case must PASS on both.
+#   2. Training acceptance: the per-step losses of a 4-rank sim run and a 4-rank MPI run
+#      (GraphSAGE on the built-in dataset, seed 3, 2 epochs) must be bitwise identical.
+#      cli/cmd_train.c prints each step's loss with %.17g, which round-trips a double, so
+#      equal strings are equal bits.
+#
+# Skips (exit 0, saying so) only when mpirun is absent, or when gnnref was built with
+# NO_MPI=1. Exit status non-zero on any difference or failure.
+#
+# Running mpirun here:
+#   OMPI_ALLOW_RUN_AS_ROOT*   CI runs as root, which mpirun refuses without both variables.
+#   --oversubscribe           4 ranks on a 2-core machine.
+#   OMPI_MCA_pml=ob1, OMPI_MCA_btl=self,vader
+#                             one machine: shared memory (vader) and self only. No TCP or
+#                             InfiniBand/UCX probing, which on some hosts prints warnings
+#                             about missing devices or interfaces.
+#   OMPI_MCA_btl_vader_single_copy_mechanism=none
+#                             vader's default single-copy path (CMA, process_vm_readv) needs
+#                             ptrace permission between the ranks; containers often deny it
+#                             (Docker's default seccomp profile, Yama ptrace_scope), and then
+#                             vader fails large messages with "Read -1, expected ..., errno = 1".
+#                             Copying through the shared-memory segment always works.
+#   OMPI_MCA_hwloc_base_binding_policy=none
+#                             no core binding: with fewer cores than ranks, or a cgroup CPU
+#                             limit, binding only produces warnings.
+# ASAN_OPTIONS gets detect_leaks=0 for the ranks: OpenMPI keeps (and leaks) its own
+# allocations past MPI_Finalize; ci/sanitize.sh checks gnnref's own leaks without MPI.
+set -uo pipefail
+
+TOOL=${1:?usage: bash ci/mpi-check.sh path/to/gnnref}
+NPS=${MPI_CHECK_NPS:-"1 2 3 4"}
+LIMIT=${MPI_CHECK_TIMEOUT:-120}
+
+if ! command -v mpirun >/dev/null 2>&1; then
+    echo "SKIP: mpirun not found (install openmpi-bin and libopenmpi-dev to run the MPI checks)"
+    exit 0
+fi
+if [ "${NO_MPI:-}" = 1 ]; then
+    echo "SKIP: gnnref was built with NO_MPI=1 (the MPI backend is not compiled in)"
+    exit 0
+fi
+if ! command -v python3 >/dev/null 2>&1; then
+    echo "mpi-check: error: python3 not found (needed to compare the JSON reports); install python3" >&2
+    exit 1
+fi
+if [ ! -x "$TOOL" ]; then
+    echo "mpi-check: error: $TOOL is not an executable (build it first: make)" >&2
+    exit 1
+fi
+TOOL=$(cd "$(dirname "$TOOL")" && pwd)/$(basename "$TOOL")
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_hwloc_base_binding_policy=none
+export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+
+T=$(mktemp -d "${TMPDIR:-/tmp}/gnnref-mpi-check.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail=0
+
+# run NAME CMD...: run CMD with a time limit, output in $T/NAME.out and $T/NAME.err; on
+# failure print both and return non-zero
+run() {
+    local name=$1
+    shift
+    timeout -k 10 "$LIMIT" "$@" >"$T/$name.out" 2>"$T/$name.err"
+    local rc=$?
+    if [ $rc -ne 0 ]; then
+        if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+            echo "mpi-check: FAIL: $name: no result within ${LIMIT}s: $*" >&2
+        else
+            echo "mpi-check: FAIL: $name: exit status $rc: $*" >&2
+        fi
+        sed 's/^/    | /' "$T/$name.out" "$T/$name.err" | tail -40 >&2
+        return 1
+    fi
+    if [ -s "$T/$name.err" ]; then
+        echo "mpi-check: note: $name wrote to stderr:" >&2
+        sed 's/^/    | /' "$T/$name.err" | head -20 >&2
+    fi
+    return 0
+}
+
+# ---- 1. every collective, sim vs mpi, np = 1..4 --------------------------------------
+printf '%-3s %-28s %-10s %-10s %s\n' np case sim mpi result
+for np in $NPS; do
+    run "sim$np" "$TOOL" commcheck --backend sim --ranks "$np" --json "$T/sim$np.json" || { fail=1; continue; }
+    run "mpi$np" mpirun -np "$np" --oversubscribe "$TOOL" commcheck --backend mpi --json "$T/mpi$np.json" ||
+        { fail=1; continue; }
+    python3 - "$np" "$T/sim$np.json" "$T/mpi$np.json" <<'EOF' || fail=1
+import json, sys
+
+np_, fa, fb = sys.argv[1], sys.argv[2], sys.argv[3]
+
+def cases(path):
+    """{case name: (list of per-rank digests, passed)} from a commcheck report"""
+    with open(path) as f:
+        r = json.load(f)
+    out = {}
+    for c in r["cases"]:
+        out[c["name"]] = ([str(d) for d in c["digests"]], c["pass"] is True)
+    return r, out
+
+ra, a = cases(fa)
+rb, b = cases(fb)
+bad = 0
+if int(ra.get("ranks", np_)) != int(np_) or int(rb.get("ranks", np_)) != int(np_):
+    print(f"{np_:<3} {'(rank count)':<28} {ra.get('ranks')!s:<10} {rb.get('ranks')!s:<10} FAIL")
+    bad += 1
+for name in sorted(set(a) | set(b), key=lambda n: (n not in a, list(a).index(n) if n in a else 0, n)):
+    if name not in a or name not in b:
+        print(f"{np_:<3} {name:<28} {'-' if name not in a else 'present':<10} "
+              f"{'-' if name not in b else 'present':<10} FAIL (case missing)")
+        bad += 1
+        continue
+    (da, pa), (db, pb) = a[name], b[name]
+    # one column: the digest of rank 0 (all ranks compared)
+    same = da == db
+    ok = same and pa and pb
+    why = "" if ok else " (" + ", ".join(x for x in (
+        "digests differ" if not same else "", "sim FAIL" if not pa else "", "mpi FAIL" if not pb else "") if x) + ")"
+    print(f"{np_:<3} {name:<28} {da[0] if da else '-':<10} {db[0] if db else '-':<10} {'PASS' if ok else 'FAIL'}{why}")
+    if not same:
+        for q, (x, y) in enumerate(zip(da, db)):
+            if x != y:
+                print(f"      rank {q}: sim {x}  mpi {y}")
+        if len(da) != len(db):
+            print(f"      {len(da)} sim digests, {len(db)} mpi digests")
+    bad += not ok
+sys.exit(1 if bad or not a else 0)
+EOF
+done
+
+# ---- 2. training acceptance: 4-rank sim vs 4-rank MPI, bitwise step losses -----------
+TRAIN="train --data builtin --model sage --seed 3 --epochs 2"
+# shellcheck disable=SC2086
+if run train-sim "$TOOL" $TRAIN --backend sim --ranks 4 --json "$T/a.json" &&
+    run train-mpi mpirun -np 4 --oversubscribe "$TOOL" $TRAIN --backend mpi --json "$T/b.json"; then
+    python3 - "$T/a.json" "$T/b.json" <<'EOF' || fail=1
+import json, sys
+
+def steps(path):
+    # parse_float=str keeps each number exactly as printed (%.17g): equal text, equal bits
+    with open(path) as f:
+        r = json.load(f, parse_float=str, parse_int=str)
+    return [(s["step"], s["loss"]) for s in r["steps"]]
+
+a, b = steps(sys.argv[1]), steps(sys.argv[2])
+n_same = sum(1 for x, y in zip(a, b) if x == y)
+ok = a == b and len(a) > 0
+print(f"{4:<3} {'train sage steps':<28} {len(a):<10} {len(b):<10} {'PASS' if ok else 'FAIL'}"
+      f" ({n_same} of {max(len(a), len(b))} step losses bitwise equal)")
+for (sa, la), (sb, lb) in zip(a, b):
+    if (sa, la) != (sb, lb):
+        print(f"      first difference: step {sa}: sim {la}  mpi {lb}")
+        break
+sys.exit(0 if ok else 1)
+EOF
+else
+    fail=1
+fi
+
+if [ $fail -ne 0 ]; then
+    echo "mpi-check: FAIL (sim and MPI differ, or a run failed; see above)"
+    exit 1
+fi
+echo "mpi-check: PASS (np $NPS: every collective bitwise equal to the simulator; 4-rank training losses bitwise equal)"
