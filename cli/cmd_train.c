@@ -1,10 +1,11 @@
-/* cli/cmd_train.c -- `gnnref train`: GraphSAGE, GCN, GAT or GIN on one rank, mini-batch or
- * full-batch (docs/models.md). */
+/* cli/cmd_train.c -- `gnnref train`: GraphSAGE, GCN, GAT or GIN, mini-batch or full-batch
+ * (docs/models.md), on one rank or data-parallel on P ranks of the simulator or MPI
+ * (docs/comm.md): rank 0 prints and writes the report. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cli/cli.h"
+#include "cli/backend.h"
 #include "gnnref/dataset.h"
 #include "gnnref/train.h"
 
@@ -43,7 +44,10 @@ static void train_usage(FILE *f)
             "  --threads N           OpenMP threads (default: all)\n"
             "  --eval-every K        full-graph evaluation every K epochs (default 1)\n"
             "  --json FILE           write the report (DESIGN.md section 6 keys)\n"
-            "  --quiet               no per-epoch lines\n");
+            "  --quiet               no per-epoch lines\n"
+            "data parallelism (every rank holds the graph, takes a slice of each mini-batch, and the\n"
+            "gradients are allreduced):\n%s",
+            cli_backend_help());
 }
 
 typedef struct print_ctx { int quiet; int tty; } print_ctx;
@@ -89,10 +93,178 @@ static json_object *epoch_json(const gnn_epoch_stats *E)
     for (int k = 0; k < GNN_PHASE_COUNT; k++)
         json_object_object_add(ph, gnn_phase_names[k], json_object_new_double(E->phase_s[k]));
     json_object_object_add(o, "phases", ph);
-    json_object_object_add(o, "comm_bytes", json_object_new_int64(0));
+    json_object_object_add(o, "comm_bytes", json_object_new_int64(E->comm_bytes));
     json_object_object_add(o, "steps", json_object_new_int64(E->steps));
     json_object_object_add(o, "edges_sampled", json_object_new_int64(E->edges_sampled));
     return o;
+}
+
+typedef struct train_job {
+    const gnn_dataset *ds;
+    gnn_train_config cfg;
+    const cli_backend *backend;
+    const char *data, *model;
+    int nthreads, have_split, quiet, tty;
+    double split[3];
+    json_object *report; /* built by rank 0 */
+    int epochs_run;
+} train_job;
+
+/* The report's body (rank 0), from its result, the gathered traffic and per-rank times. */
+static json_object *train_report(const train_job *J, const gnn_train_result *res, int P)
+{
+    const gnn_train_config c = J->cfg;
+    const int full = c.mode == GNN_MODE_FULLBATCH, gat = c.model == GNN_MODEL_GAT;
+    json_object *cfg;
+    json_object *r = cli_report_new("train", c.seed, J->nthreads, J->backend->name, P, &cfg);
+    json_object_object_add(cfg, "data", json_object_new_string(J->data));
+    json_object_object_add(cfg, "dataset", json_object_new_string(J->ds->name));
+    json_object_object_add(cfg, "model", json_object_new_string(J->model));
+    json_object_object_add(cfg, "mode", json_object_new_string(gnn_mode_name(c.mode)));
+    json_object_object_add(cfg, "layers", json_object_new_int(c.layers));
+    json_object_object_add(cfg, "hidden", json_object_new_int64(c.hidden));
+    json_object *fo = NULL;
+    if (!full) { /* fullbatch: no sampling, no batches */
+        fo = json_object_new_array();
+        for (int l = 0; l < c.layers; l++)
+            json_object_array_add(fo, json_object_new_int64(c.fanouts[l]));
+    }
+    json_object_object_add(cfg, "fanouts", fo);
+    json_object_object_add(cfg, "batch", full ? NULL : json_object_new_int64(c.batch));
+    json_object_object_add(cfg, "epochs", json_object_new_int(c.epochs));
+    json_object_object_add(cfg, "patience", json_object_new_int(c.patience));
+    json_object_object_add(cfg, "lr", json_object_new_double(c.lr));
+    json_object_object_add(cfg, "dropout", json_object_new_double(c.dropout));
+    json_object_object_add(cfg, "weight_decay", json_object_new_double(c.weight_decay));
+    json_object_object_add(cfg, "weight_decay_layers",
+                           json_object_new_string(c.wd_scope == GNN_WD_FIRST ? "first" : "all"));
+    json_object_object_add(cfg, "normalize_features",
+                           json_object_new_string(c.feat_norm == GNN_FEAT_NORM_ROW ? "row" : "none"));
+    json_object_object_add(cfg, "layernorm", json_object_new_boolean(c.layernorm));
+    json_object_object_add(cfg, "heads", gat ? json_object_new_int64(c.heads) : NULL);
+    json_object_object_add(cfg, "out_heads", gat ? json_object_new_int64(c.out_heads) : NULL);
+    json_object_object_add(cfg, "gat_variant",
+                           gat ? json_object_new_string(c.gat_variant == GNN_GAT_DISTGNN ? "distgnn" : "velickovic")
+                               : NULL);
+    json_object_object_add(cfg, "attn_dropout", gat ? json_object_new_double(c.attn_dropout) : NULL);
+    json_object_object_add(cfg, "gat_slope", gat ? json_object_new_double(c.gat_slope) : NULL);
+    json_object_object_add(cfg, "impl", json_object_new_string(c.impl_opt ? "opt" : "ref"));
+    json_object_object_add(cfg, "threads", json_object_new_int(J->nthreads));
+    json_object_object_add(cfg, "eval_every", json_object_new_int(c.eval_every));
+    if (J->have_split) {
+        json_object *sp = json_object_new_array();
+        for (int k = 0; k < 3; k++)
+            json_object_array_add(sp, json_object_new_double(J->split[k]));
+        json_object_object_add(cfg, "split", sp);
+    } else {
+        json_object_object_add(cfg, "split", NULL);
+    }
+    json_object *eps = json_object_new_array();
+    for (int e = 0; e < res->n_epochs; e++)
+        json_object_array_add(eps, epoch_json(&res->epochs[e]));
+    json_object_object_add(r, "epochs", eps);
+    json_object *steps = json_object_new_array();
+    for (int64_t s = 0; s < res->n_steps; s++) {
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "step", json_object_new_int64(s));
+        /* %.17g round-trips a double exactly, so the list can be compared bitwise */
+        char buf[40];
+        snprintf(buf, sizeof buf, "%.17g", res->step_loss[s]);
+        json_object_object_add(o, "loss", json_object_new_double_s(res->step_loss[s], buf));
+        json_object_array_add(steps, o);
+    }
+    json_object_object_add(r, "steps", steps);
+    json_object *fin = json_object_new_object();
+    json_object_object_add(fin, "train_acc", json_object_new_double(res->train_acc));
+    json_object_object_add(fin, "val_acc", json_object_new_double(res->val_acc));
+    json_object_object_add(fin, "test_acc", json_object_new_double(res->test_acc));
+    json_object_object_add(fin, "best_val_acc", json_object_new_double(res->best_val_acc));
+    json_object_object_add(fin, "test_acc_at_best_val", json_object_new_double(res->test_acc_at_best_val));
+    json_object_object_add(fin, "best_epoch", json_object_new_int(res->best_epoch));
+    json_object_object_add(fin, "epochs_run", json_object_new_int(res->n_epochs));
+    json_object_object_add(fin, "stopped_early", json_object_new_boolean(res->stopped_early));
+    json_object_object_add(fin, "stop_epoch", res->stopped_early ? json_object_new_int(res->stop_epoch) : NULL);
+    json_object_object_add(fin, "majority_class_acc", json_object_new_double(res->majority_rate));
+    json_object_object_add(r, "final", fin);
+    return r;
+}
+
+/* One rank of the training job: gnn_train with this rank's communicator; then the traffic
+ * matrix and every rank's times are gathered, and rank 0 prints and builds the report. */
+static gnn_status train_rank(gnn_comm *comm, void *arg)
+{
+    train_job *J = arg;
+    gnn_train_config c = J->cfg;
+    c.comm = gnn_comm_size(comm) > 1 ? comm : NULL;
+    const int me = gnn_comm_rank(comm), P = gnn_comm_size(comm);
+    const gnn_dataset *ds = J->ds;
+    print_ctx pc = { J->quiet || me != 0, J->tty };
+    const int full = c.mode == GNN_MODE_FULLBATCH;
+    if (!pc.quiet)
+        printf("gnnref train: %s  n=%lld edges=%lld features=%lld classes=%lld  %s %s L=%d hidden=%lld "
+               "batch=%lld impl=%s threads=%d seed=%llu backend=%s ranks=%d\n",
+               ds->name, (long long)ds->graph.n, (long long)ds->graph.nnz, (long long)ds->num_features,
+               (long long)ds->num_classes, J->model, gnn_mode_name(c.mode), c.layers, (long long)c.hidden,
+               full ? (long long)ds->graph.n : (long long)c.batch, c.impl_opt ? "opt" : "ref", J->nthreads,
+               (unsigned long long)c.seed, J->backend->name, P);
+    c.on_step = on_step;
+    c.on_step_ctx = &pc;
+    gnn_train_result res;
+    gnn_err err = { "" };
+    gnn_status st = gnn_train(ds, &c, on_epoch, &pc, &res, &err);
+    if (st)
+        return gnn_err_set(&comm->err, st, "%s", err.msg[0] ? err.msg : gnn_status_str(st));
+    /* every rank's times: total, then the phases */
+    enum { NT = 1 + GNN_PHASE_COUNT };
+    double mine[NT] = { 0 }, *all = malloc(sizeof(double) * NT * (size_t)P);
+    int64_t *cnt = malloc(sizeof(int64_t) * 2 * (size_t)P), *bytes = NULL, *msgs = NULL;
+    if (!all || !cnt) {
+        st = gnn_err_set(&comm->err, GNN_ERR_NOMEM, "out of memory");
+        goto done;
+    }
+    for (int e = 0; e < res.n_epochs; e++) {
+        mine[0] += res.epochs[e].time_s;
+        for (int k = 0; k < GNN_PHASE_COUNT; k++)
+            mine[1 + k] += res.epochs[e].phase_s[k];
+    }
+    for (int q = 0; q < P; q++) {
+        cnt[q] = NT;
+        cnt[P + q] = (int64_t)NT * q;
+    }
+    if ((st = gnn_comm_traffic_matrix(comm, &bytes, &msgs)) ||
+        (st = gnn_comm_allgatherv(comm, mine, NT, all, cnt, cnt + P, GNN_DT_F64)))
+        goto done;
+    if (me == 0) {
+        printf("final: train_acc %.4f  val_acc %.4f  test_acc %.4f  best_val_acc %.4f (epoch %d)  "
+               "test_acc_at_best_val %.4f  majority_class %.4f\n",
+               res.train_acc, res.val_acc, res.test_acc, res.best_val_acc, res.best_epoch,
+               res.test_acc_at_best_val, res.majority_rate);
+        if (res.stopped_early)
+            printf("early stop: no better validation accuracy for %d evaluated epochs; stopped after epoch %d\n",
+                   c.patience, res.stop_epoch);
+        printf("test accuracy: %.4f\n", res.test_acc);
+        J->report = train_report(J, &res, P);
+        J->epochs_run = res.n_epochs;
+        json_object_object_add(J->report, "comm", cli_traffic_json(bytes, msgs, P));
+        json_object *pr = json_object_new_array();
+        for (int q = 0; q < P; q++) {
+            json_object *o = json_object_new_object(), *ph = json_object_new_object();
+            json_object_object_add(o, "rank", json_object_new_int(q));
+            json_object_object_add(o, "time_s", json_object_new_double(all[(size_t)q * NT]));
+            for (int k = 0; k < GNN_PHASE_COUNT; k++)
+                json_object_object_add(ph, gnn_phase_names[k], json_object_new_double(all[(size_t)q * NT + 1 + k]));
+            json_object_object_add(o, "phases", ph);
+            json_object_array_add(pr, o);
+        }
+        json_object_object_add(J->report, "per_rank", pr);
+    }
+done:
+    free(all);
+    free(cnt);
+    free(bytes);
+    free(msgs);
+    gnn_train_result_free(&res);
+    return st;
 }
 
 int gnn_cmd_train(int argc, char **argv)
@@ -112,6 +284,7 @@ int gnn_cmd_train(int argc, char **argv)
         { "gat-variant", required_argument, 0, 'V' }, { "attn-dropout", required_argument, 0, 'a' },
         { "layernorm", no_argument, 0, 'n' },    { "normalize-features", required_argument, 0, 'N' },
         { "weight-decay-layers", required_argument, 0, 'W' },
+        CLI_BACKEND_OPTIONS,
         { 0, 0, 0, 0 }
     };
     gnn_train_config c;
@@ -125,7 +298,15 @@ int gnn_cmd_train(int argc, char **argv)
     optind = 1;
     opterr = 0;
     int ch;
+    cli_backend b;
+    cli_backend_defaults(&b);
     while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (ch >= CLI_OPT_BACKEND && ch < CLI_OPT_BACKEND_END) {
+            int rc = cli_backend_option(ch, optarg, &b);
+            if (rc)
+                return rc;
+            continue;
+        }
         switch (ch) {
         case 'd': data = optarg; break;
         case 'm': model = optarg; break;
@@ -285,6 +466,9 @@ int gnn_cmd_train(int argc, char **argv)
         for (int l = 0; l < k; l++)
             c.fanouts[l] = fo[l];
     }
+    int brc = cli_backend_check(&b);
+    if (brc)
+        return brc;
     const int nthreads = cli_set_threads(threads);
 
     gnn_dataset ds;
@@ -297,108 +481,37 @@ int gnn_cmd_train(int argc, char **argv)
         return cli_error(cli_status_code(st), "%s", err.msg);
     }
     gnn_train_resolve(&c); /* effective values, as reported */
-    const int full = c.mode == GNN_MODE_FULLBATCH, gat = c.model == GNN_MODEL_GAT;
-    if (!quiet)
-        printf("gnnref train: %s  n=%lld edges=%lld features=%lld classes=%lld  %s %s L=%d hidden=%lld "
-               "batch=%lld impl=%s threads=%d seed=%llu\n",
-               ds.name, (long long)ds.graph.n, (long long)ds.graph.nnz, (long long)ds.num_features,
-               (long long)ds.num_classes, model, gnn_mode_name(c.mode), c.layers, (long long)c.hidden,
-               full ? (long long)ds.graph.n : (long long)c.batch, c.impl_opt ? "opt" : "ref", nthreads,
-               (unsigned long long)c.seed);
-    print_ctx pc = { quiet, cli_is_tty() };
-    c.on_step = on_step;
-    c.on_step_ctx = &pc;
-    gnn_train_result res;
-    st = gnn_train(&ds, &c, on_epoch, &pc, &res, &err);
-    if (st) {
-        gnn_dataset_free(&ds);
-        return cli_error(cli_status_code(st), "%s", err.msg[0] ? err.msg : gnn_status_str(st));
-    }
-    printf("final: train_acc %.4f  val_acc %.4f  test_acc %.4f  best_val_acc %.4f (epoch %d)  "
-           "test_acc_at_best_val %.4f  majority_class %.4f\n",
-           res.train_acc, res.val_acc, res.test_acc, res.best_val_acc, res.best_epoch,
-           res.test_acc_at_best_val, res.majority_rate);
-    if (res.stopped_early)
-        printf("early stop: no better validation accuracy for %d evaluated epochs; stopped after epoch %d\n",
-               c.patience, res.stop_epoch);
-    printf("test accuracy: %.4f\n", res.test_acc);
+    train_job J = { .ds = &ds, .cfg = c, .backend = &b, .data = data, .model = model, .nthreads = nthreads,
+                    .have_split = have_split, .quiet = quiet, .tty = cli_is_tty() };
+    memcpy(J.split, split, sizeof split);
+    gnn_sim_report rep;
+    memset(&rep, 0, sizeof rep);
+    st = cli_backend_run(&b, train_rank, &J, &rep, &err);
     int rc = CLI_OK;
-    if (json) {
-        json_object *cfg;
-        json_object *r = cli_report_new("train", c.seed, nthreads, "self", 1, &cfg);
-        json_object_object_add(cfg, "data", json_object_new_string(data));
-        json_object_object_add(cfg, "dataset", json_object_new_string(ds.name));
-        json_object_object_add(cfg, "model", json_object_new_string(model));
-        json_object_object_add(cfg, "mode", json_object_new_string(gnn_mode_name(c.mode)));
-        json_object_object_add(cfg, "layers", json_object_new_int(c.layers));
-        json_object_object_add(cfg, "hidden", json_object_new_int64(c.hidden));
-        json_object *fo = NULL;
-        if (!full) { /* fullbatch: no sampling, no batches */
-            fo = json_object_new_array();
-            for (int l = 0; l < c.layers; l++)
-                json_object_array_add(fo, json_object_new_int64(c.fanouts[l]));
+    if (st) {
+        rc = cli_error(cli_status_code(st), "%s", err.msg[0] ? err.msg : gnn_status_str(st));
+    } else if (J.report) { /* rank 0 */
+        json_object *sim = cli_backend_json(&b, &rep);
+        if (sim) {
+            double predicted = 0.0;
+            json_object *pv;
+            if (json_object_object_get_ex(sim, "predicted_s", &pv))
+                predicted = json_object_get_double(pv);
+            json_object_object_add(sim, "predicted_epoch_s",
+                                   json_object_new_double(J.epochs_run ? predicted / J.epochs_run : 0.0));
+            json_object_object_add(J.report, "sim", sim);
+            if (!quiet)
+                printf("simulated %d ranks: predicted time %.3f s (%.3f s per epoch) on a %.0f Gbit/s, %.1f us "
+                       "network; wall %.3f s\n",
+                       rep.ranks, predicted, J.epochs_run ? predicted / J.epochs_run : 0.0, b.sim.beta_Bps * 8e-9,
+                       b.sim.alpha_s * 1e6, rep.wall_s);
         }
-        json_object_object_add(cfg, "fanouts", fo);
-        json_object_object_add(cfg, "batch", full ? NULL : json_object_new_int64(c.batch));
-        json_object_object_add(cfg, "epochs", json_object_new_int(c.epochs));
-        json_object_object_add(cfg, "patience", json_object_new_int(c.patience));
-        json_object_object_add(cfg, "lr", json_object_new_double(c.lr));
-        json_object_object_add(cfg, "dropout", json_object_new_double(c.dropout));
-        json_object_object_add(cfg, "weight_decay", json_object_new_double(c.weight_decay));
-        json_object_object_add(cfg, "weight_decay_layers",
-                               json_object_new_string(c.wd_scope == GNN_WD_FIRST ? "first" : "all"));
-        json_object_object_add(cfg, "normalize_features",
-                               json_object_new_string(c.feat_norm == GNN_FEAT_NORM_ROW ? "row" : "none"));
-        json_object_object_add(cfg, "layernorm", json_object_new_boolean(c.layernorm));
-        json_object_object_add(cfg, "heads", gat ? json_object_new_int64(c.heads) : NULL);
-        json_object_object_add(cfg, "out_heads", gat ? json_object_new_int64(c.out_heads) : NULL);
-        json_object_object_add(cfg, "gat_variant",
-                               gat ? json_object_new_string(c.gat_variant == GNN_GAT_DISTGNN ? "distgnn" : "velickovic")
-                                   : NULL);
-        json_object_object_add(cfg, "attn_dropout", gat ? json_object_new_double(c.attn_dropout) : NULL);
-        json_object_object_add(cfg, "gat_slope", gat ? json_object_new_double(c.gat_slope) : NULL);
-        json_object_object_add(cfg, "impl", json_object_new_string(c.impl_opt ? "opt" : "ref"));
-        json_object_object_add(cfg, "threads", json_object_new_int(nthreads));
-        json_object_object_add(cfg, "eval_every", json_object_new_int(c.eval_every));
-        if (have_split) {
-            json_object *sp = json_object_new_array();
-            for (int k = 0; k < 3; k++)
-                json_object_array_add(sp, json_object_new_double(split[k]));
-            json_object_object_add(cfg, "split", sp);
-        } else {
-            json_object_object_add(cfg, "split", NULL);
-        }
-        json_object *eps = json_object_new_array();
-        for (int e = 0; e < res.n_epochs; e++)
-            json_object_array_add(eps, epoch_json(&res.epochs[e]));
-        json_object_object_add(r, "epochs", eps);
-        json_object *steps = json_object_new_array();
-        for (int64_t s = 0; s < res.n_steps; s++) {
-            json_object *o = json_object_new_object();
-            json_object_object_add(o, "step", json_object_new_int64(s));
-            /* %.17g round-trips a double exactly, so the list can be compared bitwise */
-            char buf[40];
-            snprintf(buf, sizeof buf, "%.17g", res.step_loss[s]);
-            json_object_object_add(o, "loss", json_object_new_double_s(res.step_loss[s], buf));
-            json_object_array_add(steps, o);
-        }
-        json_object_object_add(r, "steps", steps);
-        json_object *fin = json_object_new_object();
-        json_object_object_add(fin, "train_acc", json_object_new_double(res.train_acc));
-        json_object_object_add(fin, "val_acc", json_object_new_double(res.val_acc));
-        json_object_object_add(fin, "test_acc", json_object_new_double(res.test_acc));
-        json_object_object_add(fin, "best_val_acc", json_object_new_double(res.best_val_acc));
-        json_object_object_add(fin, "test_acc_at_best_val", json_object_new_double(res.test_acc_at_best_val));
-        json_object_object_add(fin, "best_epoch", json_object_new_int(res.best_epoch));
-        json_object_object_add(fin, "epochs_run", json_object_new_int(res.n_epochs));
-        json_object_object_add(fin, "stopped_early", json_object_new_boolean(res.stopped_early));
-        json_object_object_add(fin, "stop_epoch", res.stopped_early ? json_object_new_int(res.stop_epoch) : NULL);
-        json_object_object_add(fin, "majority_class_acc", json_object_new_double(res.majority_rate));
-        json_object_object_add(r, "final", fin);
-        rc = cli_report_write(r, json);
-        json_object_put(r);
+        if (json)
+            rc = cli_report_write(J.report, json);
     }
-    gnn_train_result_free(&res);
+    if (J.report)
+        json_object_put(J.report);
+    gnn_sim_report_free(&rep);
     gnn_dataset_free(&ds);
     return rc;
 }

@@ -14,8 +14,9 @@ static const subcommand k_commands[] = {
     { "convert", gnn_cmd_convert, "import text, OGB or edge-list data into the binary format" },
     { "info", gnn_cmd_info, "print the counts and checks of a dataset" },
     { "sample", gnn_cmd_sample, "time multi-layer neighbor sampling: ref or optimized, any ID map" },
-    { "train", gnn_cmd_train, "train a GNN (GraphSAGE) with mini-batch sampling" },
+    { "train", gnn_cmd_train, "train a GNN (sage, gcn, gat, gin) on one rank, the simulator or MPI" },
     { "oracle", gnn_cmd_oracle, "check every implementation against the reference" },
+    { "commcheck", gnn_cmd_commcheck, "check every collective of a backend (self, sim, mpi) bitwise" },
     { NULL, NULL, NULL }
 };
 

@@ -22,7 +22,7 @@
 #include "gnnref/tensor.h"
 #include "gnnref/train.h"
 
-const char *const gnn_phase_names[GNN_PHASE_COUNT] = { "sample", "forward", "backward", "update", "eval" };
+const char *const gnn_phase_names[GNN_PHASE_COUNT] = { "sample", "forward", "backward", "update", "eval", "comm" };
 
 const char *gnn_model_name(gnn_model_kind m)
 {
@@ -531,7 +531,11 @@ typedef struct trainer {
     model m;
     int64_t *train_ids;
     int64_t n_train;
-    int32_t *fb_labels;     /* full-batch: label of train vertices, -1 elsewhere */
+    int32_t *fb_labels;     /* full-batch: label of this rank's train vertices, -1 elsewhere */
+    gnn_comm *comm;         /* NULL or one rank: no communication */
+    int P, rank;
+    float *gbuf;            /* P > 1: every layer's gradient, packed for one allreduce */
+    int64_t n_params;
 } trainer;
 
 static void gather_features(const trainer *T, const int64_t *gid, int64_t n, float *out)
@@ -575,9 +579,39 @@ static gnn_status forward_all(const trainer *T, const gnn_block *const *blk, lca
     return GNN_OK;
 }
 
-/* One training step on blocks blk (seeds = dst of blk[L-1]) with labels lab (n_seeds). */
+/* Sum the gradients of all ranks (deterministic allreduce, rank order) and the step's loss
+ * sum and sampled edges (sums[2]); a no-op on one rank. */
+static gnn_status allreduce_grads(trainer *T, double sums[2], double *phase)
+{
+    if (T->P <= 1)
+        return GNN_OK;
+    const double t0 = now_s();
+    const model *m = &T->m;
+    int64_t o = 0;
+    for (int l = 0; l < m->L; l++) {
+        memcpy(T->gbuf + o, m->layer[l].g, (size_t)m->layer[l].count * sizeof(float));
+        o += m->layer[l].count;
+    }
+    gnn_status st = gnn_comm_allreduce(T->comm, T->gbuf, T->gbuf, T->n_params, GNN_DT_F32);
+    if (!st)
+        st = gnn_comm_allreduce(T->comm, sums, sums, 2, GNN_DT_F64);
+    o = 0;
+    for (int l = 0; l < m->L && !st; l++) {
+        memcpy(m->layer[l].g, T->gbuf + o, (size_t)m->layer[l].count * sizeof(float));
+        o += m->layer[l].count;
+    }
+    phase[GNN_PHASE_COMM] += now_s() - t0;
+    return st;
+}
+
+/* One training step on blocks blk (seeds = dst of blk[L-1]) with labels lab (n_seeds):
+ * the loss is summed over the labelled seeds and divided by denom, the labelled count of
+ * the global mini-batch, of which this rank holds a slice (blk == NULL: an empty slice,
+ * whose gradients are zero). With P ranks the gradients are then allreduced, so every rank
+ * applies the same update. *loss: the global batch's mean loss; *edges += sampled edges of
+ * all ranks. */
 static gnn_status train_step(trainer *T, const gnn_block *const *blk, const int32_t *lab, uint32_t step,
-                             double *loss, double *phase)
+                             double denom, double *loss, double *edges, double *phase)
 {
     const gnn_train_config *c = &T->cfg;
     model *m = &T->m;
@@ -587,8 +621,14 @@ static gnn_status train_step(trainer *T, const gnn_block *const *blk, const int3
     float *dy = NULL, *dx = NULL;
     gnn_status st;
     const fwd_key k = { .train = 1, .attn_drop = c->attn_dropout, .seed = c->seed, .step = step };
+    double sums[2] = { 0.0, *edges };
 
-    double t1 = now_s();
+    double t1 = now_s(), t2 = t1, t3 = t1;
+    if (!blk) {
+        for (int l = 0; l < L; l++)
+            memset(m->layer[l].g, 0, (size_t)m->layer[l].count * sizeof(float));
+        goto reduce;
+    }
     if ((st = forward_all(T, blk, C, &k)))
         goto done;
     const int64_t n_seeds = blk[L - 1]->n_dst, classes = m->layer[L - 1].out;
@@ -596,8 +636,8 @@ static gnn_status train_step(trainer *T, const gnn_block *const *blk, const int3
         st = GNN_ERR_NOMEM;
         goto done;
     }
-    *loss = gnn_softmax_xent(C[L - 1].y, n_seeds, classes, lab, dy, NULL);
-    double t2 = now_s();
+    sums[0] = gnn_softmax_xent_sum(C[L - 1].y, n_seeds, classes, lab, denom, dy, NULL);
+    t2 = now_s();
     phase[GNN_PHASE_FORWARD] += t2 - t1;
 
     for (int l = L - 1; l >= 0; l--) {
@@ -612,8 +652,14 @@ static gnn_status train_step(trainer *T, const gnn_block *const *blk, const int3
         dy = dx; /* d loss / d y[l-1] */
         dx = NULL;
     }
-    double t3 = now_s();
+    t3 = now_s();
     phase[GNN_PHASE_BACKWARD] += t3 - t2;
+reduce:
+    if ((st = allreduce_grads(T, sums, phase)))
+        goto done;
+    *loss = sums[0] / denom;
+    *edges = sums[1];
+    t3 = now_s();
 
     for (int l = 0; l < L; l++) {
         layer *S = &m->layer[l];
@@ -635,9 +681,10 @@ done:
     return st;
 }
 
-/* One mini-batch step: sample L blocks from `seeds`, then train_step. */
-static gnn_status minibatch_step(trainer *T, const int64_t *seeds, int64_t n_seeds, uint32_t step, double *loss,
-                                 double *phase, int64_t *edges)
+/* One mini-batch step: sample L blocks from this rank's `seeds` (its slice of the global
+ * batch, possibly empty), then train_step. */
+static gnn_status minibatch_step(trainer *T, const int64_t *seeds, int64_t n_seeds, double denom, uint32_t step,
+                                 double *loss, double *phase, int64_t *edges)
 {
     const gnn_train_config *c = &T->cfg;
     const int L = T->m.L;
@@ -645,15 +692,21 @@ static gnn_status minibatch_step(trainer *T, const int64_t *seeds, int64_t n_see
     const gnn_block *bp[GNN_MAX_LAYERS];
     memset(blk, 0, sizeof blk);
     int32_t *lab = NULL;
-    double t0 = now_s();
+    double t0 = now_s(), all_edges = 0.0;
+    gnn_status st;
+    if (n_seeds == 0) {
+        st = train_step(T, NULL, NULL, step, denom, loss, &all_edges, phase);
+        *edges += (int64_t)all_edges;
+        return st;
+    }
     const gnn_sample_params base = { .seed = c->seed, .step = step };
     /* the fused sampler's blocks equal the reference's bit for bit (ordered ID map) */
-    gnn_status st = T->sampler ? gnn_sampler_blocks(T->sampler, seeds, n_seeds, c->fanouts, L, &base, blk)
+    st = T->sampler ? gnn_sampler_blocks(T->sampler, seeds, n_seeds, c->fanouts, L, &base, blk)
                                : gnn_sample_blocks(&gnn_sample_ref, T->graph, seeds, n_seeds, c->fanouts, L, &base, blk);
     if (st)
         goto done;
     for (int l = 0; l < L; l++) {
-        *edges += blk[l].nnz;
+        all_edges += (double)blk[l].nnz;
         bp[l] = &blk[l];
     }
     phase[GNN_PHASE_SAMPLE] += now_s() - t0;
@@ -663,7 +716,8 @@ static gnn_status minibatch_step(trainer *T, const int64_t *seeds, int64_t n_see
     }
     for (int64_t i = 0; i < n_seeds; i++)
         lab[i] = T->ds->labels[seeds[i]];
-    st = train_step(T, bp, lab, step, loss, phase);
+    st = train_step(T, bp, lab, step, denom, loss, &all_edges, phase);
+    *edges += (int64_t)all_edges;
 done:
     for (int l = 0; l < L; l++)
         gnn_block_free(&blk[l]);
@@ -773,6 +827,7 @@ static gnn_status check_inputs(const gnn_dataset *ds, const gnn_train_config *c,
 static void trainer_free(trainer *T)
 {
     gnn_sampler_destroy(T->sampler);
+    gnn_free(T->gbuf);
     model_free(&T->m);
     gnn_block_free(&T->full);
     gnn_csr_free(&T->loops);
@@ -817,14 +872,21 @@ static gnn_status trainer_init(trainer *T, const gnn_dataset *ds, gnn_err *err)
         return GNN_ERR_NOMEM;
     for (int64_t v = 0; v < n; v++) {
         const int tr = ds->split[v] == GNN_SPLIT_TRAIN && ds->labels[v] >= 0;
-        T->fb_labels[v] = tr ? ds->labels[v] : -1;
+        T->fb_labels[v] = -1;
         if (tr)
             T->train_ids[T->n_train++] = v;
     }
     if (T->n_train == 0)
         return gnn_err_set(err, GNN_ERR_INVAL, "%s: no labelled training vertices", ds->name);
+    /* full batch on P ranks: rank r's loss covers its slice of the train vertices */
+    for (int64_t i = T->n_train * T->rank / T->P; i < T->n_train * (T->rank + 1) / T->P; i++)
+        T->fb_labels[T->train_ids[i]] = ds->labels[T->train_ids[i]];
     if ((st = model_init(&T->m, c, f, ds->num_classes)))
         return st;
+    for (int l = 0; l < T->m.L; l++)
+        T->n_params += T->m.layer[l].count;
+    if (T->P > 1 && !(T->gbuf = falloc(T->n_params)))
+        return GNN_ERR_NOMEM;
     if (c->impl_opt && c->mode == GNN_MODE_MINIBATCH &&
         (st = gnn_sampler_create(&T->sampler, T->graph, GNN_SAMPLER_FUSED, GNN_IDMAP_DENSE)))
         return gnn_err_set(err, st, "sampler: %s", gnn_status_str(st));
@@ -854,6 +916,16 @@ static double majority_rate(const gnn_dataset *ds)
     return tot ? (double)hit / (double)tot : 0.0;
 }
 
+/* bytes this rank has sent through its communicator so far (every operation) */
+static int64_t sent_bytes(const gnn_comm *c)
+{
+    int64_t b = 0;
+    if (c)
+        for (int i = 0; i < GNN_COMM_OP_COUNT * c->size; i++)
+            b += c->traffic.bytes[i];
+    return b;
+}
+
 gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epoch_cb cb, void *ctx,
                      gnn_train_result *res, gnn_err *err)
 {
@@ -866,6 +938,9 @@ gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epo
     T.cfg = *cfg;
     gnn_train_resolve(&T.cfg);
     const gnn_train_config *c = &T.cfg;
+    T.comm = c->comm;
+    T.P = gnn_comm_size(c->comm);
+    T.rank = gnn_comm_rank(c->comm);
     int64_t *order = NULL;
     if ((st = trainer_init(&T, ds, err)))
         goto done;
@@ -889,14 +964,16 @@ gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epo
         E->epoch = ep;
         E->train_acc = E->val_acc = E->test_acc = E->val_loss = -1.0;
         const double te0 = now_s();
+        const int64_t bytes0 = sent_bytes(T.comm);
         double loss_sum = 0.0;
         if (full) { /* one step over the whole graph; the loss over the train vertices */
             const gnn_block *bp[GNN_MAX_LAYERS];
             for (int l = 0; l < c->layers; l++)
                 bp[l] = &T.full;
-            double loss = 0.0;
-            if ((st = train_step(&T, bp, T.fb_labels, step, &loss, E->phase_s))) {
-                gnn_err_set(err, st, "training step %u failed: %s", step, gnn_status_str(st));
+            double loss = 0.0, no_edges = 0.0;
+            if ((st = train_step(&T, bp, T.fb_labels, step, (double)T.n_train, &loss, &no_edges, E->phase_s))) {
+                gnn_err_set(err, st, "training step %u failed: %s", step,
+                            st == GNN_ERR_COMM ? gnn_comm_errmsg(T.comm) : gnn_status_str(st));
                 goto done;
             }
             res->step_loss[res->n_steps++] = loss;
@@ -912,9 +989,14 @@ gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epo
             gnn_rng_shuffle_i64(&sh, order, T.n_train);
             for (int64_t b0 = 0; b0 < T.n_train; b0 += c->batch) {
                 const int64_t nb = T.n_train - b0 < c->batch ? T.n_train - b0 : c->batch;
+                /* rank r takes seeds [nb r / P, nb (r+1) / P) of the global batch; every
+                 * seed is labelled, so the global normalizer is nb */
+                const int64_t lo = nb * T.rank / T.P, hi = nb * (T.rank + 1) / T.P;
                 double loss = 0.0;
-                if ((st = minibatch_step(&T, order + b0, nb, step, &loss, E->phase_s, &E->edges_sampled))) {
-                    gnn_err_set(err, st, "training step %u failed: %s", step, gnn_status_str(st));
+                if ((st = minibatch_step(&T, order + b0 + lo, hi - lo, (double)nb, step, &loss, E->phase_s,
+                                         &E->edges_sampled))) {
+                    gnn_err_set(err, st, "training step %u failed: %s", step,
+                            st == GNN_ERR_COMM ? gnn_comm_errmsg(T.comm) : gnn_status_str(st));
                     goto done;
                 }
                 res->step_loss[res->n_steps++] = loss;
@@ -930,11 +1012,23 @@ gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epo
         if ((c->eval_every > 0 && (ep + 1) % c->eval_every == 0) || last) {
             double acc[4] = { 0 }, vloss = 0.0;
             const double tv = now_s();
-            if ((st = evaluate(&T, acc, &vloss))) {
+            /* every rank holds the same model: rank 0 evaluates and broadcasts */
+            if (T.rank == 0 && (st = evaluate(&T, acc, &vloss))) {
                 gnn_err_set(err, st, "evaluation failed: %s", gnn_status_str(st));
                 goto done;
             }
             E->phase_s[GNN_PHASE_EVAL] += now_s() - tv;
+            if (T.P > 1) {
+                double b[5] = { acc[0], acc[1], acc[2], acc[3], vloss };
+                const double tc = now_s();
+                if ((st = gnn_comm_bcast(T.comm, b, 5, GNN_DT_F64, 0))) {
+                    gnn_err_set(err, st, "broadcasting the evaluation: %s", gnn_comm_errmsg(T.comm));
+                    goto done;
+                }
+                E->phase_s[GNN_PHASE_COMM] += now_s() - tc;
+                memcpy(acc, b, 4 * sizeof(double));
+                vloss = b[4];
+            }
             E->train_acc = acc[1];
             E->val_acc = acc[2];
             E->test_acc = acc[3];
@@ -956,6 +1050,7 @@ gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epo
             }
         }
         E->time_s = now_s() - te0;
+        E->comm_bytes = sent_bytes(T.comm) - bytes0;
         res->n_epochs = ep + 1;
         if (cb)
             cb(E, ctx);

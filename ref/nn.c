@@ -103,12 +103,10 @@ void gnn_dropout_bwd(float *dy, int64_t n, int64_t d, const float *mask)
 
 /* Mean softmax cross-entropy over labelled rows. The log-sum-exp is taken in double after
  * subtracting the row maximum (numerically stable); row losses are summed in row order. */
-double gnn_softmax_xent(const float *logits, int64_t n, int64_t c, const int32_t *labels,
-                        float *dlogits, int64_t *correct)
+double gnn_softmax_xent_sum(const float *logits, int64_t n, int64_t c, const int32_t *labels, double denom,
+                            float *dlogits, int64_t *correct)
 {
-    int64_t count = 0, right = 0;
-    for (int64_t i = 0; i < n; i++)
-        count += labels[i] >= 0;
+    int64_t right = 0;
     double loss = 0.0;
     for (int64_t i = 0; i < n; i++) {
         const float *z = logits + i * c;
@@ -132,11 +130,21 @@ double gnn_softmax_xent(const float *logits, int64_t n, int64_t c, const int32_t
         if (dz)
             for (int64_t j = 0; j < c; j++) {
                 const double pj = exp((double)z[j] - lse);
-                dz[j] = (float)((pj - (j == labels[i] ? 1.0 : 0.0)) / (double)count);
+                dz[j] = (float)((pj - (j == labels[i] ? 1.0 : 0.0)) / denom);
             }
     }
     if (correct)
         *correct = right;
+    return loss;
+}
+
+double gnn_softmax_xent(const float *logits, int64_t n, int64_t c, const int32_t *labels,
+                        float *dlogits, int64_t *correct)
+{
+    int64_t count = 0;
+    for (int64_t i = 0; i < n; i++)
+        count += labels[i] >= 0;
+    const double loss = gnn_softmax_xent_sum(logits, n, c, labels, count ? (double)count : 1.0, dlogits, correct);
     return count ? loss / (double)count : 0.0;
 }
 

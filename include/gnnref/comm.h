@@ -139,6 +139,9 @@ gnn_status gnn_comm_self(gnn_comm **out);
  * with a message when gnnref was built without MPI (NO_MPI=1, or no mpicc). */
 gnn_status gnn_comm_mpi(gnn_comm **out, gnn_err *err);
 int gnn_comm_mpi_built(void); /* 1 when the MPI backend is compiled in */
+/* End every rank of an MPI job (MPI_Abort), so that ranks waiting for a failed one do not
+ * hang; does nothing for a handle of another backend. */
+void gnn_comm_mpi_abort(gnn_comm *c, int code);
 /* Destroy a handle from any backend (NULL is fine). */
 void gnn_comm_free(gnn_comm *c);
 const char *gnn_comm_errmsg(const gnn_comm *c);

@@ -48,6 +48,11 @@ void gnn_dropout_bwd(float *dy, int64_t n, int64_t d, const float *mask);
  * the number of correct argmax predictions in *correct (ties: lowest index). */
 double gnn_softmax_xent(const float *logits, int64_t n, int64_t c, const int32_t *labels,
                         float *dlogits, int64_t *correct);
+/* The same with the normalizer given: returns the *sum* of the row losses and writes
+ * dlogits = (softmax - onehot) / denom. Data-parallel training passes the labelled count of
+ * the global mini-batch, so that the ranks' gradients add up to the single-rank gradient. */
+double gnn_softmax_xent_sum(const float *logits, int64_t n, int64_t c, const int32_t *labels, double denom,
+                            float *dlogits, int64_t *correct);
 /* argmax per row (ties: lowest index). */
 void gnn_argmax(const float *logits, int64_t n, int64_t c, int32_t *pred);
 

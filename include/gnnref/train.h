@@ -18,6 +18,7 @@
 #define GNNREF_TRAIN_H
 
 #include <stdint.h>
+#include "gnnref/comm.h"
 #include "gnnref/dataset.h"
 
 #ifdef __cplusplus
@@ -63,6 +64,11 @@ typedef struct gnn_train_config {
                                            Velickovic); AUTO: row for gcn and gat, none otherwise */
     gnn_wd_scope wd_scope;              /* weight decay on all layers or the first only;
                                            AUTO: first for gcn (Kipf & Welling), all otherwise */
+    /* Synchronous data parallelism (NULL: one rank). Every rank holds the whole graph, takes
+     * its slice [nb r/P, nb (r+1)/P) of each global mini-batch (full batch: of the train
+     * vertices), and the gradients are allreduced, so the update is the single-rank update up
+     * to the order of summation. Rank 0 evaluates and broadcasts. */
+    gnn_comm *comm;
     /* optional progress hook, called after every step (library code never prints) */
     void (*on_step)(int epoch, int64_t step_in_epoch, int64_t steps_per_epoch, double loss, void *ctx);
     void *on_step_ctx;
@@ -74,7 +80,8 @@ void gnn_train_defaults(gnn_train_config *c);
 void gnn_train_resolve(gnn_train_config *c);
 
 /* Phases timed per epoch (seconds). */
-enum { GNN_PHASE_SAMPLE, GNN_PHASE_FORWARD, GNN_PHASE_BACKWARD, GNN_PHASE_UPDATE, GNN_PHASE_EVAL, GNN_PHASE_COUNT };
+enum { GNN_PHASE_SAMPLE, GNN_PHASE_FORWARD, GNN_PHASE_BACKWARD, GNN_PHASE_UPDATE, GNN_PHASE_EVAL, GNN_PHASE_COMM,
+       GNN_PHASE_COUNT };
 extern const char *const gnn_phase_names[GNN_PHASE_COUNT];
 
 typedef struct gnn_epoch_stats {
@@ -85,7 +92,8 @@ typedef struct gnn_epoch_stats {
     double time_s;
     double phase_s[GNN_PHASE_COUNT];
     int64_t steps;
-    int64_t edges_sampled;
+    int64_t edges_sampled;              /* all ranks' sampled edges */
+    int64_t comm_bytes;                 /* bytes this rank sent during the epoch */
 } gnn_epoch_stats;
 
 typedef struct gnn_train_result {

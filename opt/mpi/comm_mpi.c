@@ -46,6 +46,8 @@ gnn_status gnn_comm_mpi(gnn_comm **out, gnn_err *err)
                        "found); install openmpi-bin and libopenmpi-dev and rebuild");
 }
 
+void gnn_comm_mpi_abort(gnn_comm *c, int code) { (void)c, (void)code; }
+
 #else /* GNN_HAVE_MPI_BUILD */
 
 #include <mpi.h>
@@ -377,6 +379,15 @@ static const gnn_comm_ops k_mpi_ops = {
     .allreduce = NULL, /* the deterministic generic one: sim and MPI agree bitwise */
     .destroy = mpi_destroy,
 };
+
+void gnn_comm_mpi_abort(gnn_comm *c, int code)
+{
+    /* only a handle of this backend; MPI_Abort ends every rank of the job (mpirun reports it) */
+    if (!c || c->ops != &k_mpi_ops || !c->impl)
+        return;
+    mpi_state *S = c->impl;
+    MPI_Abort(S->comm, code);
+}
 
 static gnn_status init_fail(gnn_err *err, int rc, const char *what)
 {

@@ -1,0 +1,48 @@
+/* include/gnnref/commcheck.h -- every collective of gnn_comm on fixed inputs, checked.
+ *
+ * gnn_commcheck_run is an SPMD function: every rank calls it with its communicator. It runs
+ * a fixed list of cases (barrier; bcast from several roots; allgatherv and alltoallv with
+ * empty and uneven parts; allreduce of exactly summable integers and of random f32/f64,
+ * fewer elements than ranks, empty, in place; asynchronous alltoallv with three posts
+ * outstanding; the traffic matrix). Each rank generates every rank's input from the keyed
+ * generator (seed, GNN_TAG_ORACLE, step = case, id = rank), so it can compute the expected
+ * output itself and compare bitwise; each case's output is also summarized by a CRC32C, so
+ * two backends (sim and MPI) can be compared case by case. `gnnref commcheck` runs it.
+ *
+ * inject (for the simulator's failure tests; never under MPI, where it would hang):
+ *   "mismatch": rank 0 calls barrier while the others call allreduce;
+ *   "deadlock": rank 0 waits in a barrier while the others wait for an ialltoallv that
+ *               rank 0 never posts;
+ *   "modify":   rank 0 changes its ialltoallv send buffer before the wait. */
+#ifndef GNNREF_COMMCHECK_H
+#define GNNREF_COMMCHECK_H
+
+#include <stdint.h>
+#include "gnnref/comm.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define GNN_COMMCHECK_MAX_CASES 48
+
+typedef struct gnn_commcheck_case {
+    char name[64];
+    uint32_t crc;     /* CRC32C of this rank's output for the case */
+    int pass;         /* output equal to the expected one, bitwise */
+    char detail[128]; /* the first difference, when !pass */
+} gnn_commcheck_case;
+
+typedef struct gnn_commcheck_result {
+    int n;
+    gnn_commcheck_case c[GNN_COMMCHECK_MAX_CASES];
+} gnn_commcheck_result;
+
+/* Returns GNN_OK when every communication call succeeded (the cases' pass flags say whether
+ * their outputs were right), or the failing call's status (message in c->err). */
+gnn_status gnn_commcheck_run(gnn_comm *c, uint64_t seed, const char *inject, gnn_commcheck_result *out);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
