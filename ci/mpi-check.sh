@@ -88,7 +88,7 @@ run() {
 }
 
 # ---- 1. every collective, sim vs mpi, np = 1..4 --------------------------------------
-printf '%-3s %-28s %-10s %-10s %s\n' np case sim mpi result
+printf '%-3s %-40s %-10s %-10s %s\n' np case sim mpi result
 for np in $NPS; do
     run "sim$np" "$TOOL" commcheck --backend sim --ranks "$np" --json "$T/sim$np.json" || { fail=1; continue; }
     run "mpi$np" mpirun -np "$np" --oversubscribe "$TOOL" commcheck --backend mpi --json "$T/mpi$np.json" ||
@@ -99,33 +99,36 @@ import json, sys
 np_, fa, fb = sys.argv[1], sys.argv[2], sys.argv[3]
 
 def cases(path):
-    """{case name: (list of per-rank digests, passed)} from a commcheck report"""
+    """the report, and {case: ([crc of rank 0, 1, ...], every rank PASS)} in case order"""
     with open(path) as f:
         r = json.load(f)
     out = {}
-    for c in r["cases"]:
-        out[c["name"]] = ([str(d) for d in c["digests"]], c["pass"] is True)
+    for e in r["results"]:  # one entry per (case, rank), ranks in order
+        crcs, ok = out.get(e["case"], ([], True))
+        if int(e["rank"]) != len(crcs):
+            raise SystemExit(f"{path}: case {e['case']}: rank {e['rank']} out of order")
+        out[e["case"]] = (crcs + [str(e["crc"])], ok and e["outcome"] == "PASS")
     return r, out
 
 ra, a = cases(fa)
 rb, b = cases(fb)
 bad = 0
 if int(ra.get("ranks", np_)) != int(np_) or int(rb.get("ranks", np_)) != int(np_):
-    print(f"{np_:<3} {'(rank count)':<28} {ra.get('ranks')!s:<10} {rb.get('ranks')!s:<10} FAIL")
+    print(f"{np_:<3} {'(rank count)':<40} {ra.get('ranks')!s:<10} {rb.get('ranks')!s:<10} FAIL")
     bad += 1
-for name in sorted(set(a) | set(b), key=lambda n: (n not in a, list(a).index(n) if n in a else 0, n)):
+for name in list(a) + [n for n in b if n not in a]:
     if name not in a or name not in b:
-        print(f"{np_:<3} {name:<28} {'-' if name not in a else 'present':<10} "
+        print(f"{np_:<3} {name:<40} {'-' if name not in a else 'present':<10} "
               f"{'-' if name not in b else 'present':<10} FAIL (case missing)")
         bad += 1
         continue
     (da, pa), (db, pb) = a[name], b[name]
-    # one column: the digest of rank 0 (all ranks compared)
+    # the table shows rank 0's CRC; every rank's is compared
     same = da == db
     ok = same and pa and pb
     why = "" if ok else " (" + ", ".join(x for x in (
         "digests differ" if not same else "", "sim FAIL" if not pa else "", "mpi FAIL" if not pb else "") if x) + ")"
-    print(f"{np_:<3} {name:<28} {da[0] if da else '-':<10} {db[0] if db else '-':<10} {'PASS' if ok else 'FAIL'}{why}")
+    print(f"{np_:<3} {name:<40} {da[0] if da else '-':<10} {db[0] if db else '-':<10} {'PASS' if ok else 'FAIL'}{why}")
     if not same:
         for q, (x, y) in enumerate(zip(da, db)):
             if x != y:
@@ -154,7 +157,7 @@ def steps(path):
 a, b = steps(sys.argv[1]), steps(sys.argv[2])
 n_same = sum(1 for x, y in zip(a, b) if x == y)
 ok = a == b and len(a) > 0
-print(f"{4:<3} {'train sage steps':<28} {len(a):<10} {len(b):<10} {'PASS' if ok else 'FAIL'}"
+print(f"{4:<3} {'train sage steps':<40} {len(a):<10} {len(b):<10} {'PASS' if ok else 'FAIL'}"
       f" ({n_same} of {max(len(a), len(b))} step losses bitwise equal)")
 for (sa, la), (sb, lb) in zip(a, b):
     if (sa, la) != (sb, lb):
