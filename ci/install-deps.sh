@@ -5,7 +5,7 @@
 set -eu
 
 PKGS="build-essential pkg-config check libsubunit-dev libopenblas-dev libmetis-dev \
-zlib1g-dev libjson-c-dev libbenchmark-dev lcov openmpi-bin libopenmpi-dev"
+zlib1g-dev libjson-c-dev libbenchmark-dev lcov openmpi-bin libopenmpi-dev python3"
 
 missing=""
 for p in $PKGS; do
