@@ -13,7 +13,10 @@
  *               MPI computes exactly the additions the simulator does.
  * Elements travel as typed MPI data (MPI_UINT8_T, MPI_INT32_T, MPI_INT64_T, MPI_FLOAT,
  * MPI_DOUBLE); MPI counts and displacements are int, so every count and displacement (in
- * elements) must be at most INT_MAX, else GNN_ERR_RANGE with a message naming it.
+ * elements) must be at most INT_MAX, else GNN_ERR_RANGE with a message naming it. MPI forbids
+ * a send buffer that overlaps the receive buffer; the other backends allow it, so an
+ * overlapping send part is copied first. gnn_comm_mpi_abort calls MPI_Abort (the CLI ends
+ * the whole job with it when one rank fails, so the others do not wait forever).
  *
  * Asynchronous alltoallv on user tag T uses MPI tag GNN_MPI_TAG_BASE + T on the private
  * communicator. begin: MPI_Isend of segment q straight from the user's buffer to every rank
@@ -434,7 +437,10 @@ gnn_status gnn_comm_mpi(gnn_comm **out, gnn_err *err)
         return gnn_err_set(err, GNN_ERR_NOMEM, "mpi: out of memory");
     if ((rc = MPI_Comm_dup(MPI_COMM_WORLD, &S->comm)) != MPI_SUCCESS) {
         free(S);
-        return init_fail(err, rc, "MPI_Comm_dup(MPI_COMM_WORLD)");
+        gnn_status st = init_fail(err, rc, "MPI_Comm_dup(MPI_COMM_WORLD)");
+        if (g_live == 0 && g_we_initialized)
+            MPI_Finalize();
+        return st;
     }
     MPI_Comm_set_errhandler(S->comm, MPI_ERRORS_RETURN);
     int rank = 0, size = 1, flag = 0;
