@@ -337,6 +337,7 @@ static gnn_status world_create(const gnn_sim_config *cfg, gnn_spmd_fn fn, void *
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&W->mu, NULL);
     W->cfg = *cfg;
+    W->checksums = cfg->faults.flip_p > 0;
     const int P = W->P = cfg->ranks;
     W->ranks = calloc((size_t)P, sizeof *W->ranks);
     W->bytes_moved = calloc((size_t)P * (size_t)P, sizeof(int64_t));

@@ -83,7 +83,7 @@ gnn_status sim_ialltoallv(gnn_comm *c, const void *send, const int64_t *scounts,
         }
         memcpy(m[dst]->data, (const char *)send + (size_t)sdispls[dst] * s, bytes);
         m[dst]->bytes = bytes;
-        m[dst]->crc = gnn_crc32c(0, m[dst]->data, bytes);
+        m[dst]->crc = W->checksums ? gnn_crc32c(0, m[dst]->data, bytes) : 0; /* fixed for the run: no lock */
     }
     if (!ok) {
         for (int dst = 0; m && dst < P; dst++)
@@ -260,7 +260,7 @@ gnn_status sim_wait(gnn_comm *c, gnn_comm_req *req, const gnn_comm_seg **segs, i
                       gnn_comm_call_str(&q->call, mine, sizeof mine), x->src,
                       gnn_comm_call_str(&x->call, theirs, sizeof theirs));
         }
-        if (x->src != R->rank && gnn_crc32c(0, x->data, x->bytes) != x->crc) {
+        if (x->src != R->rank && W->checksums && gnn_crc32c(0, x->data, x->bytes) != x->crc) {
             W->faults_detected++; /* a flipped bit: the segment is discarded */
             msg_free(x);
             continue;

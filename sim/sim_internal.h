@@ -122,6 +122,11 @@ struct sim_world {
     gnn_status abort_status;
     char abort_msg[sizeof(((gnn_err *)0)->msg)];
 
+    /* Messages between ranks are checksummed only when flips are injected: a wire copy is
+     * the simulator's own memory, which nothing but an injected flip changes, and the
+     * checksums would cost more than the copies (docs/simulator.md, "Fault model"). */
+    int checksums;
+
     int64_t *bytes_moved; /* [P][P] bytes copied onto the wire, src -> dst (src != dst) */
     int64_t *msg_seq;     /* [P][P] blocking messages so far, src -> dst: their fault step */
     int64_t faults_dropped, faults_delayed, faults_flipped, faults_detected;

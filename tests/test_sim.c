@@ -289,8 +289,10 @@ static const mismatch_case k_mismatch[] = {
            "rank 1 called barrier(u8, count=0) [call #0]" } },
     { 3, { "rank 0 sends 1 elements to rank 2, which expects 2", "rank 0 called alltoallv(i32, count=3) [call #0]",
            "rank 2 called alltoallv(i32, count=3) [call #0]" } },
-    { 2, { "different roots", "rank 0 called bcast(i32, count=4, root=0)", "rank 1 called bcast(i32, count=4, root=1)" } },
-    { 2, { "different element types", "rank 0 called allgatherv(f32, count=2)", "rank 1 called allgatherv(i32, count=2)" } },
+    { 2, { "different roots", "rank 0 called bcast(i32, count=4, root=0)",
+           "rank 1 called bcast(i32, count=4, root=1)" } },
+    { 2, { "different element types", "rank 0 called allgatherv(f32, count=2)",
+           "rank 1 called allgatherv(i32, count=2)" } },
     { 2, { "different counts", "rank 0 called allreduce(f64, count=10)", "rank 1 called allreduce(f64, count=12)" } },
     /* ranks 0 and 1 both disagree with rank 2: which pair is compared first depends on
      * the order of arrival, so only what both reports say is checked */
@@ -558,7 +560,10 @@ typedef struct fault_arg {
     int64_t delivered[MAXP]; /* mode 3: remote segments received */
 } fault_arg;
 
-static int32_t fault_v(int src, int dst, int step, int64_t i) { return src * 1000000 + dst * 10000 + step * 10 + (int32_t)i; }
+static int32_t fault_v(int src, int dst, int step, int64_t i)
+{
+    return src * 1000000 + dst * 10000 + step * 10 + (int32_t)i;
+}
 
 /* FAULT_STEPS posts on tag 2, each waited at once; every segment has 2 elements */
 static gnn_status fn_faults(gnn_comm *c, void *arg)
@@ -587,8 +592,9 @@ static gnn_status fn_faults(gnn_comm *c, void *arg)
         /* what every mode can check: sorted by (step, src), intact data, own segment present */
         int own = 0;
         for (int k = 0; k < n; k++) {
-            REQUIRE(c, k == 0 || seg[k - 1].step < seg[k].step || (seg[k - 1].step == seg[k].step && seg[k - 1].src < seg[k].src),
-                    "step %d: segments not sorted by (step, src)", step);
+            const int sorted = k == 0 || seg[k - 1].step < seg[k].step ||
+                               (seg[k - 1].step == seg[k].step && seg[k - 1].src < seg[k].src);
+            REQUIRE(c, sorted, "step %d: segments not sorted by (step, src)", step);
             REQUIRE(c, seg[k].count == 2, "count");
             for (int i = 0; i < 2; i++)
                 REQUIRE(c, ((const int32_t *)seg[k].data)[i] == fault_v(seg[k].src, me, (int)seg[k].step, i),
@@ -603,8 +609,8 @@ static gnn_status fn_faults(gnn_comm *c, void *arg)
             const int want = step >= 2 ? P : 1;
             REQUIRE(c, n == want, "delay: step %d: %d segments, want %d", step, n, want);
             for (int k = 0; k + 1 < n; k++)
-                REQUIRE(c, seg[k].step == step - 2 && seg[k].src == (k < me ? k : k + 1), "delay: step %d: seg %d", step,
-                        k);
+                REQUIRE(c, seg[k].step == step - 2 && seg[k].src == (k < me ? k : k + 1), "delay: step %d: seg %d",
+                        step, k);
         } else if (a->mode == 1 || a->mode == 2) { /* dropped, or flipped and discarded */
             REQUIRE(c, n == 1, "step %d: %d segments, want only the own one", step, n);
         }
@@ -715,8 +721,9 @@ START_TEST(fault_flip_blocking_fails)
         gnn_sim_report rep;
         gnn_err err = { "" };
         ck_assert_int_eq(gnn_sim_run(&cfg, fn_flip_blocking, &v, &rep, &err), GNN_ERR_COMM);
-        const char *want = v == 0 ? "rank 1: corrupted message: CRC32C mismatch in alltoallv from rank 0 to rank 1 (8 bytes"
-                                  : "rank 1: corrupted message: CRC32C mismatch in allreduce from rank 0 to rank 1 (16 bytes";
+        const char *want =
+            v == 0 ? "rank 1: corrupted message: CRC32C mismatch in alltoallv from rank 0 to rank 1 (8 bytes"
+                   : "rank 1: corrupted message: CRC32C mismatch in allreduce from rank 0 to rank 1 (16 bytes";
         ck_assert_msg(strstr(err.msg, want), "\"%s\" not in \"%s\"", want, err.msg);
         ck_assert_int_eq(rep.faults_flipped, P * (P - 1));
         ck_assert_int_eq(rep.faults_detected, P * (P - 1));
@@ -762,10 +769,11 @@ static gnn_status fn_time(gnn_comm *c, void *arg)
         return gnn_comm_barrier(c);
     case 3:
         return gnn_comm_bcast(c, recv, a->n, GNN_DT_I32, P - 1);
-    case 4: { /* rank 0 sends 250 i32 to every other rank, the others send nothing */
+    case 4: { /* after a barrier, rank 0 sends 250 i32 to every other rank, the others nothing */
         gnn_comm_req *req;
         const gnn_comm_seg *seg;
         int n;
+        CALL(gnn_comm_barrier(c)); /* so that the post happens at a clock > 0 */
         for (int q = 0; q < P; q++)
             sc[q] = me == 0 && q > 0 ? 250 : 0, sd[q] = 0;
         CALL(gnn_comm_ialltoallv(c, zeros, sc, sd, GNN_DT_I32, 0, &req));
@@ -831,11 +839,11 @@ START_TEST(time_model_closed_forms)
         for (int r = 0; r < P; r++)
             cost[r] = (P - 1) * (alpha + 200.0 / beta);
         check_time(P, (time_arg){ .op = 3, .n = 50 }, cost, alpha, beta);
-        /* async: rank 0 posts 1000 bytes to each; posting costs it nothing and its wait
-         * returns only empty segments, so its clock is its compute; every other rank waits
-         * for one arrival: alpha + 1000 / beta after rank 0's post */
+        /* async, after a barrier (clock B): rank 0 posts 1000 bytes to each; posting costs it
+         * nothing and its wait returns only empty segments, so its clock stays B; every
+         * other rank waits for one arrival, alpha + 1000 / beta after rank 0's post */
         for (int r = 0; r < P; r++)
-            cost[r] = r == 0 ? 0 : alpha + 1000.0 / beta;
+            cost[r] = alpha * (P == 1 ? 0 : P == 2 ? 1 : P <= 4 ? 2 : 3) + (r == 0 ? 0 : alpha + 1000.0 / beta);
         check_time(P, (time_arg){ .op = 4 }, cost, alpha, beta);
     }
 }
