@@ -128,17 +128,18 @@ gnn_status sim_ialltoallv(gnn_comm *c, const void *send, const int64_t *scounts,
         if (dst != me) {
             const size_t i = (size_t)me * (size_t)P + (size_t)dst;
             W->bytes_moved[i] += (int64_t)x->bytes; /* on the wire, whatever becomes of it */
-            /* fault decisions (docs/simulator.md): draw 0 drop, 1 delay, 2 flip */
-            if (sim_fault_hit(W, SIM_FAULT_LAYER_ASYNC, tag, q->step, me, dst, 0, F->drop_p)) {
+            /* fault decisions (docs/simulator.md, "Fault model"): drop, else delay and/or flip */
+            if (sim_fault_hit(W, SIM_FAULT_LAYER_ASYNC, tag, q->step, me, dst, SIM_DRAW_DROP, F->drop_p)) {
                 W->faults_dropped++;
                 msg_free(x);
                 continue;
             }
-            if (sim_fault_hit(W, SIM_FAULT_LAYER_ASYNC, tag, q->step, me, dst, 1, F->delay_p)) {
+            if (sim_fault_hit(W, SIM_FAULT_LAYER_ASYNC, tag, q->step, me, dst, SIM_DRAW_DELAY, F->delay_p)) {
                 x->due += F->delay_steps;
                 W->faults_delayed++;
             }
-            if (x->bytes > 0 && sim_fault_hit(W, SIM_FAULT_LAYER_ASYNC, tag, q->step, me, dst, 2, F->flip_p)) {
+            if (x->bytes > 0 &&
+                sim_fault_hit(W, SIM_FAULT_LAYER_ASYNC, tag, q->step, me, dst, SIM_DRAW_FLIP, F->flip_p)) {
                 sim_fault_flip(W, SIM_FAULT_LAYER_ASYNC, tag, q->step, me, dst, x->data, x->bytes);
                 W->faults_flipped++;
             }

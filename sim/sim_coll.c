@@ -178,7 +178,7 @@ static gnn_status complete(sim_world *W, sim_rank *me)
                 W->bytes_moved[i] += (int64_t)bytes;
                 const int64_t seq = W->msg_seq[i]++; /* the message's fault step */
                 crc[i] = W->checksums ? gnn_crc32c(0, wire + pos, bytes) : 0;
-                if (sim_fault_hit(W, SIM_FAULT_LAYER_BLOCKING, 0, seq, src, dst, 2, W->cfg.faults.flip_p)) {
+                if (sim_fault_hit(W, SIM_FAULT_LAYER_BLOCKING, 0, seq, src, dst, SIM_DRAW_FLIP, W->cfg.faults.flip_p)) {
                     sim_fault_flip(W, SIM_FAULT_LAYER_BLOCKING, 0, seq, src, dst, wire + pos, bytes);
                     W->faults_flipped++;
                 }

@@ -22,6 +22,10 @@
  * from different streams (docs/simulator.md, "Fault model"). */
 #define SIM_FAULT_LAYER_BLOCKING 0u
 #define SIM_FAULT_LAYER_ASYNC 1u
+/* float draws of a message's fault stream (the flipped bit is integer draw 2, sim.c) */
+#define SIM_DRAW_DROP 0u
+#define SIM_DRAW_DELAY 1u
+#define SIM_DRAW_FLIP 2u
 
 typedef enum sim_state {
     SIM_RUNNING = 0,  /* computing, or inside a comm call that does not wait */
