@@ -32,6 +32,7 @@ void gnn_sim_defaults(gnn_sim_config *c)
     c->beta_Bps = 12.5e9;  /* 100 Gb/s */
     c->timeout_s = 60.0;
     c->threads_per_rank = 1;
+    c->wire_crc = 1;
 }
 
 /* ---- clocks --------------------------------------------------------------------------- */
@@ -337,7 +338,7 @@ static gnn_status world_create(const gnn_sim_config *cfg, gnn_spmd_fn fn, void *
     pthread_condattr_destroy(&ca);
     pthread_mutex_init(&W->mu, NULL);
     W->cfg = *cfg;
-    W->checksums = cfg->faults.flip_p > 0;
+    W->checksums = cfg->wire_crc || cfg->faults.flip_p > 0;
     const int P = W->P = cfg->ranks;
     W->ranks = calloc((size_t)P, sizeof *W->ranks);
     W->bytes_moved = calloc((size_t)P * (size_t)P, sizeof(int64_t));

@@ -126,9 +126,9 @@ struct sim_world {
     gnn_status abort_status;
     char abort_msg[sizeof(((gnn_err *)0)->msg)];
 
-    /* Messages between ranks are checksummed only when flips are injected: a wire copy is
-     * the simulator's own memory, which nothing but an injected flip changes, and the
-     * checksums would cost more than the copies (docs/simulator.md, "Fault model"). */
+    /* Messages between ranks carry a CRC32C (cfg->wire_crc, the default), or only while
+     * flips are injected: a wire copy is the simulator's own memory, which nothing but an
+     * injected flip changes (docs/simulator.md, "Fault model"). */
     int checksums;
 
     int64_t *bytes_moved; /* [P][P] bytes copied onto the wire, src -> dst (src != dst) */
