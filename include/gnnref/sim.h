@@ -41,6 +41,9 @@ typedef struct gnn_sim_config {
     double beta_Bps;        /* bandwidth, bytes per second (default 12.5e9: 100 Gb/s) */
     double timeout_s;       /* bound on every wait (default 60) */
     int threads_per_rank;   /* OpenMP threads inside each rank (default 1) */
+    int wire_crc;           /* 1 (default): every message between ranks carries a CRC32C checked
+                               at delivery; 0: only while flips are injected (a wire copy is the
+                               simulator's own memory, which nothing else changes: a faster run) */
     gnn_sim_faults faults;  /* all zero: no faults */
 } gnn_sim_config;
 
