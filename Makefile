@@ -22,7 +22,7 @@ endif
 
 # ---- dependencies: install missing Debian packages (ci/install-deps.sh) before reading flags --
 ifeq ($(filter clean,$(MAKECMDGOALS)),)
-DEPS_MISSING := $(shell { printf '\#include <check.h>\n\#include <json-c/json.h>\n\#include <zlib.h>\n\#include <metis.h>\n\#include <cblas.h>\n' | $(CC) -x c -E - >/dev/null 2>&1 && printf '\#include <benchmark/benchmark.h>\n' | $(CXX) -x c++ -E - >/dev/null 2>&1 && command -v pkg-config >/dev/null && command -v lcov >/dev/null; } || echo 1)
+DEPS_MISSING := $(shell { printf '\#include <check.h>\n\#include <json-c/json.h>\n\#include <zlib.h>\n\#include <metis.h>\n\#include <cblas.h>\n' | $(CC) -x c -E - >/dev/null 2>&1 && printf '\#include <benchmark/benchmark.h>\n' | $(CXX) -x c++ -E - >/dev/null 2>&1 && command -v pkg-config >/dev/null && command -v lcov >/dev/null && command -v python3 >/dev/null && { [ "$(NO_MPI)" = 1 ] || command -v mpirun >/dev/null; }; } || echo 1)
 ifeq ($(DEPS_MISSING),1)
 $(info make: required headers or tools are missing; running ci/install-deps.sh)
 DEPS_RC := $(shell bash ci/install-deps.sh >&2; echo $$?)
