@@ -305,6 +305,10 @@ gnn_status gnn_partition_assign(const gnn_csr *g, const uint8_t *split, const gn
         return gnn_err_set(err, GNN_ERR_INVAL, "partition: %lld parts: at most %d", (long long)k, INT32_MAX);
     if (o->balance & ~(unsigned)GNN_BALANCE_ALL)
         return gnn_err_set(err, GNN_ERR_INVAL, "balance: unknown constraint bits 0x%x", o->balance);
+    if (o->method == GNN_PART_METIS && k > 1 && n > (int64_t)INT32_MAX - 1) /* before reading any array */
+        return gnn_err_set(err, GNN_ERR_RANGE,
+                           "metis: the graph is too large for this METIS build (32-bit idx_t): %lld vertices > %d",
+                           (long long)n, INT32_MAX - 1);
     if (info) {
         info->method = o->method;
         info->k = k;
