@@ -61,12 +61,14 @@ PKG_LIBS   := $(shell pkg-config --libs json-c zlib 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 # OpenBLAS (libopenblas-dev): cblas_sgemm for the cpu UPDATE (opt/cpu/update.c)
 BLAS_LIBS := -lopenblas
+# METIS 5 (libmetis-dev): METIS_PartGraphKway for gnnref partition (core/partition.c)
+METIS_LIBS := -lmetis
 # OpenMPI (opt/mpi/ only): the compile and link flags mpicc would add
 ifeq ($(HAVE_MPI),1)
 MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
 MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
 endif
-LIBS := $(PKG_LIBS) $(BLAS_LIBS) $(MPI_LIBS) $(OMPFLAGS) -lpthread -lm
+LIBS := $(PKG_LIBS) $(BLAS_LIBS) $(METIS_LIBS) $(MPI_LIBS) $(OMPFLAGS) -lpthread -lm
 
 # ---- sources -----------------------------------------------------------------------
 CORE_SRC   := $(sort $(wildcard core/*.c))
@@ -184,7 +186,7 @@ install: $(TOOL)
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 include/gnnref/*.h $(DESTDIR)$(PREFIX)/include/gnnref/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@LIBS@|$(PKG_LIBS) $(BLAS_LIBS) $(OMPFLAGS) -lm|' \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@LIBS@|$(PKG_LIBS) $(BLAS_LIBS) $(METIS_LIBS) $(OMPFLAGS) -lm|' \
 	    gnnref.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gnnref.pc
 
 clean:

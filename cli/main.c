@@ -13,6 +13,7 @@ static const subcommand k_commands[] = {
     { "gen", gnn_cmd_gen, "generate a graph: rmat (Graph500) or sbm (stochastic block model)" },
     { "convert", gnn_cmd_convert, "import text, OGB or edge-list data into the binary format" },
     { "info", gnn_cmd_info, "print the counts and checks of a dataset" },
+    { "partition", gnn_cmd_partition, "split a graph into K parts (metis, range, hash, random) and report the cut" },
     { "sample", gnn_cmd_sample, "time multi-layer neighbor sampling: ref or optimized, any ID map" },
     { "train", gnn_cmd_train, "train a GNN (sage, gcn, gat, gin) on one rank, the simulator or MPI" },
     { "oracle", gnn_cmd_oracle, "check every implementation against the reference" },

@@ -28,6 +28,8 @@ extern const gnn_oracle_entry gnn_oracle_update_fwd, gnn_oracle_update_bwd, gnn_
 extern const gnn_oracle_entry gnn_oracle_gat_fwd, gnn_oracle_gat_bwd, gnn_oracle_gat_bwd_dattn, gnn_oracle_grad_gat;
 extern const gnn_oracle_entry gnn_oracle_elu_fwd, gnn_oracle_elu_bwd, gnn_oracle_layernorm_fwd, gnn_oracle_layernorm_bwd,
     gnn_oracle_grad_elu, gnn_oracle_grad_layernorm;
+/* graph partitioning: the partition structure, DistGNN-MB 3.1 (oracle/op_partition.c) */
+extern const gnn_oracle_entry gnn_oracle_partition_build, gnn_oracle_partition_verify;
 
 const gnn_oracle_entry *const gnn_oracle_registry[] = {
     /* core services */
@@ -88,5 +90,8 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     &gnn_oracle_layernorm_bwd,
     &gnn_oracle_grad_elu,
     &gnn_oracle_grad_layernorm,
+    /* graph partitioning: the partition structure, DistGNN-MB 3.1 (oracle/op_partition.c) */
+    &gnn_oracle_partition_build,
+    &gnn_oracle_partition_verify,
     NULL,
 };

@@ -1,0 +1,213 @@
+/* include/gnnref/partition.h -- graph partitioning for distributed training (docs/partitioning.md).
+ *
+ * Two steps, as in DistDGL and DistGNN-MB:
+ *
+ * 1. A part vector: part[v] in [0, K) names the rank that OWNS vertex v. Methods:
+ *      metis   METIS_PartGraphKway (METIS 5, Debian's libmetis with 32-bit idx_t) on the
+ *              symmetrized graph without self-loops, minimizing the edge cut under one balance
+ *              constraint per vertex-weight column (multi-constraint, ncon >= 1, vwgt row-major
+ *              n x ncon, as DistDGL's metis_partition_assignment builds it);
+ *      range   contiguous id ranges: part p owns [floor(p n / K), floor((p + 1) n / K));
+ *      hash    part[v] = fmix64(v) mod K, with MurmurHash3's 64-bit finalizer
+ *              x ^= x >> 33; x *= 0xff51afd7ed558ccd; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53;
+ *              x ^= x >> 33 (independent of the seed);
+ *      random  part[v] = integer draw 0 in [0, K) of stream (seed, GNN_TAG_PARTITION, step 0,
+ *              layer 0, id v) (DESIGN.md section 2): uniform, deterministic, any thread count.
+ *    Balance constraints (vertex-weight columns, always in this order whatever order they are
+ *    listed in): train, val, test (weight 1 when the vertex is in that split, else 0) and degree
+ *    (the vertex's in-degree in the stored CSR: the number of in-edges its owner stores). With
+ *    no constraint, one column of unit weights ("vertices"). METIS balances the weights the
+ *    vertex weights give; the other methods ignore them (their quality is still measured with
+ *    the same columns).
+ *
+ * 2. The partition structure (DistGNN-MB section 3.1), for every rank p:
+ *      solid vertices  the vertices p owns, in increasing global id;
+ *      halo vertices   in-neighbors of p's solid vertices owned by another rank, in increasing
+ *                      global id (they carry no features locally);
+ *      local ids (VID_p) solid first [0, n_solid), then halo [n_solid, n_solid + n_halo);
+ *      local CSR       in-edges (gnn_csr orientation: row = dst), rows = local ids; a solid row
+ *                      holds its vertex's global in-edges in the original CSR order, mapped to
+ *                      local ids; halo rows are empty;
+ *      vid_o           local -> global (VID_p -> VID_o);
+ *      vid_p           global -> local, -1 where the vertex is neither solid nor halo on p;
+ *      halo_owner      owner rank of each halo; halo_owner_local: its local id on that owner;
+ *      train/val/test  p's solid vertices in each split (local ids, increasing).
+ *    The third id space, VID_b (a mini-batch's block-local ids), is gnn_block's (graph.h).
+ *    gnn_partition_ref builds it serially (ref/partition.c, the specification);
+ *    gnn_partition_cpu in parallel with OpenMP (opt/cpu/partition.c), bit for bit the same.
+ *
+ * Library code: returns gnn_status with a message in gnn_err; never prints (METIS itself may
+ * print to stdout on internal errors: that is METIS's, not ours). */
+#ifndef GNNREF_PARTITION_H
+#define GNNREF_PARTITION_H
+
+#include <stdint.h>
+#include "gnnref/graph.h"
+#include "gnnref/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- part vectors -------------------------------------------------------------------------- */
+
+typedef enum gnn_part_method {
+    GNN_PART_METIS = 0,
+    GNN_PART_RANGE = 1,
+    GNN_PART_HASH = 2,
+    GNN_PART_RANDOM = 3,
+    GNN_PART_METHOD_COUNT
+} gnn_part_method;
+
+/* "metis", "range", "hash", "random". */
+const char *gnn_part_method_name(gnn_part_method m);
+/* GNN_ERR_INVAL for an unknown name. */
+gnn_status gnn_part_method_parse(const char *name, gnn_part_method *m);
+
+/* Balance constraints (bits of gnn_part_options.balance). */
+enum {
+    GNN_BALANCE_TRAIN = 1u << 0,
+    GNN_BALANCE_VAL = 1u << 1,
+    GNN_BALANCE_TEST = 1u << 2,
+    GNN_BALANCE_DEGREE = 1u << 3,
+    GNN_BALANCE_ALL = 0xfu
+};
+#define GNN_PART_MAX_CON 4
+
+/* "train", "val", "test", "degree" for one bit; "vertices" for 0 (the unit column). */
+const char *gnn_part_constraint_name(unsigned bit);
+/* Parse a comma-separated list ("train,degree"); an unknown or repeated name, or an empty
+ * list, is GNN_ERR_INVAL with a message naming it. */
+gnn_status gnn_part_balance_parse(const char *list, unsigned *balance, gnn_err *err);
+
+/* The vertex-weight columns of `balance`: *ncon columns (1 when balance == 0), con[c] the
+ * GNN_BALANCE_* bit of column c (0 for the unit column), vwgt n x ncon row-major (freed with
+ * gnn_free). split may be NULL only when balance has no split constraint. A constraint whose
+ * total weight is 0 (no vertex in that split; no edges for degree) is GNN_ERR_INVAL: METIS
+ * cannot balance it and imbalance is undefined. */
+gnn_status gnn_partition_weights(const gnn_csr *g, const uint8_t *split, unsigned balance, int64_t **vwgt,
+                                 int *ncon, unsigned con[GNN_PART_MAX_CON], gnn_err *err);
+
+#define GNN_METIS_DEFAULT_UFACTOR 30 /* METIS's own k-way default: 1.030 */
+
+typedef struct gnn_part_options {
+    gnn_part_method method;
+    int64_t k;        /* parts, 1 <= k <= n */
+    uint64_t seed;    /* random: the Philox key; metis: METIS_OPTION_SEED = seed mod 2^31 */
+    unsigned balance; /* GNN_BALANCE_* bits; 0: one column of unit weights */
+    int ufactor;      /* metis: METIS_OPTION_UFACTOR, allowed imbalance 1 + ufactor / 1000 per
+                         constraint; gnn_part_defaults sets GNN_METIS_DEFAULT_UFACTOR */
+} gnn_part_options;
+
+void gnn_part_defaults(gnn_part_options *o); /* metis, k = 2, seed 1, no balance, ufactor 30 */
+
+/* What was done, for reports and manifests. METIS options are listed by name with the value
+ * passed in METIS's options array (-1 = METIS's own default). */
+#define GNN_PART_MAX_OPTS 16
+typedef struct gnn_part_info {
+    gnn_part_method method;
+    int64_t k;
+    uint64_t seed;
+    int ncon;
+    unsigned con[GNN_PART_MAX_CON]; /* GNN_BALANCE_* bit of each weight column (0: unit) */
+    int metis_called;               /* 0 for the other methods and for k = 1 */
+    char metis_version[16];         /* "5.1.0" */
+    int n_opts;
+    struct {
+        const char *name; /* "seed", "ufactor", "objtype", ... */
+        int value;
+    } opts[GNN_PART_MAX_OPTS];
+    int64_t metis_objval;      /* the edge cut METIS reported */
+    int64_t metis_vertices;    /* nvtxs given to METIS */
+    int64_t metis_adjacency;   /* adjacency entries given to METIS (2 x undirected edges) */
+} gnn_part_info;
+
+/* Compute part (n entries) for g with options o. split may be NULL unless a split constraint
+ * is requested. Errors: k < 1 or k > n: GNN_ERR_INVAL; for metis, n or the adjacency or a
+ * weight total beyond 32-bit idx_t: GNN_ERR_RANGE ("too large for this METIS build"); METIS
+ * returning an error: GNN_ERR_INTERNAL (METIS_ERROR_MEMORY: GNN_ERR_NOMEM) with its code.
+ * k = 1 gives all zeros without calling METIS. info may be NULL. */
+gnn_status gnn_partition_assign(const gnn_csr *g, const uint8_t *split, const gnn_part_options *o, int32_t *part,
+                                gnn_part_info *info, gnn_err *err);
+
+/* The symmetrized graph METIS sees: g plus reversed edges, deduplicated, self-loops dropped. */
+gnn_status gnn_partition_symmetrize(const gnn_csr *g, gnn_csr *sym, gnn_err *err);
+
+/* ---- quality ------------------------------------------------------------------------------- */
+
+typedef struct gnn_part_quality {
+    int64_t n, k;
+    int64_t edges;    /* undirected edges {u, v}, u != v, of the symmetrized graph */
+    int64_t edge_cut; /* those with part[u] != part[v], each counted once */
+    int ncon;
+    unsigned con[GNN_PART_MAX_CON];
+    double imbalance[GNN_PART_MAX_CON]; /* per column: max_p W[p][c] / (sum_p W[p][c] / k) */
+    double vertex_imbalance;            /* the same for vertex counts (whatever the columns) */
+    int64_t *solid;  /* (k) vertices owned */
+    int64_t *halo;   /* (k) halo vertices (in-neighbors of solid vertices owned elsewhere) */
+    int64_t *weight; /* (k x ncon) row-major: W[p][c] */
+    int64_t halo_total;   /* sum of halo */
+    double halo_fraction; /* halo_total / (n + halo_total): the share of all local vertices,
+                             over all parts, that are halo copies (0 when n = 0) */
+} gnn_part_quality;
+
+/* Quality of part (values in [0, k), else GNN_ERR_RANGE) on g with the columns of balance. */
+gnn_status gnn_partition_quality(const gnn_csr *g, const uint8_t *split, const int32_t *part, int64_t k,
+                                 unsigned balance, gnn_part_quality *q, gnn_err *err);
+void gnn_part_quality_free(gnn_part_quality *q);
+
+/* ---- the partition structure (DistGNN-MB section 3.1) -------------------------------------- */
+
+typedef struct gnn_part_local {
+    int64_t rank;
+    int64_t n_solid, n_halo;    /* graph.n = n_solid + n_halo */
+    gnn_csr graph;              /* local in-edge CSR over local ids; halo rows empty */
+    int64_t *vid_o;             /* (n_solid + n_halo) local -> global */
+    int64_t *vid_p;             /* (n global) global -> local, or -1 */
+    int32_t *halo_owner;        /* (n_halo) owner rank of halo local id n_solid + i */
+    int64_t *halo_owner_local;  /* (n_halo) local id of that vertex on its owner */
+    int64_t n_train, n_val, n_test;
+    int64_t *train, *val, *test; /* local ids of the solid vertices in each split, increasing */
+} gnn_part_local;
+
+typedef struct gnn_partition {
+    int64_t n;             /* global vertices */
+    int64_t k;             /* ranks (parts); parts may be empty */
+    int32_t *part;         /* (n) a copy of the part vector */
+    gnn_part_local *parts; /* (k) */
+} gnn_partition;
+
+/* Build the structure from g (in-edge CSR), an optional split (n entries, GNN_SPLIT_*) and a
+ * part vector with values in [0, k). k >= 1 (parts may be empty, k may exceed n). Errors:
+ * GNN_ERR_INVAL (k < 1 or beyond int32), GNN_ERR_RANGE (a part value outside [0, k), with the
+ * vertex), GNN_ERR_NOMEM. On error *out is left empty (gnn_partition_free is safe). */
+typedef struct gnn_partition_ops {
+    const char *name; /* "ref", "cpu" */
+    gnn_status (*build)(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part,
+                        int64_t k, gnn_err *err);
+} gnn_partition_ops;
+
+extern const gnn_partition_ops gnn_partition_ref, gnn_partition_cpu;
+gnn_status gnn_partition_build_ref(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part,
+                                   int64_t k, gnn_err *err);
+gnn_status gnn_partition_build_cpu(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part,
+                                   int64_t k, gnn_err *err);
+void gnn_partition_free(gnn_partition *p);
+
+/* Shared argument checks of the builders: k in [1, INT32_MAX], part values in [0, k). */
+gnn_status gnn_partition_check_args(const gnn_csr *g, const int32_t *part, int64_t k, gnn_err *err);
+
+/* The oracle's property checker (oracle/op_partition.c, entry partition.verify), written as a
+ * different algorithm from both builders (sorting pairs and triples instead of marking):
+ * every vertex owned exactly once, by part[v], solid in increasing order; halo sets exactly
+ * the cut in-neighbors, in increasing order; local edges = the global edges whose dst the part
+ * owns, as a multiset, halo rows empty; vid_o and vid_p inverse to each other and -1
+ * elsewhere; halo owners and owner-local ids right; train/val/test lists exactly each part's
+ * solid vertices of that split. GNN_OK, or GNN_ERR_MISMATCH with the first violation. */
+gnn_status gnn_partition_verify(const gnn_partition *p, const gnn_csr *g, const uint8_t *split, const int32_t *part,
+                                int64_t k, gnn_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
