@@ -173,10 +173,10 @@ coverage:
 	$(Q)$(BUILD)/cov/bin/gnnref oracle --cases 3 >/dev/null
 	$(Q)CK_DEFAULT_TIMEOUT=240 CK_EXCLUDE_TAGS=slow GNN_TOOL=$(BUILD)/cov/bin/gnnref $(BUILD)/cov/bin/gnnref-tests | tail -1
 	$(Q)lcov --quiet --capture --directory $(BUILD)/cov/obj --output-file $(BUILD)/cov/all.info --rc lcov_branch_coverage=0 2>/dev/null
-	$(Q)lcov --quiet --extract $(BUILD)/cov/all.info '*/core/*' '*/ref/*' '*/opt/*' '*/oracle/*' '*/cli/*' -o $(BUILD)/cov/gnnref.info 2>/dev/null
+	$(Q)lcov --quiet --extract $(BUILD)/cov/all.info '*/core/*' '*/ref/*' '*/opt/*' '*/sim/*' '*/oracle/*' '*/cli/*' -o $(BUILD)/cov/gnnref.info 2>/dev/null
 	$(Q)genhtml --quiet $(BUILD)/cov/gnnref.info -o $(BUILD)/coverage
 	@echo "coverage report: $(BUILD)/coverage/index.html"
-	$(Q)for d in core ref opt oracle cli; do \
+	$(Q)for d in core ref opt sim oracle cli; do \
 	  lcov --quiet --extract $(BUILD)/cov/gnnref.info "*/$$d/*" -o $(BUILD)/cov/$$d.info 2>/dev/null; \
 	  printf '%-8s ' $$d; lcov --summary $(BUILD)/cov/$$d.info 2>&1 | grep -E 'lines' ; done
 	$(Q)printf 'total    '; lcov --summary $(BUILD)/cov/gnnref.info 2>&1 | grep -E 'lines'
@@ -186,7 +186,7 @@ install: $(TOOL)
 	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 include/gnnref/*.h $(DESTDIR)$(PREFIX)/include/gnnref/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@LIBS@|$(PKG_LIBS) $(BLAS_LIBS) $(METIS_LIBS) $(OMPFLAGS) -lm|' \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@LIBS@|$(PKG_LIBS) $(BLAS_LIBS) $(METIS_LIBS) $(MPI_LIBS) $(OMPFLAGS) -lpthread -lm|' \
 	    gnnref.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gnnref.pc
 
 clean:
