@@ -231,8 +231,10 @@ static gnn_status train_rank(gnn_comm *comm, void *arg)
         cnt[q] = NT;
         cnt[P + q] = (int64_t)NT * q;
     }
-    if ((st = gnn_comm_traffic_matrix(comm, &bytes, &msgs)) ||
-        (st = gnn_comm_allgatherv(comm, mine, NT, all, cnt, cnt + P, GNN_DT_F64)))
+    /* the times first, so the traffic matrix includes their gather: the matrix then sums to
+     * every byte the ranks sent (the simulator's bytes_moved) */
+    if ((st = gnn_comm_allgatherv(comm, mine, NT, all, cnt, cnt + P, GNN_DT_F64)) ||
+        (st = gnn_comm_traffic_matrix(comm, &bytes, &msgs)))
         goto done;
     if (me == 0) {
         printf("final: train_acc %.4f  val_acc %.4f  test_acc %.4f  best_val_acc %.4f (epoch %d)  "

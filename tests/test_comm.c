@@ -3,6 +3,7 @@
  * accounting, and the CLI's backend flags. The multi-rank simulator has its own suite
  * (test_sim.c); sim vs MPI runs in ci/mpi-check.sh. */
 #include <check.h>
+#include <json-c/json.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,52 @@ START_TEST(cli_backend_flags)
 }
 END_TEST
 
+static int64_t jint(json_object *o, const char *a, const char *b)
+{
+    json_object *x, *y;
+    ck_assert_msg(json_object_object_get_ex(o, a, &x), "report lacks %s", a);
+    if (!b)
+        return json_object_get_int64(x);
+    ck_assert_msg(json_object_object_get_ex(x, b, &y), "report lacks %s.%s", a, b);
+    return json_object_get_int64(y);
+}
+
+/* A 3-rank simulated training run: the report carries backend, ranks, the traffic matrix
+ * (which sums to the bytes the simulator copied) and the simulator's section. */
+START_TEST(cli_train_sim_report)
+{
+    NEED_TOOL();
+    char args[1024];
+    snprintf(args, sizeof args, "train --backend sim --ranks 3 --epochs 1 --batch 512 --quiet --json %s",
+             tmp("sim.json"));
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
+    json_object *r = json_object_from_file(tmp("sim.json"));
+    ck_assert_ptr_nonnull(r);
+    json_object *v;
+    ck_assert(json_object_object_get_ex(r, "backend", &v) && !strcmp(json_object_get_string(v), "sim"));
+    ck_assert_int_eq(jint(r, "ranks", NULL), 3);
+    const int64_t bytes = jint(r, "comm", "bytes");
+    ck_assert_int_gt(bytes, 0);
+    ck_assert_int_eq(bytes, jint(r, "sim", "bytes_moved_total"));
+    json_object *comm, *mx, *mb;
+    ck_assert(json_object_object_get_ex(r, "comm", &comm) && json_object_object_get_ex(comm, "matrix", &mx) &&
+              json_object_object_get_ex(mx, "bytes", &mb));
+    int64_t total = 0;
+    for (int s = 0; s < 3; s++)
+        for (int d = 0; d < 3; d++) {
+            const int64_t b = json_object_get_int64(json_object_array_get_idx(json_object_array_get_idx(mb, s), d));
+            ck_assert(s != d || b == 0);
+            total += b;
+        }
+    ck_assert_int_eq(total, bytes);
+    ck_assert_int_gt(jint(r, "comm", "messages"), 0);
+    json_object *ep;
+    ck_assert(json_object_object_get_ex(r, "epochs", &ep));
+    ck_assert_int_gt(jint(json_object_array_get_idx(ep, 0), "comm_bytes", NULL), 0);
+    json_object_put(r);
+}
+END_TEST
+
 Suite *suite_comm(void)
 {
     Suite *s = suite_create("comm");
@@ -122,6 +169,7 @@ Suite *suite_comm(void)
     tcase_add_test(tc, allreduce_expected_order);
     tcase_add_checked_fixture(tc, NULL, cli_cleanup);
     tcase_add_test(tc, cli_backend_flags);
+    tcase_add_test(tc, cli_train_sim_report);
     suite_add_tcase(s, tc);
     return s;
 }
