@@ -483,7 +483,9 @@ int gnn_cmd_train(int argc, char **argv)
         return cli_error(cli_status_code(st), "%s", err.msg);
     }
     gnn_train_resolve(&c); /* effective values, as reported */
-    train_job J = { .ds = &ds, .cfg = c, .backend = &b, .data = data, .model = model, .nthreads = nthreads,
+    /* under the simulator every rank runs threads_per_rank OpenMP threads */
+    const int rank_threads = b.kind == CLI_BACKEND_SIM ? b.sim.threads_per_rank : nthreads;
+    train_job J = { .ds = &ds, .cfg = c, .backend = &b, .data = data, .model = model, .nthreads = rank_threads,
                     .have_split = have_split, .quiet = quiet, .tty = cli_is_tty() };
     memcpy(J.split, split, sizeof split);
     gnn_sim_report rep;

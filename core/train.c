@@ -702,7 +702,7 @@ static gnn_status minibatch_step(trainer *T, const int64_t *seeds, int64_t n_see
     const gnn_sample_params base = { .seed = c->seed, .step = step };
     /* the fused sampler's blocks equal the reference's bit for bit (ordered ID map) */
     st = T->sampler ? gnn_sampler_blocks(T->sampler, seeds, n_seeds, c->fanouts, L, &base, blk)
-                               : gnn_sample_blocks(&gnn_sample_ref, T->graph, seeds, n_seeds, c->fanouts, L, &base, blk);
+                    : gnn_sample_blocks(&gnn_sample_ref, T->graph, seeds, n_seeds, c->fanouts, L, &base, blk);
     if (st)
         goto done;
     for (int l = 0; l < L; l++) {
