@@ -99,6 +99,9 @@ int gnn_cmd_commcheck(int argc, char **argv)
         return rc;
     if (J.inject && b.kind != CLI_BACKEND_SIM)
         return cli_error(CLI_USAGE, "--inject needs --backend sim: under MPI the injected bug would hang");
+    if (J.inject && b.sim.ranks < 2)
+        return cli_error(CLI_USAGE, "--inject %s needs --ranks 2 or more: one rank has no one to disagree with",
+                         J.inject);
 
     gnn_err err = { "" };
     gnn_sim_report rep;

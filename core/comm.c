@@ -4,7 +4,6 @@
  * then dispatch to the backend's ops table. The allreduce is written once, here, over the
  * backend's alltoallv and allgatherv, so every backend computes it with the same additions
  * in the same order (DESIGN.md section 4): sim and MPI agree bitwise. docs/comm.md. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -175,15 +174,8 @@ static void account(gnn_comm *c, gnn_comm_op op, int dst, int64_t bytes)
     c->traffic.msgs[(size_t)op * (size_t)c->size + (size_t)dst] += 1;
 }
 
-static gnn_status bad(gnn_comm *c, const char *fmt, ...)
-{
-    char msg[sizeof c->err.msg];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return gnn_err_set(&c->err, GNN_ERR_INVAL, "%s", msg);
-}
+/* an invalid argument: GNN_ERR_INVAL with the message in c->err */
+#define bad(c, ...) gnn_err_set(&(c)->err, GNN_ERR_INVAL, __VA_ARGS__)
 
 static gnn_status check_counts(gnn_comm *c, const char *op, const char *what, const int64_t *v)
 {

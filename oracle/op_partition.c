@@ -284,7 +284,6 @@ static const char *const k_p_presets[] = {
     NULL,
 };
 
-static void free_dataset(void *p) { gnn_dataset_free(p); }
 static void free_csr(void *p) { gnn_csr_free(p); }
 static void free_partition(void *p) { gnn_partition_free(p); }
 
@@ -335,40 +334,16 @@ static gnn_oracle_outcome make_input(gnn_oracle_ctx *ctx, const gnn_oracle_case 
     const int method = (int)gnn_oracle_int(c, P_METHOD);
     if (empty >= k)
         return gnn_oracle_fail(ctx, "invalid case: empty=%lld needs k > empty", (long long)empty);
-    gnn_dataset *ds = gnn_oracle_alloc(ctx, sizeof *ds);
-    if (!ds)
-        return gnn_oracle_fail(ctx, "out of memory");
-    gnn_err err = { "" };
-    gnn_status st;
-    if (gen == 0) {
-        gnn_rmat_params rp;
-        gnn_rmat_defaults(&rp);
-        rp.scale = scale;
-        rp.edge_factor = (int)ef;
-        rp.seed = c->seed * 0x9E3779B97F4A7C15ull + 31;
-        rp.num_features = 0;
-        rp.num_classes = 0;
-        st = gnn_gen_rmat(ds, &rp, &err);
-    } else {
-        gnn_sbm_params sp;
-        gnn_sbm_defaults(&sp);
-        sp.n = (int64_t)1 << scale;
-        sp.classes = 4;
-        sp.deg_in = 0.7 * (double)ef;
-        sp.deg_out = 0.3 * (double)ef;
-        sp.num_features = 0;
-        sp.noise = 0;
-        sp.seed = c->seed * 0x9E3779B97F4A7C15ull + 37;
-        sp.train = sp.val = sp.test = 0;
-        st = gnn_gen_sbm(ds, &sp, &err);
-    }
-    if (st)
-        return gnn_oracle_fail(ctx, "graph generator: %s (%s)", gnn_status_str(st), err.msg);
-    gnn_oracle_defer(ctx, free_dataset, ds);
-    in->g = &ds->graph;
+    /* the seeds keep their historical salts, so every case string still names the same graph */
+    const gnn_csr *cg = NULL;
+    const uint64_t gseed = c->seed * 0x9E3779B97F4A7C15ull + (gen == 0 ? 31 : 37);
+    gnn_oracle_outcome go = gnn_oracle_case_graph(ctx, gen, scale, ef, gseed, &cg);
+    if (go != GNN_ORACLE_PASS)
+        return go;
+    in->g = cg;
     if (gnn_oracle_int(c, P_DIRECTED)) {
         gnn_csr *m = gnn_oracle_alloc(ctx, sizeof *m);
-        if (!m || mutate(ctx, c, &ds->graph, m))
+        if (!m || mutate(ctx, c, cg, m))
             return gnn_oracle_fail(ctx, "out of memory");
         in->g = m;
     }
@@ -402,6 +377,8 @@ static gnn_oracle_outcome make_input(gnn_oracle_ctx *ctx, const gnn_oracle_case 
     o.k = kk;
     o.seed = c->seed;
     o.balance = method == 3 ? (unsigned)gnn_oracle_int(c, P_BALANCE) : 0;
+    gnn_err err = { "" };
+    gnn_status st;
     if ((st = gnn_partition_assign(in->g, in->split, &o, in->part, NULL, &err)))
         return gnn_oracle_fail(ctx, "gnn_partition_assign (%s, k = %lld): %s (%s)", gnn_part_method_name(o.method),
                                (long long)kk, gnn_status_str(st), err.msg);

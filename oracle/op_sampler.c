@@ -85,7 +85,6 @@ static const gnn_oracle_impl *const k_fusedmap_impls[] = { &k_fused_fused, &k_un
 
 /* ---- case inputs: graph, weights, seeds ------------------------------------------------------ */
 
-static void free_dataset(void *p) { gnn_dataset_free(p); }
 static void free_sampler(void *p) { gnn_sampler_destroy(p); }
 
 /* Blocks owned by the case (one deferred free for all of them). */
@@ -123,37 +122,13 @@ typedef struct sampler_input {
 static gnn_oracle_outcome make_input(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, int gen, int scale, int64_t ef,
                                      int64_t n_seeds, int weighted, int64_t zeros, int dup, sampler_input *in)
 {
-    gnn_dataset *ds = gnn_oracle_alloc(ctx, sizeof *ds);
-    if (!ds)
-        return gnn_oracle_fail(ctx, "out of memory");
-    gnn_err err = { "" };
-    gnn_status st;
-    if (gen == 0) {
-        gnn_rmat_params rp;
-        gnn_rmat_defaults(&rp);
-        rp.scale = scale;
-        rp.edge_factor = (int)ef;
-        rp.seed = c->seed * 0x9E3779B97F4A7C15ull + 23;
-        rp.num_features = 0;
-        rp.num_classes = 0;
-        st = gnn_gen_rmat(ds, &rp, &err);
-    } else {
-        gnn_sbm_params sp;
-        gnn_sbm_defaults(&sp);
-        sp.n = (int64_t)1 << scale;
-        sp.classes = 4;
-        sp.deg_in = 0.7 * (double)ef;
-        sp.deg_out = 0.3 * (double)ef;
-        sp.num_features = 0;
-        sp.noise = 0;
-        sp.seed = c->seed * 0x9E3779B97F4A7C15ull + 29;
-        sp.train = sp.val = sp.test = 0;
-        st = gnn_gen_sbm(ds, &sp, &err);
-    }
-    if (st)
-        return gnn_oracle_fail(ctx, "graph generator: %s (%s)", gnn_status_str(st), err.msg);
-    gnn_oracle_defer(ctx, free_dataset, ds);
-    const gnn_csr *g = &ds->graph;
+    /* the seeds keep their historical salts, so every case string still names the same graph */
+    const gnn_csr *cg = NULL;
+    const uint64_t gseed = c->seed * 0x9E3779B97F4A7C15ull + (gen == 0 ? 23 : 29);
+    gnn_oracle_outcome go = gnn_oracle_case_graph(ctx, gen, scale, ef, gseed, &cg);
+    if (go != GNN_ORACLE_PASS)
+        return go;
+    const gnn_csr *g = cg;
     in->g = g;
     in->weights = NULL;
     if (weighted) {

@@ -103,6 +103,7 @@ START_TEST(cli_backend_flags)
         { "commcheck --backend sim --fault-drop 2", "--fault-drop '2'" },
         { "commcheck --inject mismatch", "--inject needs --backend sim" },
         { "commcheck --backend sim --inject nothing", "--inject 'nothing'" },
+        { "commcheck --backend sim --inject deadlock", "needs --ranks 2 or more" },
         { "train --backend sim --fault-delay 0", "--fault-delay '0'" },
         { "train --ranks 2", "--ranks applies to --backend sim" },
     };
@@ -125,6 +126,22 @@ static int64_t jint(json_object *o, const char *a, const char *b)
 
 /* A 3-rank simulated training run: the report carries backend, ranks, the traffic matrix
  * (which sums to the bytes the simulator copied) and the simulator's section. */
+/* the deliberate bugs end quickly, with exit 1 and a message naming each rank's call */
+START_TEST(cli_injected_bugs)
+{
+    NEED_TOOL();
+    static const struct { const char *args, *says; } bug[] = {
+        { "commcheck --backend sim --ranks 2 --inject mismatch", "rank 1 called allreduce(f32, count=4)" },
+        { "commcheck --backend sim --ranks 3 --inject deadlock", "rank 2 blocked in wait(ialltoallv tag 3 step 0)" },
+        { "commcheck --backend sim --ranks 2 --inject modify", "modified the send buffer" },
+    };
+    for (size_t i = 0; i < sizeof bug / sizeof bug[0]; i++) {
+        ck_assert_msg(tool(bug[i].args, out, sizeof out) == 1, "%s: expected exit 1: %s", bug[i].args, out);
+        ck_assert_msg(strstr(out, bug[i].says) != NULL, "%s: output lacks \"%s\": %s", bug[i].args, bug[i].says, out);
+    }
+}
+END_TEST
+
 START_TEST(cli_train_sim_report)
 {
     NEED_TOOL();
@@ -169,6 +186,7 @@ Suite *suite_comm(void)
     tcase_add_test(tc, allreduce_expected_order);
     tcase_add_checked_fixture(tc, NULL, cli_cleanup);
     tcase_add_test(tc, cli_backend_flags);
+    tcase_add_test(tc, cli_injected_bugs);
     tcase_add_test(tc, cli_train_sim_report);
     suite_add_tcase(s, tc);
     return s;

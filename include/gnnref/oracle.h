@@ -226,6 +226,10 @@ void *gnn_oracle_alloc_out(gnn_oracle_ctx *ctx, const char *name, size_t bytes);
 /* Name given to a buffer of gnn_oracle_alloc_out in this case, or NULL when p is not one
  * (the comparators check the guards of the buffers that have them). */
 const char *gnn_oracle_guarded_name(const gnn_oracle_ctx *ctx, const void *p);
+/* A generated graph for a case, freed after it: gen 0 = R-MAT (Graph500 parameters, edge
+ * factor ef), 1 = a 4-class SBM (expected degree ef, 70% inside the class); 2^scale vertices. */
+gnn_oracle_outcome gnn_oracle_case_graph(gnn_oracle_ctx *ctx, int gen, int scale, int64_t ef, uint64_t seed,
+                                         const gnn_csr **g);
 /* Run fn(p) after the case (for structures the kernels allocate: blocks, sampled lists). */
 void gnn_oracle_defer(gnn_oracle_ctx *ctx, void (*fn)(void *), void *p);
 
