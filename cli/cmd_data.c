@@ -8,6 +8,7 @@
 #include <time.h>
 #include "cli/cli.h"
 #include "gnnref/dataset.h"
+#include "gnnref/partition.h"
 #include "gnnref/tensor.h"
 
 /* ---- small flag helpers ---- */
@@ -588,6 +589,27 @@ int gnn_cmd_info(int argc, char **argv)
         printf("import: %lld edge records read, %lld self-loops dropped, %lld duplicate entries merged%s\n",
                (long long)ds.stats.edges_read, (long long)ds.stats.self_loops_dropped,
                (long long)ds.stats.duplicates_merged, ds.stats.symmetrized ? " (after symmetrizing)" : "");
+    if (ds.num_ext > 0) {
+        /* extension sections: a partition file's id tables (docs/formats.md) */
+        json_object *ej = json_object_new_object();
+        printf("extension sections:");
+        for (int i = 0; i < ds.num_ext; i++) {
+            printf(" %s (%lld x %u B)", ds.ext[i].name, (long long)ds.ext[i].count, ds.ext[i].elem_size);
+            json_object_object_add(ej, ds.ext[i].name, json_object_new_int64(ds.ext[i].count));
+        }
+        printf("\n");
+        json_object_object_add(r, "extensions", ej);
+        const gnn_format_ext *pm = gnn_dataset_ext(&ds, "partmeta");
+        if (pm && pm->elem_size == 8 && pm->count >= GNN_PARTMETA_COUNT) {
+            const int64_t *m = pm->data;
+            printf("partition part %lld of %lld (set 0x%016llx): %lld solid, %lld halo of %lld global vertices, %lld "
+                   "trainer%s\n",
+                   (long long)m[GNN_PARTMETA_RANK], (long long)m[GNN_PARTMETA_K],
+                   (unsigned long long)m[GNN_PARTMETA_SET_ID], (long long)m[GNN_PARTMETA_N_SOLID],
+                   (long long)m[GNN_PARTMETA_N_HALO], (long long)m[GNN_PARTMETA_N], (long long)m[GNN_PARTMETA_TRAINERS],
+                   m[GNN_PARTMETA_TRAINERS] == 1 ? "" : "s");
+        }
+    }
     printf("checks: ok\n");
     json_object_object_add(r, "checks", json_object_new_string("ok"));
     json_object_object_add(r, "open_seconds", json_object_new_double(t_open));

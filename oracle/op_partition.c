@@ -238,6 +238,22 @@ gnn_status gnn_partition_verify(const gnn_partition *P, const gnn_csr *g, const 
         if (split_got[sidx] != split_tot[sidx])
             BAD("split %d: the parts list %lld vertices, the graph has %lld", sidx, (long long)split_got[sidx],
                 (long long)split_tot[sidx]);
+    /* 6. two levels: every solid vertex's trainer is the trainer vector's, in [0, T) */
+    {
+        const int64_t T = P->trainers < 1 ? 1 : P->trainers;
+        if (T > 1 && !P->trainer)
+            BAD("%lld trainers but no trainer vector", (long long)T);
+        for (int64_t p = 0; p < k; p++) {
+            const gnn_part_local *L = &P->parts[p];
+            if ((L->trainers < 1 ? 1 : L->trainers) != T || (T > 1 && !L->trainer))
+                BAD("part %lld: %lld trainers, the partition has %lld", (long long)p, (long long)L->trainers,
+                    (long long)T);
+            for (int64_t l = 0; T > 1 && l < L->n_solid; l++)
+                if (L->trainer[l] != P->trainer[L->vid_o[l]] || L->trainer[l] < 0 || L->trainer[l] >= T)
+                    BAD("part %lld: solid %lld (vertex %lld) has trainer %d, the vector says %d", (long long)p,
+                        (long long)l, (long long)L->vid_o[l], L->trainer[l], P->trainer[L->vid_o[l]]);
+        }
+    }
 #undef BAD
 out:
     gnn_free(owned);
