@@ -29,7 +29,7 @@ extern const gnn_oracle_entry gnn_oracle_gat_fwd, gnn_oracle_gat_bwd, gnn_oracle
 extern const gnn_oracle_entry gnn_oracle_elu_fwd, gnn_oracle_elu_bwd, gnn_oracle_layernorm_fwd, gnn_oracle_layernorm_bwd,
     gnn_oracle_grad_elu, gnn_oracle_grad_layernorm;
 /* graph partitioning: the partition structure, DistGNN-MB 3.1 (oracle/op_partition.c) */
-extern const gnn_oracle_entry gnn_oracle_partition_build, gnn_oracle_partition_verify;
+extern const gnn_oracle_entry gnn_oracle_partition_build, gnn_oracle_partition_verify, gnn_oracle_partition_files;
 
 const gnn_oracle_entry *const gnn_oracle_registry[] = {
     /* core services */
@@ -93,5 +93,6 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     /* graph partitioning: the partition structure, DistGNN-MB 3.1 (oracle/op_partition.c) */
     &gnn_oracle_partition_build,
     &gnn_oracle_partition_verify,
+    &gnn_oracle_partition_files,
     NULL,
 };
