@@ -3,8 +3,9 @@
  *
  * A set is a directory: manifest.json plus part-RRRRR.gnn for every rank. Each part file is an
  * ordinary native-format file (core/format.c) -- `gnnref info` opens it, its sections carry
- * their own CRC32C -- holding the part's local graph, features, labels and split, plus five
- * extension sections with the id tables (vid_o, h_owner, h_oloc, trainer) and partmeta.
+ * their own CRC32C -- holding the part's local graph, labels and split, plus extension sections
+ * with the id tables (vid_o, halo, trainer), the solid vertices' features (feat: a part stores
+ * no features for its halos, DistGNN-MB 3.1) and partmeta.
  *
  * Three layers of checks, so that one flipped byte anywhere is caught and named:
  *   1. the manifest carries the CRC32C of its own text (with the CRC field read as zeros);
@@ -14,6 +15,7 @@
  *      tables must have the structure the builders give them -- so a valid file from another set
  *      or another rank is refused too. */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,15 +82,18 @@ static gnn_status file_crc(const char *path, uint32_t *crc, int64_t *bytes, gnn_
 
 /* ---- save ------------------------------------------------------------------------------------ */
 
-/* The native-format dataset of part r: borrows L's graph and tables, owns feat/labels/split. */
+/* The native-format dataset of part r: borrows L's graph and tables, owns the rest. */
 typedef struct part_file {
     gnn_dataset ds;
+    float *feat;   /* (n_solid x f) */
+    int64_t *halo; /* (2 n_halo): owner, owner-local id */
     int64_t meta[GNN_PARTMETA_COUNT];
 } part_file;
 
 static void part_file_free(part_file *pf)
 {
-    gnn_free(pf->ds.feat);
+    gnn_free(pf->feat);
+    gnn_free(pf->halo);
     gnn_free(pf->ds.labels);
     gnn_free(pf->ds.split);
 }
@@ -116,16 +121,20 @@ static gnn_status make_part_file(part_file *pf, const gnn_partition *p, int64_t 
     snprintf(o->name, sizeof o->name, "%.*s%s", (int)room, ds->name, suffix);
     o->graph = L->graph;
     o->graph.owns = 0;
-    o->num_features = f;
+    /* the features go to the extension section feat, solid rows only: the native features
+     * section would need a row for every local vertex, and halos have none */
+    o->num_features = 0;
     o->num_classes = ds->num_classes;
-    if (f > 0 && ds->feat) {
-        o->feat = gnn_calloc((size_t)(nl > 0 ? nl : 1) * (size_t)f, sizeof(float));
-        if (!o->feat)
-            return gnn_err_set(err, GNN_ERR_NOMEM, "partition save: out of memory");
-        for (int64_t l = 0; l < L->n_solid; l++) /* halo rows stay zero: no features for halos */
-            memcpy(o->feat + l * f, ds->feat + L->vid_o[l] * f, (size_t)f * sizeof(float));
-    } else {
-        o->num_features = 0;
+    const int64_t fw = ds->feat ? f : 0;
+    pf->feat = xmalloc((size_t)(L->n_solid * fw), sizeof(float));
+    pf->halo = xmalloc((size_t)(2 * L->n_halo), sizeof(int64_t));
+    if (!pf->feat || !pf->halo)
+        return gnn_err_set(err, GNN_ERR_NOMEM, "partition save: out of memory");
+    for (int64_t l = 0; l < L->n_solid && fw > 0; l++)
+        memcpy(pf->feat + l * fw, ds->feat + L->vid_o[l] * fw, (size_t)fw * sizeof(float));
+    for (int64_t i = 0; i < L->n_halo; i++) {
+        pf->halo[2 * i] = L->halo_owner[i];
+        pf->halo[2 * i + 1] = L->halo_owner_local[i];
     }
     if (ds->labels) {
         o->labels = xmalloc((size_t)nl, sizeof(int32_t));
@@ -152,11 +161,12 @@ static gnn_status make_part_file(part_file *pf, const gnn_partition *p, int64_t 
     m[GNN_PARTMETA_NNZ] = ds->graph.nnz;
     m[GNN_PARTMETA_N_SOLID] = L->n_solid;
     m[GNN_PARTMETA_N_HALO] = L->n_halo;
+    m[GNN_PARTMETA_F] = fw;
     add_ext(o, "vid_o", L->vid_o, nl, 8);
-    add_ext(o, "h_owner", L->halo_owner, L->n_halo, 4);
-    add_ext(o, "h_oloc", L->halo_owner_local, L->n_halo, 8);
+    add_ext(o, "halo", pf->halo, 2 * L->n_halo, 8);
     if (p->trainers > 1)
         add_ext(o, "trainer", L->trainer, L->n_solid, 4);
+    add_ext(o, "feat", pf->feat, L->n_solid * fw, 4);
     add_ext(o, "partmeta", m, GNN_PARTMETA_COUNT, 8);
     return GNN_OK;
 }
@@ -637,7 +647,8 @@ static gnn_status load_part(const char *dir, int64_t r, const gnn_part_manifest 
     const int64_t n_solid = meta[GNN_PARTMETA_N_SOLID], n_halo = meta[GNN_PARTMETA_N_HALO], n = m->n;
     if (meta[GNN_PARTMETA_VERSION] != 1 || (uint64_t)meta[GNN_PARTMETA_SET_ID] != m->set_id ||
         meta[GNN_PARTMETA_RANK] != r || meta[GNN_PARTMETA_K] != m->k || meta[GNN_PARTMETA_TRAINERS] != m->trainers ||
-        meta[GNN_PARTMETA_N] != n || meta[GNN_PARTMETA_NNZ] != m->nnz || n_solid != fe->n_solid ||
+        meta[GNN_PARTMETA_N] != n || meta[GNN_PARTMETA_NNZ] != m->nnz || meta[GNN_PARTMETA_F] != m->num_features ||
+        n_solid != fe->n_solid ||
         n_halo != fe->n_halo || n_solid < 0 || n_halo < 0 || n_solid > n || n_halo > n ||
         ds.graph.n != n_solid + n_halo || ds.graph.nnz != fe->nnz) {
         st = gnn_err_set(err, GNN_ERR_FORMAT,
@@ -652,17 +663,31 @@ static gnn_status load_part(const char *dir, int64_t r, const gnn_part_manifest 
         goto fail;
     }
     const int64_t nl = n_solid + n_halo;
-    const int64_t *vid_o, *h_oloc;
-    const int32_t *h_owner, *trainer = NULL;
+    const int64_t *vid_o, *halo;
+    const int32_t *trainer = NULL;
     if ((st = need_ext(&ds, "vid_o", nl, 8, path, &pv, err)))
         goto fail;
     vid_o = pv;
-    if ((st = need_ext(&ds, "h_owner", n_halo, 4, path, &pv, err)))
+    if ((st = need_ext(&ds, "halo", 2 * n_halo, 8, path, &pv, err)))
         goto fail;
-    h_owner = pv;
-    if ((st = need_ext(&ds, "h_oloc", n_halo, 8, path, &pv, err)))
+    halo = pv;
+    if (n_solid > 0 && m->num_features > INT64_MAX / n_solid) {
+        st = gnn_err_set(err, GNN_ERR_FORMAT, "%s: %lld solid rows x %lld features overflow", path, (long long)n_solid,
+                         (long long)m->num_features);
         goto fail;
-    h_oloc = pv;
+    }
+    if ((st = need_ext(&ds, "feat", n_solid * m->num_features, 4, path, &pv, err)))
+        goto fail;
+    {
+        const float *feat = pv;
+        const int64_t fw = m->num_features;
+        for (int64_t i = 0; i < n_solid * fw; i++)
+            if (!isfinite(feat[i])) {
+                st = gnn_err_set(err, GNN_ERR_NAN, "%s: section 'feat': row %lld column %lld is %g", path,
+                                 (long long)(i / fw), (long long)(i % fw), (double)feat[i]);
+                goto fail;
+            }
+    }
     if (m->trainers > 1) {
         if ((st = need_ext(&ds, "trainer", n_solid, 4, path, &pv, err)))
             goto fail;
@@ -679,9 +704,9 @@ static gnn_status load_part(const char *dir, int64_t r, const gnn_part_manifest 
         }
     }
     for (int64_t i = 0; i < n_halo; i++)
-        if (h_owner[i] < 0 || h_owner[i] >= m->k || h_owner[i] == r || h_oloc[i] < 0 || h_oloc[i] >= n) {
-            st = gnn_err_set(err, GNN_ERR_FORMAT, "%s: halo %lld: owner %d, owner-local id %lld: out of range", path,
-                             (long long)i, h_owner[i], (long long)h_oloc[i]);
+        if (halo[2 * i] < 0 || halo[2 * i] >= m->k || halo[2 * i] == r || halo[2 * i + 1] < 0 || halo[2 * i + 1] >= n) {
+            st = gnn_err_set(err, GNN_ERR_FORMAT, "%s: halo %lld: owner %lld, owner-local id %lld: out of range", path,
+                             (long long)i, (long long)halo[2 * i], (long long)halo[2 * i + 1]);
             goto fail;
         }
     for (int64_t l = n_solid; l < nl; l++)
@@ -723,8 +748,10 @@ static gnn_status load_part(const char *dir, int64_t r, const gnn_part_manifest 
     if (nl)
         memcpy(L->vid_o, vid_o, (size_t)nl * sizeof(int64_t));
     if (n_halo) {
-        memcpy(L->halo_owner, h_owner, (size_t)n_halo * sizeof(int32_t));
-        memcpy(L->halo_owner_local, h_oloc, (size_t)n_halo * sizeof(int64_t));
+        for (int64_t i = 0; i < n_halo; i++) {
+            L->halo_owner[i] = (int32_t)halo[2 * i];
+            L->halo_owner_local[i] = halo[2 * i + 1];
+        }
     }
     if (trainer && n_solid)
         memcpy(L->trainer, trainer, (size_t)n_solid * sizeof(int32_t));
@@ -975,4 +1002,17 @@ gnn_status gnn_partition_compare(const gnn_partition *a, const gnn_partition *b,
                                (long long)at);
     }
     return GNN_OK;
+}
+
+const float *gnn_part_features(const gnn_dataset *local, int64_t *f)
+{
+    const gnn_format_ext *x = gnn_dataset_ext(local, "feat"), *m = gnn_dataset_ext(local, "partmeta");
+    if (!x || !m || m->count < GNN_PARTMETA_COUNT) {
+        if (f)
+            *f = 0;
+        return NULL;
+    }
+    if (f)
+        *f = ((const int64_t *)m->data)[GNN_PARTMETA_F];
+    return x->data;
 }

@@ -226,12 +226,12 @@ gnn_status gnn_part_trainer_seeds(const gnn_part_local *L, int64_t t, int64_t **
  *                        CRC32C of the whole file; the last field, manifest_crc32c, is the CRC32C
  *                        of the file with that field's 8 hex digits read as "00000000"
  *   part-00000.gnn ...   one native-format file per part (docs/formats.md): the local graph
- *                        (solid then halo rows, halo rows empty), features (solid rows; halo rows
- *                        zero: a part stores no features for its halos), labels (-1 on halos),
- *                        split (0 on halos), and extension sections vid_o (i64, local -> global),
- *                        h_owner (i32, per halo), h_oloc (i64, per halo), trainer (i32, per
- *                        solid; only when T > 1) and partmeta (16 x i64:
- *                        GNN_PARTMETA_*).
+ *                        (solid then halo rows, halo rows empty), labels (-1 on halos), split
+ *                        (0 on halos), no native features section, and extension sections
+ *                        vid_o (i64, local -> global), halo (i64 pairs: owner, owner-local id,
+ *                        per halo), trainer (i32 per solid; only when T > 1), feat (f32, the
+ *                        n_solid x f features of the solid vertices: a part stores none for its
+ *                        halos) and partmeta (16 x i64: GNN_PARTMETA_*).
  * Loading checks the manifest's own CRC, then every file it reads: its native-format header
  * and section CRCs, its whole-file CRC32C and size against the manifest, its partmeta against
  * the manifest (set, rank, k, trainers, counts) and the id tables' structure. Any failure is
@@ -246,6 +246,7 @@ enum {
     GNN_PARTMETA_NNZ = 6,     /* global CSR entries */
     GNN_PARTMETA_N_SOLID = 7,
     GNN_PARTMETA_N_HALO = 8,
+    GNN_PARTMETA_F = 9,       /* feature width of the feat section (0: no features) */
     GNN_PARTMETA_COUNT = 16
 };
 
@@ -282,10 +283,14 @@ gnn_status gnn_partition_manifest_load(const char *dir, gnn_part_manifest *m, gn
 
 /* Load one part, as a rank does: *L gets its own copies of the structure (vid_p allocated with
  * the global n entries), *local (optional, may be NULL) the part's mapped native file (local
- * graph, features, labels, split: read-only). m may be NULL. */
+ * graph, labels, split, and the solid features through gnn_part_features: read-only). m may be
+ * NULL. */
 gnn_status gnn_partition_load_part(const char *dir, int64_t rank, gnn_part_local *L, gnn_dataset *local,
                                    gnn_part_manifest *m, gnn_err *err);
 void gnn_part_local_free(gnn_part_local *L);
+/* The solid vertices' features of a loaded part file: n_solid x *f row-major (row l = local id
+ * l), read-only; NULL with *f = 0 when the set has no features or local is not a part file. */
+const float *gnn_part_features(const gnn_dataset *local, int64_t *f);
 
 /* Load the whole set: *p bitwise equal to the structure that was saved, and (optional) *g the
  * global graph rebuilt from the parts' solid rows (every vertex's in-edges live at its owner),
