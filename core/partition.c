@@ -469,6 +469,27 @@ gnn_status gnn_part_trainer_seeds(const gnn_part_local *L, int64_t t, int64_t **
     return GNN_OK;
 }
 
+gnn_status gnn_part_block_ids(const gnn_part_local *L, const gnn_block *b, int64_t *vid_o, uint8_t *is_halo,
+                              int64_t *n_halo, gnn_err *err)
+{
+    const int64_t nl = L->n_solid + L->n_halo;
+    int64_t halos = 0;
+    for (int64_t i = 0; i < b->n_src; i++) {
+        const int64_t p = b->src_gid[i];
+        if (p < 0 || p >= nl)
+            return gnn_err_set(err, GNN_ERR_RANGE, "block source %lld has VID_p %lld, rank %lld has %lld local vertices",
+                               (long long)i, (long long)p, (long long)L->rank, (long long)nl);
+        if (vid_o)
+            vid_o[i] = L->vid_o[p];
+        if (is_halo)
+            is_halo[i] = p >= L->n_solid;
+        halos += p >= L->n_solid;
+    }
+    if (n_halo)
+        *n_halo = halos;
+    return GNN_OK;
+}
+
 /* ---- quality ------------------------------------------------------------------------------------------ */
 
 gnn_status gnn_partition_check_args(const gnn_csr *g, const int32_t *part, int64_t k, gnn_err *err)

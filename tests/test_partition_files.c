@@ -425,6 +425,40 @@ START_TEST(cli_writes_a_set)
 }
 END_TEST
 
+START_TEST(block_ids_on_a_part)
+{
+    /* a block over a part's local graph maps VID_b -> VID_p -> VID_o; halos are the sources
+     * with VID_p >= n_solid */
+    gnn_dataset ds;
+    small_sbm(&ds, 200, 4);
+    gnn_part_options o;
+    gnn_part_defaults(&o);
+    o.method = GNN_PART_HASH;
+    o.k = 3;
+    gnn_partition P;
+    build(&P, &ds, &o);
+    const gnn_part_local *L = &P.parts[1];
+    gnn_block b;
+    ck_assert_int_eq(gnn_block_full(&b, &L->graph), GNN_OK);
+    int64_t *vo = gnn_malloc((size_t)b.n_src * sizeof(int64_t)), nh = -1;
+    uint8_t *h = gnn_malloc((size_t)b.n_src);
+    gnn_err err = { "" };
+    ck_assert_int_eq(gnn_part_block_ids(L, &b, vo, h, &nh, &err), GNN_OK);
+    ck_assert_int_eq(nh, L->n_halo);
+    for (int64_t i = 0; i < b.n_src; i++) {
+        ck_assert_int_eq(vo[i], L->vid_o[b.src_gid[i]]);
+        ck_assert_int_eq(h[i], P.part[vo[i]] != 1);
+    }
+    b.src_gid[0] = L->n_solid + L->n_halo;
+    ck_assert_int_eq(gnn_part_block_ids(L, &b, vo, h, &nh, &err), GNN_ERR_RANGE);
+    gnn_free(vo);
+    gnn_free(h);
+    gnn_block_free(&b);
+    gnn_partition_free(&P);
+    gnn_dataset_free(&ds);
+}
+END_TEST
+
 Suite *suite_partition_files(void)
 {
     Suite *s = suite_create("partition_files");
@@ -437,6 +471,7 @@ Suite *suite_partition_files(void)
     tcase_add_test(tc, every_flipped_byte_is_refused);
     tcase_add_test(tc, format_extension_sections);
     tcase_add_test(tc, cli_writes_a_set);
+    tcase_add_test(tc, block_ids_on_a_part);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -217,6 +217,13 @@ gnn_status gnn_partition_set_trainers(gnn_partition *p, const int32_t *trainer, 
  * is t, increasing (all of L->train when T = 1 and t = 0). *seeds is allocated (gnn_free). */
 gnn_status gnn_part_trainer_seeds(const gnn_part_local *L, int64_t t, int64_t **seeds, int64_t *count, gnn_err *err);
 
+/* VID_b -> VID_o for a mini-batch block sampled on a part's local graph (its src_gid are
+ * VID_p ids): vid_o[i] = L->vid_o[b->src_gid[i]] for the n_src sources, is_halo[i] (optional)
+ * = 1 when the source is a halo (VID_p >= n_solid: DistGNN-MB's findHaloNodes), *n_halo
+ * (optional) their count. GNN_ERR_RANGE for a src_gid outside [0, n_solid + n_halo). */
+gnn_status gnn_part_block_ids(const gnn_part_local *L, const gnn_block *b, int64_t *vid_o, uint8_t *is_halo,
+                              int64_t *n_halo, gnn_err *err);
+
 /* ---- partition sets on disk (docs/partitioning.md "Files", docs/formats.md) ----------------
  *
  * A partition set is a directory:
