@@ -32,6 +32,8 @@ extern const gnn_oracle_entry gnn_oracle_elu_fwd, gnn_oracle_elu_bwd, gnn_oracle
 extern const gnn_oracle_entry gnn_oracle_partition_build, gnn_oracle_partition_verify, gnn_oracle_partition_files;
 /* DistGNN-MB's Asynchronous Embedding Push: which solid vertices are pushed (oracle/op_aep.c) */
 extern const gnn_oracle_entry gnn_oracle_aep_select;
+/* the Historical Embedding Cache, DistGNN-MB 3.2 (oracle/op_hec.c) */
+extern const gnn_oracle_entry gnn_oracle_hec_ops, gnn_oracle_hec_verify;
 
 const gnn_oracle_entry *const gnn_oracle_registry[] = {
     /* core services */
@@ -98,5 +100,8 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     &gnn_oracle_partition_files,
     /* DistGNN-MB AEP (oracle/op_aep.c) */
     &gnn_oracle_aep_select,
+    /* the Historical Embedding Cache, DistGNN-MB 3.2 (oracle/op_hec.c) */
+    &gnn_oracle_hec_ops,
+    &gnn_oracle_hec_verify,
     NULL,
 };

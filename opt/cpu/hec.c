@@ -26,7 +26,7 @@
 #include "gnnref/hec.h"
 #include "gnnref/tensor.h"
 
-#define GNN_HEC_CHUNK 16384   /* pairs resolved before their copies run in parallel */
+#define GNN_HEC_CHUNK 4096    /* pairs resolved before their copies run in parallel */
 #define GNN_HEC_PAR_MIN 4096  /* below this many lines / rows a loop stays serial */
 
 typedef struct hec_slot {
