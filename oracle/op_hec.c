@@ -3,9 +3,10 @@
  *
  *   hec.ops     every implementation against gnn_hec_ref, bitwise, over a random sequence of
  *       training steps (each: maybe reset, age, store a received batch, search a batch of
- *       halo ids, load the hits). After EVERY step the whole state is compared (tags, ages,
- *       embeddings, write pointer, counters) together with that step's search results and
- *       loaded rows, so a failure names the first step where the implementations part.
+ *       halo ids, load the hits). In EVERY step the whole state (tags, ages, embeddings,
+ *       write pointer, counters) is compared after the store and again after search and
+ *       load, together with the search results and the loaded rows, so a failure names the
+ *       first step, and the operation, where the implementations part.
  *   hec.verify  each implementation alone against properties checked by different, simpler
  *       code: a model that remembers, per id, the last embedding received and the step it
  *       came (no cache, no eviction logic), and sorted copies of the tags:
@@ -160,31 +161,32 @@ static gnn_oracle_outcome case_cache(gnn_oracle_ctx *ctx, const gnn_oracle_case 
 
 /* ---- hec.ops: ref vs impl after every step ------------------------------------------------- */
 
-static gnn_oracle_outcome compare_state(gnn_oracle_ctx *ctx, int64_t step, const gnn_hec *R, const gnn_hec *I)
+static gnn_oracle_outcome compare_state(gnn_oracle_ctx *ctx, int64_t step, const char *when, const gnn_hec *R,
+                                        const gnn_hec *I)
 {
-    char name[96];
+    char name[128];
     gnn_oracle_outcome o = GNN_ORACLE_PASS;
     const int64_t cs = R->cs, dim = R->dim;
     if (R->wp != I->wp) {
-        snprintf(name, sizeof name, "step %lld: write pointer", (long long)step);
+        snprintf(name, sizeof name, "step %lld, %s: write pointer", (long long)step, when);
         o = gnn_oracle_worst(o, gnn_oracle_compare_int(ctx, name, &R->wp, &I->wp, 1, 8));
     }
     if (memcmp(&R->cnt, &I->cnt, sizeof R->cnt) != 0) {
         /* hits, misses, expired, stores, overwrites, evictions */
-        snprintf(name, sizeof name, "step %lld: counters {hits,misses,expired,stores,overwrites,evictions}",
-                 (long long)step);
+        snprintf(name, sizeof name, "step %lld, %s: counters {hits,misses,expired,stores,overwrites,evictions}",
+                 (long long)step, when);
         o = gnn_oracle_worst(o, gnn_oracle_compare_int(ctx, name, &R->cnt, &I->cnt, 6, 8));
     }
     if (memcmp(R->tag, I->tag, (size_t)cs * sizeof(int64_t)) != 0) {
-        snprintf(name, sizeof name, "step %lld: tag", (long long)step);
+        snprintf(name, sizeof name, "step %lld, %s: tag", (long long)step, when);
         o = gnn_oracle_worst(o, gnn_oracle_compare_int(ctx, name, R->tag, I->tag, cs, 8));
     }
     if (memcmp(R->age, I->age, (size_t)cs * sizeof(int32_t)) != 0) {
-        snprintf(name, sizeof name, "step %lld: age", (long long)step);
+        snprintf(name, sizeof name, "step %lld, %s: age", (long long)step, when);
         o = gnn_oracle_worst(o, gnn_oracle_compare_int(ctx, name, R->age, I->age, cs, 4));
     }
     if (memcmp(R->emb, I->emb, (size_t)(cs * dim) * sizeof(float)) != 0) {
-        snprintf(name, sizeof name, "step %lld: emb", (long long)step);
+        snprintf(name, sizeof name, "step %lld, %s: emb", (long long)step, when);
         o = gnn_oracle_worst(o, gnn_oracle_compare_f32(ctx, NULL, name, R->emb, I->emb, cs * dim, dim));
     }
     return o;
@@ -244,6 +246,9 @@ static gnn_oracle_outcome hec_ops_run(gnn_oracle_ctx *ctx, const gnn_oracle_case
         gnn_hec_age(I);
         if (gnn_hec_store(R, G.ids, G.emb, G.m, &err) || gnn_hec_store(I, G.ids, G.emb, G.m, &err))
             return gnn_oracle_fail(ctx, "step %lld: store: %s", (long long)step, err.msg);
+        o = compare_state(ctx, step, "after store", R, I); /* names the field a wrong store broke */
+        if (o != GNN_ORACLE_PASS)
+            return o;
         int64_t *lr = so_r.lines_buf + (q_hi - G.q), *li = so_i.lines_buf + (q_hi - G.q);
         float *rr = so_r.rows_buf + (q_hi - G.q) * dim, *ri = so_i.rows_buf + (q_hi - G.q) * dim;
         if (gnn_hec_search(R, G.qids, G.q, lr, &err) || gnn_hec_search(I, G.qids, G.q, li, &err))
@@ -261,13 +266,19 @@ static gnn_oracle_outcome hec_ops_run(gnn_oracle_ctx *ctx, const gnn_oracle_case
         o = gnn_oracle_compare_f32(ctx, NULL, name, rr, ri, G.q * dim, dim);
         if (o != GNN_ORACLE_PASS)
             return o;
-        o = compare_state(ctx, step, R, I);
+        o = compare_state(ctx, step, "after search and load", R, I);
         if (o != GNN_ORACLE_PASS)
             return o;
         gnn_oracle_digest(ctx, li, (size_t)G.q * sizeof(int64_t));
         gnn_oracle_digest(ctx, ri, (size_t)(G.q * dim) * sizeof(float));
     }
     digest_state(ctx, I);
+    /* what the sequence exercised (in --json's detail): a preset that never hits, expires or
+     * evicts tests less than it claims */
+    gnn_oracle_note(ctx, "hits %llu, misses %llu (expired %llu), stores %llu (overwrites %llu, evictions %llu)",
+                    (unsigned long long)I->cnt.hits, (unsigned long long)I->cnt.misses,
+                    (unsigned long long)I->cnt.expired, (unsigned long long)I->cnt.stores,
+                    (unsigned long long)I->cnt.overwrites, (unsigned long long)I->cnt.evictions);
     return GNN_ORACLE_PASS;
 }
 
