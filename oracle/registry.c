@@ -30,6 +30,8 @@ extern const gnn_oracle_entry gnn_oracle_elu_fwd, gnn_oracle_elu_bwd, gnn_oracle
     gnn_oracle_grad_elu, gnn_oracle_grad_layernorm;
 /* graph partitioning: the partition structure, DistGNN-MB 3.1 (oracle/op_partition.c) */
 extern const gnn_oracle_entry gnn_oracle_partition_build, gnn_oracle_partition_verify;
+/* db_halo (DistGNN-MB Algorithm 1) and the hybrid-partitioning feature store (oracle/op_halo.c) */
+extern const gnn_oracle_entry gnn_oracle_partition_db_halo, gnn_oracle_kvstore_pull;
 
 const gnn_oracle_entry *const gnn_oracle_registry[] = {
     /* core services */
@@ -93,5 +95,8 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     /* graph partitioning: the partition structure, DistGNN-MB 3.1 (oracle/op_partition.c) */
     &gnn_oracle_partition_build,
     &gnn_oracle_partition_verify,
+    /* db_halo (DistGNN-MB Algorithm 1) and the feature store, under the simulator (oracle/op_halo.c) */
+    &gnn_oracle_partition_db_halo,
+    &gnn_oracle_kvstore_pull,
     NULL,
 };
