@@ -13,6 +13,7 @@
  * Rank functions run on the simulator's threads, where Check's assertions must not be used:
  * they store what they got, and the test asserts after the run. */
 #include <check.h>
+#include <json-c/json.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@
 #include "gnnref/partition.h"
 #include "gnnref/sim.h"
 #include "gnnref/tensor.h"
+#include "cli_util.h"
 
 #define MAXP 8
 
@@ -496,6 +498,64 @@ START_TEST(kvstore_create_errors)
 }
 END_TEST
 
+/* ---- gnnref partcheck ---------------------------------------------------------------------- */
+
+/* The db_halo lines of a partcheck output (everything from "db_halo rank 0" to the kvstore lines). */
+static void db_lines(const char *out, char *lines, size_t cap)
+{
+    const char *a = strstr(out, "db_halo rank 0:"), *b = a ? strstr(a, "kvstore rank 0:") : NULL;
+    ck_assert_msg(a && b, "no db_halo/kvstore lines in:\n%s", out);
+    ck_assert_uint_lt((size_t)(b - a), cap);
+    memcpy(lines, a, (size_t)(b - a));
+    lines[b - a] = '\0';
+}
+
+START_TEST(partcheck_cli)
+{
+    NEED_TOOL();
+    static char out[16384], a[8192], b[8192];
+    char args[1024];
+    /* 3 simulated ranks, range parts: ref and cpu print the same tables; rows exact */
+    snprintf(args, sizeof args, "partcheck builtin --method range --backend sim --ranks 3 --pulls 2 --pull-ids 300 "
+                                "--impl ref --json %s", tmp("ref.json"));
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
+    db_lines(out, a, sizeof a);
+    ck_assert_ptr_nonnull(strstr(out, "kvstore rank 2: pulls 2 rows 600 remote"));
+    ck_assert_ptr_nonnull(strstr(out, "exact yes"));
+    ck_assert_ptr_null(strstr(out, "exact no"));
+    snprintf(args, sizeof args, "partcheck builtin --method range --backend sim --ranks 3 --pulls 2 --pull-ids 300 "
+                                "--impl cpu --json %s", tmp("cpu.json"));
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
+    db_lines(out, b, sizeof b);
+    ck_assert_str_eq(a, b);
+    ck_assert_ptr_nonnull(strstr(a, "db_halo rank 1: to r0 "));
+    ck_assert_ptr_nonnull(strstr(a, ", to r1 0, to r2 "));
+    /* the reports: common keys, per-rank figures; cpu sends fewer db_halo bytes than ref at 3 ranks */
+    json_object *r1 = json_object_from_file(tmp("ref.json")), *r2 = json_object_from_file(tmp("cpu.json")), *x, *y;
+    ck_assert_ptr_nonnull(r1);
+    ck_assert_ptr_nonnull(r2);
+    static const char *const keys[] = { "command", "version", "seed", "config", "threads", "backend", "ranks",
+                                        "db_halo", "kvstore", "comm", "ranks_detail" };
+    for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
+        ck_assert_msg(json_object_object_get_ex(r2, keys[i], &x), "no key %s", keys[i]);
+    ck_assert(json_object_object_get_ex(r1, "db_halo", &x) && json_object_object_get_ex(r2, "db_halo", &y));
+    json_object *e1, *e2, *b1, *b2;
+    ck_assert(json_object_object_get_ex(x, "entries", &e1) && json_object_object_get_ex(y, "entries", &e2));
+    ck_assert_int_eq(json_object_get_int64(e1), json_object_get_int64(e2));
+    ck_assert(json_object_object_get_ex(x, "bytes_sent", &b1) && json_object_object_get_ex(y, "bytes_sent", &b2));
+    ck_assert_int_lt(json_object_get_int64(b2), json_object_get_int64(b1));
+    ck_assert(json_object_object_get_ex(r2, "kvstore", &x) && json_object_object_get_ex(x, "exact", &y));
+    ck_assert(json_object_get_boolean(y));
+    json_object_put(r1);
+    json_object_put(r2);
+    /* bad usage */
+    ck_assert_int_eq(tool("partcheck builtin --impl fast", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "--impl 'fast'"));
+    ck_assert_int_eq(tool("partcheck /nonexistent/data", out, sizeof out), 2);
+    ck_assert_int_eq(tool("partcheck builtin --ranks 2", out, sizeof out), 2); /* --ranks needs --backend sim */
+}
+END_TEST
+
 Suite *suite_halo(void)
 {
     Suite *s = suite_create("halo");
@@ -514,5 +574,11 @@ Suite *suite_halo(void)
     tcase_add_test(tk, kvstore_bad_id);
     tcase_add_test(tk, kvstore_create_errors);
     suite_add_tcase(s, tk);
+    TCase *tl = tcase_create("partcheck");
+    tcase_set_tags(tl, "cpu sim");
+    tcase_set_timeout(tl, 60);
+    tcase_add_checked_fixture(tl, NULL, cli_cleanup);
+    tcase_add_test(tl, partcheck_cli);
+    suite_add_tcase(s, tl);
     return s;
 }
