@@ -1,7 +1,8 @@
 /* cli/cmd_partition.c -- `gnnref partition DATA --parts K --method ...`: compute a part vector
  * (include/gnnref/partition.h) and report its quality: edge cut, imbalance per balance
  * constraint, halo vertices per part and the halo fraction. Thin: the library does the work.
- * Writing partition sets (-o DIR) comes with the files part of the partitioning issue. */
+ * With -o DIR it also builds the partition structure (solid/halo vertices, local CSRs, id tables)
+ * and writes the partition set: DIR/manifest.json and one native-format file per part. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,7 +18,7 @@ static void partition_usage(FILE *f)
     fprintf(f,
             "usage: gnnref partition DATA --parts K [--method metis|range|hash|random]\n"
             "                        [--balance train,val,test,degree] [--seed S] [--split TRAIN,VAL,TEST]\n"
-            "                        [--ufactor U] [--threads N] [--json FILE]\n"
+            "                        [--ufactor U] [--trainers T] [--threads N] [--json FILE] [-o DIR]\n"
             "  DATA                  native file, text-layout dir, OGB dir, or builtin\n"
             "  --parts K             number of parts (ranks), 1 <= K <= vertices\n"
             "  --method M            metis (default): METIS_PartGraphKway on the symmetrized graph,\n"
@@ -31,10 +32,15 @@ static void partition_usage(FILE *f)
             "                        random (default 1)\n"
             "  --split A,B,C         seeded random train/val/test fractions (replaces the data's split)\n"
             "  --ufactor U           METIS allowed imbalance 1 + U/1000 per constraint (default %d)\n"
+            "  --trainers T          two-level partitioning (DistDGLv2 4.1.2): split into K x T sub-parts,\n"
+            "                        coalesce T consecutive ones per part; each trainer's seeds are the\n"
+            "                        train vertices of its sub-part (default 1: one level)\n"
             "  --threads N           OpenMP threads (symmetrization, metrics; METIS itself is serial)\n"
             "  --json FILE           write the report: edge_cut, imbalance (per constraint), halo (per\n"
             "                        part), halo_fraction, the METIS options, and the common keys\n"
-            "  -o DIR                write the partition set: not implemented yet\n"
+            "  -o DIR                write the partition set: DIR/manifest.json (checksummed) and\n"
+            "                        DIR/part-RRRRR.gnn per part (native format: local graph, features,\n"
+            "                        labels, split, id tables); load with --partitions DIR\n"
             "Metrics (docs/partitioning.md): edge_cut counts undirected edges of the symmetrized graph\n"
             "(self-loops dropped) whose ends are in different parts, each once; imbalance of a\n"
             "constraint = max part weight / mean part weight; halo vertices of a part = in-neighbors\n"
@@ -64,6 +70,7 @@ int gnn_cmd_partition(int argc, char **argv)
         { "balance", required_argument, 0, 'b' }, { "seed", required_argument, 0, 's' },
         { "split", required_argument, 0, 'S' },  { "ufactor", required_argument, 0, 'u' },
         { "threads", required_argument, 0, 't' }, { "json", required_argument, 0, 'j' },
+        { "trainers", required_argument, 0, 'T' },
         { "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 }
     };
     gnn_part_options po;
@@ -113,6 +120,10 @@ int gnn_cmd_partition(int argc, char **argv)
             if (cli_parse_i64(optarg, 1, 4096, &threads))
                 return cli_error(CLI_USAGE, "--threads '%s': expected an integer in 1..4096", optarg);
             break;
+        case 'T':
+            if (cli_parse_i64(optarg, 1, 1 << 20, &po.trainers))
+                return cli_error(CLI_USAGE, "--trainers '%s': expected an integer in 1..1048576", optarg);
+            break;
         case 'j': json = optarg; break;
         case 'o': out_dir = optarg; break;
         case 'h': partition_usage(stdout); return CLI_OK;
@@ -129,10 +140,6 @@ int gnn_cmd_partition(int argc, char **argv)
         return cli_error(CLI_USAGE, "partition: unexpected argument '%s'", argv[optind + 1]);
     if (!have_k)
         return cli_error(CLI_USAGE, "partition: --parts K is required");
-    if (out_dir)
-        return cli_error(CLI_USAGE, "partition: -o %s: writing partition sets is not implemented yet (run without "
-                                    "-o to compute and report the partition)",
-                         out_dir);
     po.ufactor = (int)ufactor;
     const int nthreads = cli_set_threads(threads);
 
@@ -141,7 +148,9 @@ int gnn_cmd_partition(int argc, char **argv)
     if (st)
         return cli_error(cli_status_code(st), "%s", err.msg[0] ? err.msg : gnn_status_str(st));
     int rc = CLI_OK;
-    int32_t *part = NULL;
+    int32_t *part = NULL, *trainer = NULL;
+    gnn_partition P;
+    memset(&P, 0, sizeof P);
     gnn_part_quality q;
     memset(&q, 0, sizeof q);
     const int64_t n = ds.graph.n;
@@ -149,19 +158,20 @@ int gnn_cmd_partition(int argc, char **argv)
         rc = cli_error(cli_status_code(st), "--split: %s", err.msg);
         goto done;
     }
-    if (po.k > n) {
-        rc = cli_error(CLI_USAGE, "--parts %lld: %s has only %lld vertices (at most one part per vertex)",
-                       (long long)po.k, data, (long long)n);
+    if (po.k > n || po.k * po.trainers > n) {
+        rc = cli_error(CLI_USAGE, "--parts %lld%s: %s has only %lld vertices (at most one part per vertex)",
+                       (long long)po.k, po.trainers > 1 ? " x --trainers" : "", data, (long long)n);
         goto done;
     }
     part = gnn_malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
-    if (!part) {
+    trainer = gnn_malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
+    if (!part || !trainer) {
         rc = cli_error(CLI_FAIL, "out of memory (%lld vertices)", (long long)n);
         goto done;
     }
     gnn_part_info info;
     const double t0 = now_s();
-    st = gnn_partition_assign(&ds.graph, ds.split, &po, part, &info, &err);
+    st = gnn_partition_assign2(&ds.graph, ds.split, &po, part, trainer, &info, &err);
     const double t_assign = now_s() - t0;
     if (st) {
         rc = cli_error(cli_status_code(st), "%s: %s", data, err.msg[0] ? err.msg : gnn_status_str(st));
@@ -170,6 +180,33 @@ int gnn_cmd_partition(int argc, char **argv)
     if ((st = gnn_partition_quality(&ds.graph, ds.split, part, po.k, po.balance, &q, &err))) {
         rc = cli_error(cli_status_code(st), "%s: %s", data, err.msg[0] ? err.msg : gnn_status_str(st));
         goto done;
+    }
+
+    /* the structure and the files */
+    double t_build = 0, t_save = 0;
+    if (out_dir) {
+        const double t1 = now_s();
+        if ((st = gnn_partition_build_cpu(&P, &ds.graph, ds.split, part, po.k, &err)) ||
+            (st = gnn_partition_set_trainers(&P, trainer, po.trainers, &err))) {
+            rc = cli_error(cli_status_code(st), "%s: %s", data, err.msg[0] ? err.msg : gnn_status_str(st));
+            goto done;
+        }
+        const double t2 = now_s();
+        gnn_part_manifest prov;
+        memset(&prov, 0, sizeof prov);
+        prov.method = po.method;
+        prov.seed = po.seed;
+        prov.balance = po.balance;
+        prov.ufactor = po.ufactor;
+        prov.have_split = have_split;
+        memcpy(prov.split, split, sizeof split);
+        prov.edge_cut = q.edge_cut;
+        if ((st = gnn_partition_save(out_dir, &P, &ds, &prov, &err))) {
+            rc = cli_error(cli_status_code(st), "%s", err.msg[0] ? err.msg : gnn_status_str(st));
+            goto done;
+        }
+        t_build = t2 - t1;
+        t_save = now_s() - t2;
     }
 
     /* human-readable summary */
@@ -205,6 +242,27 @@ int gnn_cmd_partition(int argc, char **argv)
                 printf(" %10lld", (long long)q.weight[p * q.ncon + c]);
         printf("\n");
     }
+    if (po.trainers > 1) {
+        /* two-level: the train vertices of every (part, trainer) sub-part */
+        printf("two-level: %lld trainers per part (%lld sub-parts); train vertices per trainer:\n",
+               (long long)po.trainers, (long long)(po.k * po.trainers));
+        int64_t *tc = gnn_calloc((size_t)(po.k * po.trainers), sizeof(int64_t));
+        if (tc) {
+            for (int64_t v = 0; v < n; v++)
+                if (ds.split && ds.split[v] == GNN_SPLIT_TRAIN)
+                    tc[part[v] * po.trainers + trainer[v]]++;
+            for (int64_t p = 0; p < po.k; p++) {
+                printf("%6lld ", (long long)p);
+                for (int64_t t = 0; t < po.trainers; t++)
+                    printf(" %8lld", (long long)tc[p * po.trainers + t]);
+                printf("\n");
+            }
+            gnn_free(tc);
+        }
+    }
+    if (out_dir)
+        printf("wrote %s: manifest.json and %lld part files (build %.3f s, write %.3f s)\n", out_dir, (long long)po.k,
+               t_build, t_save);
 
     if (json) {
         json_object *cfg;
@@ -229,7 +287,8 @@ int gnn_cmd_partition(int argc, char **argv)
         }
         json_object_object_add(cfg, "ufactor", json_object_new_int(po.ufactor));
         json_object_object_add(cfg, "threads", json_object_new_int(nthreads));
-        json_object_object_add(cfg, "output", NULL);
+        json_object_object_add(cfg, "trainers", json_object_new_int64(po.trainers));
+        json_object_object_add(cfg, "output", out_dir ? json_object_new_string(out_dir) : NULL);
         json_object_object_add(r, "n", json_object_new_int64(n));
         json_object_object_add(r, "edges", json_object_new_int64(q.edges));
         json_object_object_add(r, "edge_cut", json_object_new_int64(q.edge_cut));
@@ -268,7 +327,9 @@ int gnn_cmd_partition(int argc, char **argv)
     }
 done:
     gnn_part_quality_free(&q);
+    gnn_partition_free(&P);
     gnn_free(part);
+    gnn_free(trainer);
     gnn_dataset_free(&ds);
     return rc;
 }

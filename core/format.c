@@ -10,6 +10,8 @@
  *              features f32 (n * f)      optional
  *              labels  int32 (n)         optional
  *              split   uint8 (n)         optional
+ *              up to 5 named extension sections (partition files' id tables), each with its
+ *              own entry {offset, length, crc32c, element size, name} at header offset 320
  *
  * Every section starts at a multiple of 64 bytes (zero padding between them), so a
  * page-aligned mmap of the file gives 64-byte aligned arrays, which is what every kernel
@@ -94,6 +96,44 @@ typedef struct section_plan {
     int present;
 } section_plan;
 
+/* Counts above these are refused before any size arithmetic (2^46 vertices or edges,
+ * 2^32 features or classes), so every product below fits in 64 bits. */
+#define MAX_COUNT ((int64_t)1 << 46)
+#define MAX_WIDTH ((int64_t)1 << 32)
+
+#define MAX_SLOTS (GNN_FORMAT_NUM_SECTIONS + GNN_FORMAT_MAX_EXT)
+
+/* Header bytes of slot s: the five dataset sections at 128, the extensions at 320. */
+static size_t slot_offset(int s)
+{
+    return s < GNN_FORMAT_NUM_SECTIONS ? GNN_HDR_OFF_SECTIONS + (size_t)s * GNN_HDR_SECTION_SIZE
+                                       : GNN_HDR_OFF_EXT + (size_t)(s - GNN_FORMAT_NUM_SECTIONS) * GNN_HDR_SECTION_SIZE;
+}
+
+/* An extension name is 1 to 8 characters of [a-z0-9_]. */
+static int ext_name_ok(const char *name, size_t max)
+{
+    size_t len = strnlen(name, max);
+    if (len == 0 || len > 8)
+        return 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = name[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
+            return 0;
+    }
+    return 1;
+}
+
+const gnn_format_ext *gnn_dataset_ext(const gnn_dataset *ds, const char *name)
+{
+    if (!ds || !name)
+        return NULL;
+    for (int i = 0; i < ds->num_ext && i < GNN_FORMAT_MAX_EXT; i++)
+        if (strcmp(ds->ext[i].name, name) == 0)
+            return &ds->ext[i];
+    return NULL;
+}
+
 /* Expected byte length of section s for the given counts; -1 when it overflows. */
 static int64_t section_length(int s, int64_t n, int64_t nnz, int64_t f)
 {
@@ -133,18 +173,24 @@ static void encode_header(unsigned char *h, const gnn_dataset *ds, const section
         if (sec[s].present)
             flags |= 1u << s;
     put_u32(h + GNN_HDR_OFF_FLAGS, flags);
-    put_u32(h + GNN_HDR_OFF_NUM_SECTIONS, GNN_FORMAT_NUM_SECTIONS);
+    put_u32(h + GNN_HDR_OFF_NUM_SECTIONS, (uint32_t)(GNN_FORMAT_NUM_SECTIONS + ds->num_ext));
     put_u64(h + GNN_HDR_OFF_FILE_SIZE, file_size);
     size_t name_len = strnlen(ds->name, sizeof ds->name);
     if (name_len > 63)
         name_len = 63; /* keep a NUL so the field is always a C string */
     memcpy(h + GNN_HDR_OFF_NAME, ds->name, name_len);
-    for (int s = 0; s < GNN_FORMAT_NUM_SECTIONS; s++) {
-        unsigned char *e = h + GNN_HDR_OFF_SECTIONS + (size_t)s * GNN_HDR_SECTION_SIZE;
+    for (int s = 0; s < GNN_FORMAT_NUM_SECTIONS + ds->num_ext; s++) {
+        unsigned char *e = h + slot_offset(s);
         put_u64(e, sec[s].offset);
         put_u64(e + 8, sec[s].length);
         put_u32(e + 16, sec[s].crc);
-        put_u32(e + 20, sec[s].present ? k_elem_size[s] : 0);
+        if (s < GNN_FORMAT_NUM_SECTIONS) {
+            put_u32(e + 20, sec[s].present ? k_elem_size[s] : 0);
+        } else {
+            const gnn_format_ext *x = &ds->ext[s - GNN_FORMAT_NUM_SECTIONS];
+            put_u32(e + 20, x->elem_size);
+            memcpy(e + 24, x->name, strnlen(x->name, 8));
+        }
     }
     const int64_t st[4] = { ds->stats.edges_read, ds->stats.self_loops_dropped,
                             ds->stats.duplicates_merged, ds->stats.symmetrized };
@@ -154,14 +200,14 @@ static void encode_header(unsigned char *h, const gnn_dataset *ds, const section
 }
 
 /* Writes everything to an open stream; returns 0 or -1 (errno set by stdio). */
-static int write_all(FILE *f, const unsigned char *header, const section_plan *sec)
+static int write_all(FILE *f, const unsigned char *header, const section_plan *sec, int nslots)
 {
     static const unsigned char zeros[GNN_FORMAT_ALIGN];
     uint64_t pos = 0;
     if (fwrite(header, 1, GNN_FORMAT_HEADER_SIZE, f) != GNN_FORMAT_HEADER_SIZE)
         return -1;
     pos = GNN_FORMAT_HEADER_SIZE;
-    for (int s = 0; s < GNN_FORMAT_NUM_SECTIONS; s++) {
+    for (int s = 0; s < nslots; s++) {
         if (!sec[s].present)
             continue;
         size_t pad = (size_t)(sec[s].offset - pos);
@@ -185,8 +231,25 @@ gnn_status gnn_dataset_save(const gnn_dataset *ds, const char *path, gnn_err *er
     if (st)
         return st;
 
+    if (ds->num_ext < 0 || ds->num_ext > GNN_FORMAT_MAX_EXT)
+        return gnn_err_set(err, GNN_ERR_INVAL, "%s: %d extension sections, at most %d", path, ds->num_ext,
+                           GNN_FORMAT_MAX_EXT);
+    for (int i = 0; i < ds->num_ext; i++) {
+        const gnn_format_ext *x = &ds->ext[i];
+        if (!ext_name_ok(x->name, sizeof x->name) ||
+            !(x->elem_size == 1 || x->elem_size == 2 || x->elem_size == 4 || x->elem_size == 8) || x->count < 0 ||
+            x->count > MAX_COUNT || (x->count > 0 && !x->data))
+            return gnn_err_set(err, GNN_ERR_INVAL,
+                               "%s: extension section %d ('%.8s'): needs a name of 1-8 characters [a-z0-9_], element "
+                               "size 1, 2, 4 or 8, and a count in [0, 2^46] with data",
+                               path, i, x->name);
+        for (int j = 0; j < i; j++)
+            if (strcmp(ds->ext[j].name, x->name) == 0)
+                return gnn_err_set(err, GNN_ERR_INVAL, "%s: extension section '%s' twice", path, x->name);
+    }
+    const int nslots = GNN_FORMAT_NUM_SECTIONS + ds->num_ext;
     const int64_t n = ds->graph.n, nnz = ds->graph.nnz, f = ds->num_features;
-    section_plan sec[GNN_FORMAT_NUM_SECTIONS];
+    section_plan sec[MAX_SLOTS];
     memset(sec, 0, sizeof sec);
     sec[GNN_SEC_INDPTR].data = ds->graph.indptr;
     sec[GNN_SEC_INDICES].data = ds->graph.indices;
@@ -206,6 +269,15 @@ gnn_status gnn_dataset_save(const gnn_dataset *ds, const char *path, gnn_err *er
         sec[s].crc = gnn_crc32c(0, sec[s].data, (size_t)len);
         pos = sec[s].offset + sec[s].length;
     }
+    for (int s = GNN_FORMAT_NUM_SECTIONS; s < nslots; s++) {
+        const gnn_format_ext *x = &ds->ext[s - GNN_FORMAT_NUM_SECTIONS];
+        sec[s].present = 1;
+        sec[s].data = x->data;
+        sec[s].offset = round_up(pos, GNN_FORMAT_ALIGN);
+        sec[s].length = (uint64_t)x->count * x->elem_size;
+        sec[s].crc = x->count > 0 ? gnn_crc32c(0, x->data, (size_t)sec[s].length) : 0;
+        pos = sec[s].offset + sec[s].length;
+    }
     unsigned char header[GNN_FORMAT_HEADER_SIZE];
     encode_header(header, ds, sec, pos);
 
@@ -222,7 +294,7 @@ gnn_status gnn_dataset_save(const gnn_dataset *ds, const char *path, gnn_err *er
         free(tmp);
         return st;
     }
-    int bad = write_all(fp, header, sec);
+    int bad = write_all(fp, header, sec, nslots);
     int saved_errno = errno;
     if (!bad && fflush(fp) != 0)
         bad = 1, saved_errno = errno;
@@ -248,13 +320,11 @@ typedef struct header_info {
     uint64_t file_size;
     char name[64];
     gnn_import_stats stats;
-    section_plan sec[GNN_FORMAT_NUM_SECTIONS];
+    int nslots; /* 5 + extension sections */
+    section_plan sec[MAX_SLOTS];
+    gnn_format_ext ext[GNN_FORMAT_MAX_EXT];
 } header_info;
 
-/* Counts above these are refused before any size arithmetic (2^46 vertices or edges,
- * 2^32 features or classes), so every product below fits in 64 bits. */
-#define MAX_COUNT ((int64_t)1 << 46)
-#define MAX_WIDTH ((int64_t)1 << 32)
 
 /* Parse and check the fixed part of the header (magic, version, CRC, counts). */
 static gnn_status parse_header(const unsigned char *h, uint64_t actual_size, const char *path,
@@ -278,9 +348,11 @@ static gnn_status parse_header(const unsigned char *h, uint64_t actual_size, con
         return gnn_err_set(err, GNN_ERR_CHECKSUM,
                            "%s: section 'header': CRC32C mismatch (stored 0x%08x, computed 0x%08x)", path, want, got);
     uint32_t hsize = get_u32(h + GNN_HDR_OFF_HEADER_SIZE), nsec = get_u32(h + GNN_HDR_OFF_NUM_SECTIONS);
-    if (hsize != GNN_FORMAT_HEADER_SIZE || nsec != GNN_FORMAT_NUM_SECTIONS)
-        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section 'header': header size %u and section count %u, expected %u and %u",
-                           path, hsize, nsec, GNN_FORMAT_HEADER_SIZE, GNN_FORMAT_NUM_SECTIONS);
+    if (hsize != GNN_FORMAT_HEADER_SIZE || nsec < GNN_FORMAT_NUM_SECTIONS || nsec > MAX_SLOTS)
+        return gnn_err_set(err, GNN_ERR_FORMAT,
+                           "%s: section 'header': header size %u and section count %u, expected %u and %u to %u", path,
+                           hsize, nsec, GNN_FORMAT_HEADER_SIZE, GNN_FORMAT_NUM_SECTIONS, MAX_SLOTS);
+    hi->nslots = (int)nsec;
     hi->n = (int64_t)get_u64(h + GNN_HDR_OFF_N);
     hi->nnz = (int64_t)get_u64(h + GNN_HDR_OFF_NNZ);
     hi->f = (int64_t)get_u64(h + GNN_HDR_OFF_NUM_FEATURES);
@@ -313,15 +385,39 @@ static gnn_status parse_sections(const unsigned char *h, const char *path, heade
     if (hi->flags >> GNN_FORMAT_NUM_SECTIONS)
         return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section 'header': unknown section flags 0x%x", path, hi->flags);
     uint64_t prev_end = GNN_FORMAT_HEADER_SIZE;
-    for (int s = 0; s < GNN_FORMAT_NUM_SECTIONS; s++) {
+    for (int s = 0; s < hi->nslots; s++) {
         section_plan *p = &hi->sec[s];
-        const unsigned char *e = h + GNN_HDR_OFF_SECTIONS + (size_t)s * GNN_HDR_SECTION_SIZE;
-        p->present = (hi->flags >> s) & 1u;
+        const unsigned char *e = h + slot_offset(s);
+        p->present = s >= GNN_FORMAT_NUM_SECTIONS || ((hi->flags >> s) & 1u);
         p->offset = get_u64(e);
         p->length = get_u64(e + 8);
         p->crc = get_u32(e + 16);
         uint32_t esize = get_u32(e + 20);
-        const char *name = k_section_name[s];
+        if (s >= GNN_FORMAT_NUM_SECTIONS) {
+            gnn_format_ext *x = &hi->ext[s - GNN_FORMAT_NUM_SECTIONS];
+            memset(x, 0, sizeof *x);
+            memcpy(x->name, e + 24, 8);
+            int padded = 1; /* NUL-padded: every byte after the name is 0 */
+            for (size_t i = strnlen(x->name, 8); i < 8; i++)
+                padded &= e[24 + i] == 0;
+            if (!ext_name_ok(x->name, 8) || !padded)
+                return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section 'header': extension section %d has a bad name",
+                                   path, s - GNN_FORMAT_NUM_SECTIONS);
+            for (int j = GNN_FORMAT_NUM_SECTIONS; j < s; j++)
+                if (strcmp(hi->ext[j - GNN_FORMAT_NUM_SECTIONS].name, x->name) == 0)
+                    return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section 'header': extension section '%s' twice",
+                                       path, x->name);
+            if (!(esize == 1 || esize == 2 || esize == 4 || esize == 8) || p->length % esize != 0 ||
+                p->length / esize > (uint64_t)MAX_COUNT)
+                return gnn_err_set(err, GNN_ERR_FORMAT,
+                                   "%s: section '%s': length %llu bytes of %u-byte elements is not a valid array",
+                                   path, x->name, (unsigned long long)p->length, esize);
+            x->elem_size = esize;
+            x->count = (int64_t)(p->length / esize);
+        }
+        const char *name = s < GNN_FORMAT_NUM_SECTIONS ? k_section_name[s] : hi->ext[s - GNN_FORMAT_NUM_SECTIONS].name;
+        if (s >= GNN_FORMAT_NUM_SECTIONS)
+            goto placement;
         if (!p->present) {
             if (s <= GNN_SEC_INDICES)
                 return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section '%s' is required but absent", path, name);
@@ -335,6 +431,7 @@ static gnn_status parse_sections(const unsigned char *h, const char *path, heade
             return gnn_err_set(err, GNN_ERR_FORMAT,
                                "%s: section '%s': length %llu bytes of %u-byte elements, expected %lld bytes of %u-byte elements",
                                path, name, (unsigned long long)p->length, esize, (long long)want, k_elem_size[s]);
+    placement:
         if (p->offset % GNN_FORMAT_ALIGN != 0 || p->offset < prev_end)
             return gnn_err_set(err, GNN_ERR_FORMAT,
                                "%s: section '%s': offset %llu is not %u-byte aligned after the previous section (ends at %llu)",
@@ -382,7 +479,7 @@ static uint8_t *spare_split(const gnn_dataset *ds)
 
 static gnn_status check_section_crcs(const unsigned char *base, const char *path, const header_info *hi, gnn_err *err)
 {
-    for (int s = 0; s < GNN_FORMAT_NUM_SECTIONS; s++) {
+    for (int s = 0; s < hi->nslots; s++) {
         const section_plan *p = &hi->sec[s];
         if (!p->present)
             continue;
@@ -390,7 +487,8 @@ static gnn_status check_section_crcs(const unsigned char *base, const char *path
         if (got != p->crc)
             return gnn_err_set(err, GNN_ERR_CHECKSUM,
                                "%s: section '%s': CRC32C mismatch (stored 0x%08x, computed 0x%08x): the file is corrupted",
-                               path, k_section_name[s], p->crc, got);
+                               path, s < GNN_FORMAT_NUM_SECTIONS ? k_section_name[s] : hi->ext[s - GNN_FORMAT_NUM_SECTIONS].name,
+                               p->crc, got);
     }
     return GNN_OK;
 }
@@ -458,6 +556,11 @@ gnn_status gnn_dataset_load(gnn_dataset *ds, const char *path, gnn_err *err)
     ds->split = hi.sec[GNN_SEC_SPLIT].present ? (uint8_t *)(void *)(b + hi.sec[GNN_SEC_SPLIT].offset) : NULL;
     ds->owns_arrays = 0;
     ds->stats = hi.stats;
+    ds->num_ext = hi.nslots - GNN_FORMAT_NUM_SECTIONS;
+    for (int i = 0; i < ds->num_ext; i++) {
+        ds->ext[i] = hi.ext[i];
+        ds->ext[i].data = b + hi.sec[GNN_FORMAT_NUM_SECTIONS + i].offset;
+    }
     if ((st = gnn_dataset_validate(ds, path, err)))
         goto unmap;
     return GNN_OK;

@@ -73,6 +73,7 @@ void gnn_part_defaults(gnn_part_options *o)
     o->seed = 1;
     o->balance = 0;
     o->ufactor = GNN_METIS_DEFAULT_UFACTOR;
+    o->trainers = 1;
 }
 
 /* ---- vertex weights --------------------------------------------------------------------------- */
@@ -288,8 +289,9 @@ done:
     return s;
 }
 
-gnn_status gnn_partition_assign(const gnn_csr *g, const uint8_t *split, const gnn_part_options *o, int32_t *part,
-                                gnn_part_info *info, gnn_err *err)
+/* One level: o->k parts, o->trainers ignored. */
+static gnn_status assign_flat(const gnn_csr *g, const uint8_t *split, const gnn_part_options *o, int32_t *part,
+                              gnn_part_info *info, gnn_err *err)
 {
     if (info)
         memset(info, 0, sizeof *info);
@@ -359,6 +361,133 @@ gnn_status gnn_partition_assign(const gnn_csr *g, const uint8_t *split, const gn
     default: break;
     }
     return GNN_ERR_INTERNAL;
+}
+
+/* Two-level partitioning, as DistDGL's partition_graph does it for num_trainers_per_machine
+ * (DistDGLv2 section 4.1.2 describes METIS run again inside each machine's part; splitting
+ * into k * T sub-parts at once and coalescing T consecutive ones gives the same two levels from
+ * one METIS call -- the sub-parts of a machine need not be adjacent in METIS's numbering, which
+ * the edge cut we report measures, see docs/partitioning.md). */
+gnn_status gnn_partition_assign2(const gnn_csr *g, const uint8_t *split, const gnn_part_options *o, int32_t *part,
+                                 int32_t *trainer, gnn_part_info *info, gnn_err *err)
+{
+    const int64_t T = o->trainers == 0 ? 1 : o->trainers;
+    if (T < 1 || T > INT32_MAX)
+        return gnn_err_set(err, GNN_ERR_INVAL, "partition: %lld trainers per part: need 1 to %d", (long long)T,
+                           INT32_MAX);
+    if (T == 1) {
+        gnn_status s = assign_flat(g, split, o, part, info, err);
+        if (!s && trainer && g->n > 0)
+            memset(trainer, 0, (size_t)g->n * sizeof(int32_t));
+        return s;
+    }
+    if (o->k < 1)
+        return gnn_err_set(err, GNN_ERR_INVAL, "partition: %lld parts: need at least 1", (long long)o->k);
+    if (o->k > INT32_MAX / T || o->k * T > g->n)
+        return gnn_err_set(err, GNN_ERR_INVAL,
+                           "partition: %lld parts x %lld trainers = %lld sub-parts for %lld vertices: at most one "
+                           "sub-part per vertex",
+                           (long long)o->k, (long long)T, (long long)(o->k > INT32_MAX / T ? -1 : o->k * T),
+                           (long long)g->n);
+    gnn_part_options sub = *o;
+    sub.k = o->k * T;
+    sub.trainers = 1;
+    gnn_status s = assign_flat(g, split, &sub, part, info, err);
+    if (s)
+        return s;
+    const int64_t n = g->n;
+#pragma omp parallel for schedule(static)
+    for (int64_t v = 0; v < n; v++) {
+        const int32_t sp = part[v];
+        if (trainer)
+            trainer[v] = (int32_t)(sp % T);
+        part[v] = (int32_t)(sp / T);
+    }
+    return GNN_OK;
+}
+
+gnn_status gnn_partition_assign(const gnn_csr *g, const uint8_t *split, const gnn_part_options *o, int32_t *part,
+                                gnn_part_info *info, gnn_err *err)
+{
+    return gnn_partition_assign2(g, split, o, part, NULL, info, err);
+}
+
+gnn_status gnn_partition_set_trainers(gnn_partition *p, const int32_t *trainer, int64_t trainers, gnn_err *err)
+{
+    if (!p || (trainers > 1 && !trainer))
+        return gnn_err_set(err, GNN_ERR_INVAL, "partition trainers: NULL argument");
+    if (trainers < 1 || trainers > INT32_MAX)
+        return gnn_err_set(err, GNN_ERR_INVAL, "partition trainers: %lld: need 1 to %d", (long long)trainers,
+                           INT32_MAX);
+    gnn_free(p->trainer);
+    p->trainer = NULL;
+    for (int64_t r = 0; r < p->k; r++) {
+        gnn_free(p->parts[r].trainer);
+        p->parts[r].trainer = NULL;
+        p->parts[r].trainers = trainers;
+    }
+    p->trainers = trainers;
+    if (trainers == 1)
+        return GNN_OK;
+    for (int64_t v = 0; v < p->n; v++)
+        if (trainer[v] < 0 || trainer[v] >= trainers)
+            return gnn_err_set(err, GNN_ERR_RANGE, "partition trainers: trainer[%lld] = %d outside [0, %lld)",
+                               (long long)v, trainer[v], (long long)trainers);
+    p->trainer = gnn_malloc((size_t)(p->n > 0 ? p->n : 1) * sizeof(int32_t));
+    if (!p->trainer)
+        return gnn_err_set(err, GNN_ERR_NOMEM, "partition trainers: out of memory");
+    if (p->n > 0)
+        memcpy(p->trainer, trainer, (size_t)p->n * sizeof(int32_t));
+    for (int64_t r = 0; r < p->k; r++) {
+        gnn_part_local *L = &p->parts[r];
+        L->trainer = gnn_malloc((size_t)(L->n_solid > 0 ? L->n_solid : 1) * sizeof(int32_t));
+        if (!L->trainer)
+            return gnn_err_set(err, GNN_ERR_NOMEM, "partition trainers: out of memory");
+        for (int64_t l = 0; l < L->n_solid; l++)
+            L->trainer[l] = trainer[L->vid_o[l]];
+    }
+    return GNN_OK;
+}
+
+gnn_status gnn_part_trainer_seeds(const gnn_part_local *L, int64_t t, int64_t **seeds, int64_t *count, gnn_err *err)
+{
+    const int64_t T = L->trainers < 1 ? 1 : L->trainers;
+    if (t < 0 || t >= T)
+        return gnn_err_set(err, GNN_ERR_INVAL, "trainer %lld of a part with %lld trainers", (long long)t, (long long)T);
+    int64_t m = 0;
+    for (int64_t i = 0; i < L->n_train; i++)
+        m += !L->trainer || L->trainer[L->train[i]] == t;
+    int64_t *s = gnn_malloc((size_t)(m > 0 ? m : 1) * sizeof(int64_t));
+    if (!s)
+        return gnn_err_set(err, GNN_ERR_NOMEM, "trainer seeds: out of memory");
+    m = 0;
+    for (int64_t i = 0; i < L->n_train; i++)
+        if (!L->trainer || L->trainer[L->train[i]] == t)
+            s[m++] = L->train[i];
+    *seeds = s;
+    *count = m;
+    return GNN_OK;
+}
+
+gnn_status gnn_part_block_ids(const gnn_part_local *L, const gnn_block *b, int64_t *vid_o, uint8_t *is_halo,
+                              int64_t *n_halo, gnn_err *err)
+{
+    const int64_t nl = L->n_solid + L->n_halo;
+    int64_t halos = 0;
+    for (int64_t i = 0; i < b->n_src; i++) {
+        const int64_t p = b->src_gid[i];
+        if (p < 0 || p >= nl)
+            return gnn_err_set(err, GNN_ERR_RANGE, "block source %lld has VID_p %lld, rank %lld has %lld local vertices",
+                               (long long)i, (long long)p, (long long)L->rank, (long long)nl);
+        if (vid_o)
+            vid_o[i] = L->vid_o[p];
+        if (is_halo)
+            is_halo[i] = p >= L->n_solid;
+        halos += p >= L->n_solid;
+    }
+    if (n_halo)
+        *n_halo = halos;
+    return GNN_OK;
 }
 
 /* ---- quality ------------------------------------------------------------------------------------------ */
@@ -498,8 +627,10 @@ void gnn_partition_free(gnn_partition *p)
             gnn_free(l->train);
             gnn_free(l->val);
             gnn_free(l->test);
+            gnn_free(l->trainer);
         }
     gnn_free(p->parts);
     gnn_free(p->part);
+    gnn_free(p->trainer);
     memset(p, 0, sizeof *p);
 }

@@ -238,6 +238,22 @@ gnn_status gnn_partition_verify(const gnn_partition *P, const gnn_csr *g, const 
         if (split_got[sidx] != split_tot[sidx])
             BAD("split %d: the parts list %lld vertices, the graph has %lld", sidx, (long long)split_got[sidx],
                 (long long)split_tot[sidx]);
+    /* 6. two levels: every solid vertex's trainer is the trainer vector's, in [0, T) */
+    {
+        const int64_t T = P->trainers < 1 ? 1 : P->trainers;
+        if (T > 1 && !P->trainer)
+            BAD("%lld trainers but no trainer vector", (long long)T);
+        for (int64_t p = 0; p < k; p++) {
+            const gnn_part_local *L = &P->parts[p];
+            if ((L->trainers < 1 ? 1 : L->trainers) != T || (T > 1 && !L->trainer))
+                BAD("part %lld: %lld trainers, the partition has %lld", (long long)p, (long long)L->trainers,
+                    (long long)T);
+            for (int64_t l = 0; T > 1 && l < L->n_solid; l++)
+                if (L->trainer[l] != P->trainer[L->vid_o[l]] || L->trainer[l] < 0 || L->trainer[l] >= T)
+                    BAD("part %lld: solid %lld (vertex %lld) has trainer %d, the vector says %d", (long long)p,
+                        (long long)l, (long long)L->vid_o[l], L->trainer[l], P->trainer[L->vid_o[l]]);
+        }
+    }
 #undef BAD
 out:
     gnn_free(owned);
@@ -537,4 +553,141 @@ const gnn_oracle_entry gnn_oracle_partition_verify = {
     .reason = "structure: every property is exact",
     .params = k_p_params, .n_params = N_P_PARAMS, .presets = k_p_presets,
     .ref = &k_part_ref, .impls = k_part_impls, .run = verify_run,
+};
+
+/* ---- partition.files: save, reload, compare; one flipped byte refused ------------------------------ */
+
+#include <ftw.h>
+#include <unistd.h>
+
+static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+{
+    (void)sb, (void)flag, (void)ftw;
+    return remove(p);
+}
+
+static void remove_tree(void *dir)
+{
+    nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static int flip_byte(const char *path, uint64_t pick, unsigned char mask, int64_t *at)
+{
+    FILE *f = fopen(path, "r+b");
+    if (!f)
+        return -1;
+    int rc = -1;
+    if (fseek(f, 0, SEEK_END) == 0) {
+        const long size = ftell(f);
+        if (size > 0) {
+            *at = (int64_t)(pick % (uint64_t)size);
+            int ch;
+            if (fseek(f, (long)*at, SEEK_SET) == 0 && (ch = fgetc(f)) != EOF && fseek(f, (long)*at, SEEK_SET) == 0 &&
+                fputc(ch ^ mask, f) != EOF)
+                rc = 0;
+        }
+    }
+    if (fclose(f) != 0)
+        rc = -1;
+    return rc;
+}
+
+static gnn_oracle_outcome files_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    part_input in;
+    gnn_oracle_outcome o = make_input(ctx, c, &in);
+    if (o != GNN_ORACLE_PASS)
+        return o;
+    gnn_partition *want, *P;
+    if ((o = run_build(ctx, c->entry->ref->ops, "ref", &in, &want)) != GNN_ORACLE_PASS)
+        return o;
+    if ((o = run_build(ctx, c->impl->ops, "impl", &in, &P)) != GNN_ORACLE_PASS)
+        return o;
+    /* two levels: T = 1 + seed mod 3 trainers, a random trainer vector (stream 7) */
+    const int64_t n = in.g->n, T = 1 + (int64_t)(c->seed % 3), f = 3;
+    int32_t *trainer = gnn_oracle_alloc(ctx, (size_t)(n + 1) * sizeof(int32_t));
+    float *feat = gnn_oracle_alloc(ctx, (size_t)(n * f + 1) * sizeof(float));
+    int32_t *labels = gnn_oracle_alloc(ctx, (size_t)(n + 1) * sizeof(int32_t));
+    if (!trainer || !feat || !labels)
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_oracle_draws d = gnn_oracle_draws_make(c, 7);
+    for (int64_t v = 0; v < n; v++) {
+        trainer[v] = (int32_t)gnn_oracle_draw_uint(&d, (uint64_t)T);
+        labels[v] = (int32_t)gnn_oracle_draw_uint(&d, 5) - 1; /* -1 = unlabelled */
+        for (int64_t j = 0; j < f; j++)
+            feat[v * f + j] = gnn_oracle_draw_float(&d) - 0.5f;
+    }
+    gnn_err err = { "" };
+    gnn_status st;
+    if ((st = gnn_partition_set_trainers(want, trainer, T, &err)) || (st = gnn_partition_set_trainers(P, trainer, T, &err)))
+        return gnn_oracle_fail(ctx, "set_trainers: %s", err.msg);
+    gnn_dataset ds;
+    memset(&ds, 0, sizeof ds);
+    snprintf(ds.name, sizeof ds.name, "oracle");
+    ds.graph = *in.g;
+    ds.graph.owns = 0;
+    ds.num_features = f;
+    ds.num_classes = 4;
+    ds.feat = feat;
+    ds.labels = labels;
+    ds.split = in.split;
+    char *dir = gnn_oracle_alloc(ctx, 64);
+    if (!dir)
+        return gnn_oracle_fail(ctx, "out of memory");
+    const char *tmpdir = getenv("TMPDIR");
+    snprintf(dir, 64, "%s/gnnref-oracle-XXXXXX", tmpdir && strlen(tmpdir) < 30 ? tmpdir : "/tmp");
+    if (!mkdtemp(dir))
+        return gnn_oracle_fail(ctx, "mkdtemp %s failed", dir);
+    gnn_oracle_defer(ctx, remove_tree, dir);
+    if ((st = gnn_partition_save(dir, P, &ds, NULL, &err)))
+        return gnn_oracle_fail(ctx, "save: %s (%s)", gnn_status_str(st), err.msg);
+    gnn_partition *Q = gnn_oracle_alloc(ctx, sizeof *Q);
+    gnn_csr *g = gnn_oracle_alloc(ctx, sizeof *g);
+    if (!Q || !g)
+        return gnn_oracle_fail(ctx, "out of memory");
+    st = gnn_partition_load(dir, Q, g, NULL, &err);
+    gnn_oracle_defer(ctx, free_partition, Q);
+    gnn_oracle_defer(ctx, free_csr, g);
+    if (st)
+        return gnn_oracle_fail(ctx, "load: %s (%s)", gnn_status_str(st), err.msg);
+    digest_partition(ctx, Q);
+    /* reloaded == the reference structure, bit for bit; the rebuilt graph == the input */
+    if ((st = gnn_partition_compare(want, Q, &err)))
+        return gnn_oracle_fail(ctx, "reloaded set differs from ref: %s", err.msg);
+    if (g->n != in.g->n || g->nnz != in.g->nnz ||
+        memcmp(g->indptr, in.g->indptr, ((size_t)n + 1) * sizeof(int64_t)) != 0 ||
+        (g->nnz && memcmp(g->indices, in.g->indices, (size_t)g->nnz * sizeof(int64_t)) != 0))
+        return gnn_oracle_fail(ctx, "the graph rebuilt from the parts differs from the input");
+    /* one flipped bit in one file (seeded): refused, naming the file */
+    const int64_t which = (int64_t)gnn_oracle_draw_uint(&d, (uint64_t)in.k + 1); /* 0 = manifest */
+    char path[128], name[32];
+    if (which == 0)
+        snprintf(name, sizeof name, "manifest.json");
+    else
+        snprintf(name, sizeof name, "part-%05lld.gnn", (long long)(which - 1));
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    int64_t at = 0;
+    const unsigned char mask = (unsigned char)(1u << gnn_oracle_draw_uint(&d, 8));
+    if (flip_byte(path, gnn_oracle_draw_uint(&d, UINT64_MAX), mask, &at))
+        return gnn_oracle_fail(ctx, "cannot flip a byte of %s", path);
+    gnn_partition R;
+    st = gnn_partition_load(dir, &R, NULL, NULL, &err);
+    if (st == GNN_OK) {
+        gnn_partition_free(&R);
+        return gnn_oracle_fail(ctx, "%s with byte %lld ^ 0x%02x loaded without error", name, (long long)at, mask);
+    }
+    if (!strstr(err.msg, name))
+        return gnn_oracle_fail(ctx, "%s byte %lld ^ 0x%02x: the error does not name the file: %s", name, (long long)at,
+                               mask, err.msg);
+    return GNN_ORACLE_PASS;
+}
+
+const gnn_oracle_entry gnn_oracle_partition_files = {
+    .name = "partition.files",
+    .what = "partition set written from each implementation's structure (two levels, features, labels, split), "
+            "reloaded: bitwise the ref structure and the input graph; one seeded flipped bit refused, naming the file",
+    .tol = { GNN_CMP_BITWISE, 0, 0 },
+    .reason = "files store every array as is and carry CRC32Cs: exact",
+    .params = k_p_params, .n_params = N_P_PARAMS, .presets = k_p_presets,
+    .ref = &k_part_ref, .impls = k_part_impls, .run = files_run,
 };

@@ -21,6 +21,7 @@ static gnn_status build_part(gnn_part_local *L, int64_t p, const gnn_csr *g, con
 {
     const int64_t n = g->n;
     L->rank = p;
+    L->trainers = 1;
     /* 1 and 2: count solid, mark halo */
     int64_t n_solid = 0, n_halo = 0;
     memset(mark, 0, (size_t)n);
@@ -126,6 +127,7 @@ gnn_status gnn_partition_build_ref(gnn_partition *out, const gnn_csr *g, const u
     char *mark = gnn_malloc((size_t)(n > 0 ? n : 1));
     out->n = n;
     out->k = k;
+    out->trainers = 1;
     out->part = gnn_malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
     out->parts = gnn_calloc((size_t)k, sizeof(gnn_part_local));
     if (!owner_rank || !seen || !mark || !out->part || !out->parts) {

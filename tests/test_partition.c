@@ -510,7 +510,7 @@ START_TEST(cli_errors)
         { "partition builtin --parts 4 --method kernighan", "--method 'kernighan'" },
         { "partition builtin --parts 4 --balance train,edges", "unknown constraint 'edges'" },
         { "partition builtin --parts 4 --balance degree,degree", "listed twice" },
-        { "partition builtin --parts 4 -o parts.d", "not implemented yet" },
+        { "partition builtin --parts 4 --trainers 0", "--trainers" },
         { "partition --parts 4", "DATA is required" },
         { "partition builtin", "--parts K is required" },
         { "partition builtin --parts 4 --bogus", "unknown or incomplete flag" },

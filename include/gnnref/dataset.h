@@ -28,6 +28,18 @@ typedef struct gnn_import_stats {
     int64_t symmetrized;        /* 1: reverse edges were added (OGB, edge lists, generators) */
 } gnn_import_stats;
 
+/* An extension section of the native format (docs/formats.md, "Extension sections"): a named
+ * array beyond the five dataset sections, used by partition files for their id tables. The
+ * dataset never owns ext data: on save it is borrowed from the caller, on load it points into
+ * the read-only mapping. */
+#define GNN_FORMAT_MAX_EXT 5
+typedef struct gnn_format_ext {
+    char name[9];       /* 1 to 8 characters [a-z0-9_], NUL-terminated */
+    const void *data;   /* count * elem_size bytes */
+    int64_t count;      /* elements */
+    uint32_t elem_size; /* 1, 2, 4 or 8 */
+} gnn_format_ext;
+
 typedef struct gnn_dataset {
     char name[64];
     gnn_csr graph;         /* in-neighbors: row v lists sources u of edges u -> v */
@@ -41,7 +53,12 @@ typedef struct gnn_dataset {
     size_t map_len;
     int owns_arrays;
     gnn_import_stats stats; /* what the importer or generator merged or dropped (kept in the file) */
+    int num_ext;            /* extension sections (0 for a plain dataset) */
+    gnn_format_ext ext[GNN_FORMAT_MAX_EXT];
 } gnn_dataset;
+
+/* The extension section called name, or NULL. */
+const gnn_format_ext *gnn_dataset_ext(const gnn_dataset *ds, const char *name);
 
 void gnn_dataset_free(gnn_dataset *ds);
 static inline int64_t gnn_dataset_n(const gnn_dataset *ds) { return ds->graph.n; }
@@ -82,6 +99,10 @@ enum { GNN_SEC_INDPTR = 0, GNN_SEC_INDICES = 1, GNN_SEC_FEATURES = 2, GNN_SEC_LA
                                          u32 crc32c, u32 element size, u64 reserved (0) */
 #define GNN_HDR_SECTION_SIZE 32u
 #define GNN_HDR_OFF_STATS 288u        /* 4 x i64: gnn_import_stats in declaration order */
+#define GNN_HDR_OFF_EXT 320u          /* up to GNN_FORMAT_MAX_EXT extension entries of 32 bytes:
+                                         u64 offset, u64 length, u32 crc32c, u32 element size,
+                                         char[8] name (NUL-padded); the header's section count is
+                                         5 + the number of extension sections */
 #define GNN_HDR_OFF_CRC 508u          /* u32 CRC32C of header bytes [0, 508) */
 
 /* The name of section s ("indptr", "indices", "features", "labels", "split"). */

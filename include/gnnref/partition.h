@@ -42,6 +42,7 @@
 #define GNNREF_PARTITION_H
 
 #include <stdint.h>
+#include "gnnref/dataset.h"
 #include "gnnref/graph.h"
 #include "gnnref/status.h"
 
@@ -97,9 +98,13 @@ typedef struct gnn_part_options {
     unsigned balance; /* GNN_BALANCE_* bits; 0: one column of unit weights */
     int ufactor;      /* metis: METIS_OPTION_UFACTOR, allowed imbalance 1 + ufactor / 1000 per
                          constraint; gnn_part_defaults sets GNN_METIS_DEFAULT_UFACTOR */
+    int64_t trainers; /* two-level partitioning (DistDGLv2 4.1.2): trainers per part, >= 1; with
+                         T > 1 the method splits the graph into k * T sub-parts s, and
+                         part = s / T (coalesced: the T consecutive sub-parts of a machine),
+                         trainer = s mod T. 1: one level (trainer 0 everywhere) */
 } gnn_part_options;
 
-void gnn_part_defaults(gnn_part_options *o); /* metis, k = 2, seed 1, no balance, ufactor 30 */
+void gnn_part_defaults(gnn_part_options *o); /* metis, k = 2, seed 1, no balance, ufactor 30, trainers 1 */
 
 /* What was done, for reports and manifests. METIS options are listed by name with the value
  * passed in METIS's options array (-1 = METIS's own default). */
@@ -129,6 +134,11 @@ typedef struct gnn_part_info {
  * k = 1 gives all zeros without calling METIS. info may be NULL. */
 gnn_status gnn_partition_assign(const gnn_csr *g, const uint8_t *split, const gnn_part_options *o, int32_t *part,
                                 gnn_part_info *info, gnn_err *err);
+/* The same, two-level: also writes trainer[v] in [0, o->trainers) (trainer may be NULL). With
+ * T = o->trainers > 1 the method runs with k * T parts (k * T <= n, else GNN_ERR_INVAL) and the
+ * result is coalesced: part = sub / T, trainer = sub mod T. info->k is then k * T. */
+gnn_status gnn_partition_assign2(const gnn_csr *g, const uint8_t *split, const gnn_part_options *o, int32_t *part,
+                                 int32_t *trainer, gnn_part_info *info, gnn_err *err);
 
 /* The symmetrized graph METIS sees: g plus reversed edges, deduplicated, self-loops dropped. */
 gnn_status gnn_partition_symmetrize(const gnn_csr *g, gnn_csr *sym, gnn_err *err);
@@ -168,6 +178,8 @@ typedef struct gnn_part_local {
     int64_t *halo_owner_local;  /* (n_halo) local id of that vertex on its owner */
     int64_t n_train, n_val, n_test;
     int64_t *train, *val, *test; /* local ids of the solid vertices in each split, increasing */
+    int64_t trainers;            /* T (1 when the partition is one-level) */
+    int32_t *trainer;            /* (n_solid) trainer of each solid vertex, or NULL when T = 1 */
 } gnn_part_local;
 
 typedef struct gnn_partition {
@@ -175,6 +187,8 @@ typedef struct gnn_partition {
     int64_t k;             /* ranks (parts); parts may be empty */
     int32_t *part;         /* (n) a copy of the part vector */
     gnn_part_local *parts; /* (k) */
+    int64_t trainers;      /* T; 1 unless gnn_partition_set_trainers gave more */
+    int32_t *trainer;      /* (n) a copy of the trainer vector, or NULL when T = 1 */
 } gnn_partition;
 
 /* Build the structure from g (in-edge CSR), an optional split (n entries, GNN_SPLIT_*) and a
@@ -193,6 +207,106 @@ gnn_status gnn_partition_build_ref(gnn_partition *out, const gnn_csr *g, const u
 gnn_status gnn_partition_build_cpu(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part,
                                    int64_t k, gnn_err *err);
 void gnn_partition_free(gnn_partition *p);
+
+/* Two-level partitioning: attach a trainer vector (n entries in [0, T)) to a built partition:
+ * p->trainer and every part's trainer[] (trainer of each solid vertex). T = 1 clears them.
+ * GNN_ERR_RANGE for a value outside [0, T). */
+gnn_status gnn_partition_set_trainers(gnn_partition *p, const int32_t *trainer, int64_t trainers, gnn_err *err);
+
+/* The training seeds of trainer t of a part: the local ids of its train vertices whose trainer
+ * is t, increasing (all of L->train when T = 1 and t = 0). *seeds is allocated (gnn_free). */
+gnn_status gnn_part_trainer_seeds(const gnn_part_local *L, int64_t t, int64_t **seeds, int64_t *count, gnn_err *err);
+
+/* VID_b -> VID_o for a mini-batch block sampled on a part's local graph (its src_gid are
+ * VID_p ids): vid_o[i] = L->vid_o[b->src_gid[i]] for the n_src sources, is_halo[i] (optional)
+ * = 1 when the source is a halo (VID_p >= n_solid: DistGNN-MB's findHaloNodes), *n_halo
+ * (optional) their count. GNN_ERR_RANGE for a src_gid outside [0, n_solid + n_halo). */
+gnn_status gnn_part_block_ids(const gnn_part_local *L, const gnn_block *b, int64_t *vid_o, uint8_t *is_halo,
+                              int64_t *n_halo, gnn_err *err);
+
+/* ---- partition sets on disk (docs/partitioning.md "Files", docs/formats.md) ----------------
+ *
+ * A partition set is a directory:
+ *   manifest.json        the set: format, set_id, the dataset's counts and graph CRC, k,
+ *                        trainers, how it was made (method, seed, balance, ufactor, split,
+ *                        METIS options), its quality, and for every part its file name, size and
+ *                        CRC32C of the whole file; the last field, manifest_crc32c, is the CRC32C
+ *                        of the file with that field's 8 hex digits read as "00000000"
+ *   part-00000.gnn ...   one native-format file per part (docs/formats.md): the local graph
+ *                        (solid then halo rows, halo rows empty), labels (-1 on halos), split
+ *                        (0 on halos), no native features section, and extension sections
+ *                        vid_o (i64, local -> global), halo (i64 pairs: owner, owner-local id,
+ *                        per halo), trainer (i32 per solid; only when T > 1), feat (f32, the
+ *                        n_solid x f features of the solid vertices: a part stores none for its
+ *                        halos) and partmeta (16 x i64: GNN_PARTMETA_*).
+ * Loading checks the manifest's own CRC, then every file it reads: its native-format header
+ * and section CRCs, its whole-file CRC32C and size against the manifest, its partmeta against
+ * the manifest (set, rank, k, trainers, counts) and the id tables' structure. Any failure is
+ * GNN_ERR_CHECKSUM / GNN_ERR_FORMAT with a message that starts with the file's path. */
+enum {
+    GNN_PARTMETA_VERSION = 0, /* 1 */
+    GNN_PARTMETA_SET_ID = 1,  /* the set's fingerprint (as int64 bits) */
+    GNN_PARTMETA_RANK = 2,
+    GNN_PARTMETA_K = 3,
+    GNN_PARTMETA_TRAINERS = 4,
+    GNN_PARTMETA_N = 5,       /* global vertices */
+    GNN_PARTMETA_NNZ = 6,     /* global CSR entries */
+    GNN_PARTMETA_N_SOLID = 7,
+    GNN_PARTMETA_N_HALO = 8,
+    GNN_PARTMETA_F = 9,       /* feature width of the feat section (0: no features) */
+    GNN_PARTMETA_COUNT = 16
+};
+
+/* What a manifest records besides the structure. */
+typedef struct gnn_part_manifest {
+    uint64_t set_id;             /* fingerprint of (graph CRC, part vector, trainer vector) */
+    char dataset[64];            /* the dataset's name */
+    int64_t n, nnz, num_features, num_classes;
+    uint32_t graph_crc;          /* CRC32C of the global indptr then indices bytes */
+    int64_t k, trainers;
+    gnn_part_method method;
+    uint64_t seed;
+    unsigned balance;
+    int ufactor;
+    int have_split;
+    double split[3];             /* the --split fractions when have_split */
+    int64_t edge_cut;            /* -1 when not recorded */
+} gnn_part_manifest;
+
+/* The set's fingerprint: CRC32C(part) << 32 | CRC32C(trainer or nothing, seeded with graph_crc). */
+uint64_t gnn_partition_set_id(const gnn_partition *p, uint32_t graph_crc);
+/* CRC32C of g's indptr bytes followed by its indices bytes. */
+uint32_t gnn_graph_crc(const gnn_csr *g);
+
+/* Write the set for p, built from ds (its graph, features, labels and split) into dir (created
+ * when absent; existing part files and manifest are replaced, each written to a temporary name
+ * first and renamed). m supplies the provenance fields (method, seed, balance, ufactor, split,
+ * edge_cut); its counts, k, trainers, graph_crc and set_id are filled in here (m may be NULL). */
+gnn_status gnn_partition_save(const char *dir, const gnn_partition *p, const gnn_dataset *ds,
+                              const gnn_part_manifest *m, gnn_err *err);
+
+/* Read dir/manifest.json (checked) into *m. */
+gnn_status gnn_partition_manifest_load(const char *dir, gnn_part_manifest *m, gnn_err *err);
+
+/* Load one part, as a rank does: *L gets its own copies of the structure (vid_p allocated with
+ * the global n entries), *local (optional, may be NULL) the part's mapped native file (local
+ * graph, labels, split, and the solid features through gnn_part_features: read-only). m may be
+ * NULL. */
+gnn_status gnn_partition_load_part(const char *dir, int64_t rank, gnn_part_local *L, gnn_dataset *local,
+                                   gnn_part_manifest *m, gnn_err *err);
+void gnn_part_local_free(gnn_part_local *L);
+/* The solid vertices' features of a loaded part file: n_solid x *f row-major (row l = local id
+ * l), read-only; NULL with *f = 0 when the set has no features or local is not a part file. */
+const float *gnn_part_features(const gnn_dataset *local, int64_t *f);
+
+/* Load the whole set: *p bitwise equal to the structure that was saved, and (optional) *g the
+ * global graph rebuilt from the parts' solid rows (every vertex's in-edges live at its owner),
+ * checked against the manifest's graph CRC. */
+gnn_status gnn_partition_load(const char *dir, gnn_partition *p, gnn_csr *g, gnn_part_manifest *m, gnn_err *err);
+
+/* Bitwise equality of two structures (for reload checks and tests): GNN_OK, or
+ * GNN_ERR_MISMATCH naming the first differing field, part and index. */
+gnn_status gnn_partition_compare(const gnn_partition *a, const gnn_partition *b, gnn_err *err);
 
 /* Shared argument checks of the builders: k in [1, INT32_MAX], part values in [0, k). */
 gnn_status gnn_partition_check_args(const gnn_csr *g, const int32_t *part, int64_t k, gnn_err *err);

@@ -115,6 +115,7 @@ static gnn_status build_part(gnn_part_local *L, int64_t p, const gnn_csr *g, con
     const int64_t n = g->n;
     const int32_t p32 = (int32_t)p;
     L->rank = p;
+    L->trainers = 1;
     L->n_solid = n_solid;
     int64_t *vid_p = L->vid_p = alloc_n(n, sizeof(int64_t));
     if (!vid_p)
@@ -285,6 +286,7 @@ gnn_status gnn_partition_build_cpu(gnn_partition *out, const gnn_csr *g, const u
     int64_t *tcount = gnn_malloc((3 * (size_t)MAX_THREADS() + 3) * sizeof(int64_t));
     out->n = n;
     out->k = k;
+    out->trainers = 1;
     out->part = alloc_n(n, sizeof(int32_t));
     out->parts = gnn_calloc((size_t)k, sizeof(gnn_part_local));
     if (!by_part || !owner_rank || !base || !tcount || !out->part || !out->parts) {
