@@ -9,6 +9,11 @@
 #      (GraphSAGE on the built-in dataset, seed 3, 2 epochs) must be bitwise identical.
 #      cli/cmd_train.c prints each step's loss with %.17g, which round-trips a double, so
 #      equal strings are equal bits.
+#   3. Partitioning acceptance: `TOOL partcheck DATA --method metis` with 4 sim ranks and
+#      under mpirun -np 4 must print the same `db_halo rank R: ... crc` and `kvstore rank R:
+#      ... exact yes` lines (db_halo tables and pulled rows bitwise identical), for the
+#      built-in dataset and ../shared/datasets/facebook when it is present (PARTCHECK_DATA
+#      overrides the list).
 #
 # Skips (exit 0, saying so) only when mpirun is absent, or when gnnref was built with
 # NO_MPI=1. Exit status non-zero on any difference or failure.
@@ -169,8 +174,40 @@ else
     fail=1
 fi
 
+# ---- 3. partitioning acceptance: db_halo tables and feature pulls, 4-rank sim vs MPI ---
+HERE=$(cd "$(dirname "$0")/.." && pwd)
+PARTCHECK_DATA=${PARTCHECK_DATA:-"builtin $HERE/../shared/datasets/facebook"}
+PARTCHECK="--method metis --balance degree --seed 3 --pulls 2 --pull-ids 500"
+for data in $PARTCHECK_DATA; do
+    if [ "$data" != builtin ] && [ ! -e "$data" ]; then
+        echo "    (partcheck: $data not present, skipped)"
+        continue
+    fi
+    name=$(basename "$data")
+    # shellcheck disable=SC2086
+    if run "part-sim-$name" "$TOOL" partcheck "$data" $PARTCHECK --backend sim --ranks 4 &&
+        run "part-mpi-$name" mpirun -np 4 --oversubscribe "$TOOL" partcheck "$data" $PARTCHECK --backend mpi; then
+        grep -E '^(db_halo|kvstore) rank ' "$T/part-sim-$name.out" >"$T/part-sim-$name.lines"
+        grep -E '^(db_halo|kvstore) rank ' "$T/part-mpi-$name.out" >"$T/part-mpi-$name.lines"
+        n=$(wc -l <"$T/part-sim-$name.lines")
+        if [ "$n" -eq 8 ] && cmp -s "$T/part-sim-$name.lines" "$T/part-mpi-$name.lines" &&
+            ! grep -q 'exact no' "$T/part-sim-$name.lines"; then
+            printf '%-3s %-40s %-10s %-10s %s\n' 4 "partcheck $name" "$n lines" "$n lines" \
+                "PASS (db_halo tables and pulled rows identical)"
+        else
+            printf '%-3s %-40s %-10s %-10s %s\n' 4 "partcheck $name" "$n lines" \
+                "$(wc -l <"$T/part-mpi-$name.lines") lines" "FAIL"
+            diff "$T/part-sim-$name.lines" "$T/part-mpi-$name.lines" | sed 's/^/      /' | head -20
+            fail=1
+        fi
+    else
+        fail=1
+    fi
+done
+
 if [ $fail -ne 0 ]; then
     echo "mpi-check: FAIL (sim and MPI differ, or a run failed; see above)"
     exit 1
 fi
-echo "mpi-check: PASS (np $NPS: every collective bitwise equal to the simulator; 4-rank training losses bitwise equal)"
+echo "mpi-check: PASS (np $NPS: every collective bitwise equal to the simulator; 4-rank training losses bitwise equal;" \
+    "4-rank db_halo tables and feature pulls identical)"

@@ -18,6 +18,7 @@ static const subcommand k_commands[] = {
     { "train", gnn_cmd_train, "train a GNN (sage, gcn, gat, gin) on one rank, the simulator or MPI" },
     { "oracle", gnn_cmd_oracle, "check every implementation against the reference" },
     { "commcheck", gnn_cmd_commcheck, "check every collective of a backend (self, sim, mpi) bitwise" },
+    { "partcheck", gnn_cmd_partcheck, "build db_halo on every rank and pull features through the feature store" },
     { NULL, NULL, NULL }
 };
 

@@ -30,6 +30,8 @@ extern const gnn_oracle_entry gnn_oracle_elu_fwd, gnn_oracle_elu_bwd, gnn_oracle
     gnn_oracle_grad_elu, gnn_oracle_grad_layernorm;
 /* graph partitioning: the partition structure, DistGNN-MB 3.1 (oracle/op_partition.c) */
 extern const gnn_oracle_entry gnn_oracle_partition_build, gnn_oracle_partition_verify, gnn_oracle_partition_files;
+/* db_halo (DistGNN-MB Algorithm 1) and the hybrid-partitioning feature store (oracle/op_halo.c) */
+extern const gnn_oracle_entry gnn_oracle_partition_db_halo, gnn_oracle_kvstore_pull;
 /* DistGNN-MB's Asynchronous Embedding Push: which solid vertices are pushed (oracle/op_aep.c) */
 extern const gnn_oracle_entry gnn_oracle_aep_select;
 /* the Historical Embedding Cache, DistGNN-MB 3.2 (oracle/op_hec.c) */
@@ -98,6 +100,9 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     &gnn_oracle_partition_build,
     &gnn_oracle_partition_verify,
     &gnn_oracle_partition_files,
+    /* db_halo (DistGNN-MB Algorithm 1) and the feature store, under the simulator (oracle/op_halo.c) */
+    &gnn_oracle_partition_db_halo,
+    &gnn_oracle_kvstore_pull,
     /* DistGNN-MB AEP (oracle/op_aep.c) */
     &gnn_oracle_aep_select,
     /* the Historical Embedding Cache, DistGNN-MB 3.2 (oracle/op_hec.c) */

@@ -35,7 +35,8 @@ typedef enum gnn_rng_tag {
     GNN_TAG_ORACLE = 10,  /* oracle case generation */
     GNN_TAG_PARTITION = 11,
     GNN_TAG_ATTN_DROPOUT = 12, /* GAT attention dropout; id = dst vertex (global), draw = edge position * heads + head */
-    GNN_TAG_FAULT = 13    /* simulator fault injection; step = message sequence, id = src * P + dst */
+    GNN_TAG_FAULT = 13,   /* simulator fault injection; step = message sequence, id = src * P + dst */
+    GNN_TAG_KVSTORE = 14  /* feature-store pulls of `gnnref partcheck`: step = pull, id = rank, draw = position */
 } gnn_rng_tag;
 
 /* One Philox4x32-10 block: out = Philox(ctr, key). */
