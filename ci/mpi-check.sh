@@ -204,6 +204,27 @@ for data in $PARTCHECK_DATA; do
         fail=1
     fi
 done
+# the same tables from a saved partition set (gnnref partition -o), loaded by every MPI rank:
+# identical to the 4-rank simulator's tables from the partition computed in process
+if [ -s "$T/part-sim-builtin.lines" ]; then
+    # shellcheck disable=SC2086
+    if run "part-save" "$TOOL" partition builtin --parts 4 --method metis --balance degree --seed 3 -o "$T/set-builtin" &&
+        run "part-mpi-set" mpirun -np 4 --oversubscribe "$TOOL" partcheck builtin --partitions "$T/set-builtin" \
+            --pulls 2 --pull-ids 500 --backend mpi; then
+        grep -E '^(db_halo|kvstore) rank ' "$T/part-mpi-set.out" >"$T/part-mpi-set.lines"
+        if cmp -s "$T/part-sim-builtin.lines" "$T/part-mpi-set.lines"; then
+            printf '%-3s %-40s %-10s %-10s %s\n' 4 "partcheck builtin --partitions DIR" "8 lines" "8 lines" \
+                "PASS (tables from the saved set = computed)"
+        else
+            printf '%-3s %-40s %-10s %-10s %s\n' 4 "partcheck builtin --partitions DIR" "8 lines" \
+                "$(wc -l <"$T/part-mpi-set.lines") lines" "FAIL"
+            diff "$T/part-sim-builtin.lines" "$T/part-mpi-set.lines" | sed 's/^/      /' | head -20
+            fail=1
+        fi
+    else
+        fail=1
+    fi
+fi
 
 if [ $fail -ne 0 ]; then
     echo "mpi-check: FAIL (sim and MPI differ, or a run failed; see above)"

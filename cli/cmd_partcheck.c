@@ -36,6 +36,8 @@ static void usage(FILE *f)
             "  --balance LIST        METIS balance constraints: train,val,test,degree\n"
             "  --seed S              seed of --split, METIS, random and the pulled ids (default 1)\n"
             "  --split A,B,C         seeded random train/val/test fractions (replaces the data's split)\n"
+            "  --partitions DIR      use the saved partition set DIR (gnnref partition DATA --parts P -o DIR;\n"
+            "                        it must have P parts and come from DATA) instead of partitioning here\n"
             "  --impl ref|cpu        db_halo builder: ref (allgatherv, Algorithm 1) or cpu (alltoallv to\n"
             "                        the owners; default)\n"
             "  --pulls N             seeded pulls per rank (default 4)\n"
@@ -66,6 +68,7 @@ enum {
 typedef struct job {
     /* flags */
     const char *data;
+    const char *parts_dir; /* --partitions DIR, or NULL */
     gnn_part_options po;
     int have_split;
     double split[3];
@@ -86,8 +89,8 @@ typedef struct job {
     int64_t *tbytes, *tmsgs;    /* traffic matrix */
 } job;
 
-/* Load DATA, the split, the part vector with K = P and the partition. This is where a saved
- * partition set will be loaded instead (`--partitions DIR`): fill J->ds, J->part, J->full. */
+/* Load DATA, the split, the part vector with K = P and the partition; or, with --partitions
+ * DIR, the saved set (every part, checked: gnn_partition_load), which must come from DATA. */
 static gnn_status prepare(job *J, int P)
 {
     gnn_err *err = &J->prep_err;
@@ -95,6 +98,29 @@ static gnn_status prepare(job *J, int P)
     if (st)
         return st;
     const int64_t n = J->ds.graph.n;
+    if (J->parts_dir) {
+        gnn_part_manifest m;
+        if ((st = gnn_partition_load(J->parts_dir, &J->full, NULL, &m, err)))
+            return st;
+        if (m.k != P)
+            return gnn_err_set(err, GNN_ERR_INVAL, "%s has %lld parts: run it with --ranks %lld (mpirun -np %lld)",
+                               J->parts_dir, (long long)m.k, (long long)m.k, (long long)m.k);
+        if (m.n != n || m.graph_crc != gnn_graph_crc(&J->ds.graph))
+            return gnn_err_set(err, GNN_ERR_INVAL,
+                               "%s was not made from %s (its graph: %lld vertices, CRC32C 0x%08x; %s: %lld vertices, "
+                               "0x%08x)",
+                               J->parts_dir, J->data, (long long)m.n, m.graph_crc, J->data, (long long)n,
+                               gnn_graph_crc(&J->ds.graph));
+        J->po.method = m.method;
+        J->po.seed = m.seed;
+        J->po.balance = m.balance;
+        J->part = gnn_malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
+        if (!J->part)
+            return gnn_err_set(err, GNN_ERR_NOMEM, "out of memory");
+        if (n > 0)
+            memcpy(J->part, J->full.part, sizeof(int32_t) * (size_t)n);
+        return GNN_OK;
+    }
     if (J->have_split &&
         (st = gnn_dataset_split_random(&J->ds, J->split[0], J->split[1], J->split[2], J->po.seed, err)))
         return st;
@@ -257,6 +283,7 @@ int gnn_cmd_partcheck(int argc, char **argv)
         { "impl", required_argument, 0, 'i' },    { "pulls", required_argument, 0, 'p' },
         { "pull-ids", required_argument, 0, 'M' }, { "threads", required_argument, 0, 't' },
         { "json", required_argument, 0, 'j' },    { "help", no_argument, 0, 'h' },
+        { "partitions", required_argument, 0, 'P' },
         CLI_BACKEND_OPTIONS,                      { 0, 0, 0, 0 }
     };
     cli_backend b;
@@ -320,6 +347,7 @@ int gnn_cmd_partcheck(int argc, char **argv)
                 return cli_error(CLI_USAGE, "--threads '%s': expected an integer in 1..4096", optarg);
             break;
         case 'j': json = optarg; break;
+        case 'P': J.parts_dir = optarg; break;
         case 'h': usage(stdout); return CLI_OK;
         default:
             usage(stderr);
@@ -358,6 +386,14 @@ int gnn_cmd_partcheck(int argc, char **argv)
     const size_t W = R_FIELDS + (size_t)P;
     int64_t entries = 0, db_bytes = 0, remote = 0, ids_total = 0, kv_bytes = 0, max_db_ns = 0, max_pull_ns = 0;
     int all_exact = 1;
+    char bal_buf[64] = "";
+    if (!balance_arg && J.po.balance) { /* from a loaded set's manifest */
+        for (int c = 0; c < GNN_PART_MAX_CON; c++)
+            if (J.po.balance & (1u << c))
+                snprintf(bal_buf + strlen(bal_buf), sizeof bal_buf - strlen(bal_buf), "%s%s", bal_buf[0] ? "," : "",
+                         gnn_part_constraint_name(1u << c));
+        balance_arg = bal_buf;
+    }
     printf("partcheck: %s  n=%lld  features=%lld  method=%s ranks=%d seed=%llu balance=%s  db_halo impl=%s  "
            "backend=%s\n",
            J.ds.name, (long long)J.ds.graph.n, (long long)J.ds.num_features, gnn_part_method_name(J.po.method), P,
@@ -412,7 +448,7 @@ int gnn_cmd_partcheck(int argc, char **argv)
         json_object_object_add(cfg, "pulls", json_object_new_int64(J.pulls));
         json_object_object_add(cfg, "pull_ids", json_object_new_int64(J.pull_ids));
         json_object_object_add(cfg, "threads", json_object_new_int(nthreads));
-        json_object_object_add(cfg, "partitions", NULL); /* --partitions DIR: not yet */
+        json_object_object_add(cfg, "partitions", J.parts_dir ? json_object_new_string(J.parts_dir) : NULL);
         json_object_object_add(r, "n", json_object_new_int64(J.ds.graph.n));
         json_object_object_add(r, "features", json_object_new_int64(J.ds.num_features));
         json_object *ranks = json_object_new_array();

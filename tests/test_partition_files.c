@@ -397,8 +397,9 @@ END_TEST
 START_TEST(cli_writes_a_set)
 {
     NEED_TOOL();
-    char out[8192], args[1024];
-    const char *dir = tmp("cliset");
+    char out[8192], args[1024], dir[600], tiny[600];
+    snprintf(dir, sizeof dir, "%s", tmp("cliset")); /* tmp() rotates four buffers: keep copies */
+    snprintf(tiny, sizeof tiny, "%s", tmp("tiny"));
     snprintf(args, sizeof args, "partition builtin --parts 3 --trainers 2 --method hash --balance train -o %s", dir);
     ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
     ck_assert_ptr_nonnull(strstr(out, "two-level: 2 trainers per part"));
@@ -419,6 +420,19 @@ START_TEST(cli_writes_a_set)
     ck_assert_int_eq(tool("partition builtin --parts 3 --trainers 0", out, sizeof out), 2);
     ck_assert_int_eq(tool("partition builtin --parts 20000 --trainers 2", out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "--trainers"));
+    /* partcheck on the saved set: the right rank count works, another count or another dataset
+     * is refused */
+    snprintf(args, sizeof args, "partcheck builtin --partitions %s --backend sim --ranks 3 --pulls 1 --pull-ids 50", dir);
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "exact yes"));
+    snprintf(args, sizeof args, "partcheck builtin --partitions %s --backend sim --ranks 2", dir);
+    ck_assert_int_eq(tool(args, out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "--ranks 3"));
+    snprintf(args, sizeof args, "partition tests/fixtures/text_tiny --parts 3 --method range -o %s", tiny);
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
+    snprintf(args, sizeof args, "partcheck builtin --partitions %s --backend sim --ranks 3", tiny);
+    ck_assert_int_eq(tool(args, out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "was not made from builtin"));
     snprintf(args, sizeof args, "partition builtin --parts 2 -o %s/manifest.json/x", dir);
     ck_assert_int_ne(tool(args, out, sizeof out), 0);
     ck_assert_ptr_nonnull(strstr(out, "gnnref: error"));
