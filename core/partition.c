@@ -612,23 +612,29 @@ done:
 
 /* ---- the structure: free ----------------------------------------------------------------------------- */
 
+void gnn_part_local_free(gnn_part_local *L)
+{
+    if (!L)
+        return;
+    gnn_csr_free(&L->graph);
+    gnn_free(L->vid_o);
+    gnn_free(L->vid_p);
+    gnn_free(L->halo_owner);
+    gnn_free(L->halo_owner_local);
+    gnn_free(L->train);
+    gnn_free(L->val);
+    gnn_free(L->test);
+    gnn_free(L->trainer);
+    memset(L, 0, sizeof *L);
+}
+
 void gnn_partition_free(gnn_partition *p)
 {
     if (!p)
         return;
     if (p->parts)
-        for (int64_t r = 0; r < p->k; r++) {
-            gnn_part_local *l = &p->parts[r];
-            gnn_csr_free(&l->graph);
-            gnn_free(l->vid_o);
-            gnn_free(l->vid_p);
-            gnn_free(l->halo_owner);
-            gnn_free(l->halo_owner_local);
-            gnn_free(l->train);
-            gnn_free(l->val);
-            gnn_free(l->test);
-            gnn_free(l->trainer);
-        }
+        for (int64_t r = 0; r < p->k; r++)
+            gnn_part_local_free(&p->parts[r]);
     gnn_free(p->parts);
     gnn_free(p->part);
     gnn_free(p->trainer);

@@ -586,22 +586,6 @@ gnn_status gnn_partition_manifest_load(const char *dir, gnn_part_manifest *m, gn
 
 /* ---- load one part ----------------------------------------------------------------------------- */
 
-void gnn_part_local_free(gnn_part_local *L)
-{
-    if (!L)
-        return;
-    gnn_csr_free(&L->graph);
-    gnn_free(L->vid_o);
-    gnn_free(L->vid_p);
-    gnn_free(L->halo_owner);
-    gnn_free(L->halo_owner_local);
-    gnn_free(L->train);
-    gnn_free(L->val);
-    gnn_free(L->test);
-    gnn_free(L->trainer);
-    memset(L, 0, sizeof *L);
-}
-
 static gnn_status need_ext(const gnn_dataset *ds, const char *name, int64_t count, uint32_t size, const char *path,
                            const void **data, gnn_err *err)
 {
