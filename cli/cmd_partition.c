@@ -158,7 +158,7 @@ int gnn_cmd_partition(int argc, char **argv)
         rc = cli_error(cli_status_code(st), "--split: %s", err.msg);
         goto done;
     }
-    if (po.k > n || po.k * po.trainers > n) {
+    if (po.k > n || po.trainers > n / po.k) { /* K x T > n, without overflow */
         rc = cli_error(CLI_USAGE, "--parts %lld%s: %s has only %lld vertices (at most one part per vertex)",
                        (long long)po.k, po.trainers > 1 ? " x --trainers" : "", data, (long long)n);
         goto done;

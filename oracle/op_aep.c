@@ -42,17 +42,11 @@ static const char *const k_aep_presets[] = {
     NULL,
 };
 
-static gnn_oracle_outcome aep_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+/* The case's candidates (vid, deg: m entries each) and arguments. */
+static gnn_aep_select_args aep_inputs(const gnn_oracle_case *c, int64_t *vid, int64_t *deg)
 {
-    const gnn_aep_ops *ref = c->entry->ref->ops, *impl = c->impl->ops;
-    const int64_t m = gnn_oracle_int(c, P_M), nc = gnn_oracle_int(c, P_NC), maxdeg = gnn_oracle_int(c, P_MAXDEG);
+    const int64_t m = gnn_oracle_int(c, P_M), maxdeg = gnn_oracle_int(c, P_MAXDEG);
     const double zero = gnn_oracle_real(c, P_ZERO);
-    int64_t *vid = gnn_oracle_alloc(ctx, (size_t)(m + 1) * sizeof(int64_t));
-    int64_t *deg = gnn_oracle_alloc(ctx, (size_t)(m + 1) * sizeof(int64_t));
-    uint8_t *want = gnn_oracle_alloc_out(ctx, "ref.keep", (size_t)m + 1);
-    uint8_t *got = gnn_oracle_alloc_out(ctx, "impl.keep", (size_t)m + 1);
-    if (!vid || !deg || !want || !got)
-        return gnn_oracle_fail(ctx, "out of memory");
     gnn_oracle_draws d = gnn_oracle_draws_make(c, 1);
     for (int64_t i = 0; i < m; i++)
         vid[i] = 3 * i + 1 + (int64_t)(c->seed % 3); /* distinct */
@@ -69,10 +63,24 @@ static gnn_oracle_outcome aep_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
             deg[i] = deg[i - 1]; /* equal weights */
     }
     gnn_aep_select_args a = {
-        .vid_o = vid, .deg = deg, .m = m, .nc = nc, .seed = c->seed * 0x9E3779B97F4A7C15ull + 17,
+        .vid_o = vid, .deg = deg, .m = m, .nc = gnn_oracle_int(c, P_NC), .seed = c->seed * 0x9E3779B97F4A7C15ull + 17,
         .step = (uint32_t)gnn_oracle_draw_uint(&d, 1u << 20), .layer = (int)gnn_oracle_draw_uint(&d, 4),
         .dst_rank = (int)gnn_oracle_draw_uint(&d, 64),
     };
+    return a;
+}
+
+static gnn_oracle_outcome aep_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const gnn_aep_ops *ref = c->entry->ref->ops, *impl = c->impl->ops;
+    const int64_t m = gnn_oracle_int(c, P_M), nc = gnn_oracle_int(c, P_NC);
+    int64_t *vid = gnn_oracle_alloc(ctx, (size_t)(m + 1) * sizeof(int64_t));
+    int64_t *deg = gnn_oracle_alloc(ctx, (size_t)(m + 1) * sizeof(int64_t));
+    uint8_t *want = gnn_oracle_alloc_out(ctx, "ref.keep", (size_t)m + 1);
+    uint8_t *got = gnn_oracle_alloc_out(ctx, "impl.keep", (size_t)m + 1);
+    if (!vid || !deg || !want || !got)
+        return gnn_oracle_fail(ctx, "out of memory");
+    const gnn_aep_select_args a = aep_inputs(c, vid, deg);
     gnn_err err = { "" };
     int64_t kw = -1, kg = -1;
     gnn_status s = ref->select(&a, want, &kw, &err);
@@ -100,6 +108,65 @@ static gnn_oracle_outcome aep_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
     return GNN_ORACLE_PASS;
 }
 
+/* ---- benchmark hook: candidates per second ------------------------------------------------------ */
+
+typedef struct aep_fixture {
+    const gnn_aep_ops *ops;
+    gnn_aep_select_args a;
+    int64_t *vid, *deg;
+    uint8_t *keep;
+} aep_fixture;
+
+static void aep_teardown(void *p)
+{
+    aep_fixture *f = p;
+    if (!f)
+        return;
+    gnn_free(f->vid);
+    gnn_free(f->deg);
+    gnn_free(f->keep);
+    gnn_free(f);
+}
+
+static gnn_status aep_setup(const gnn_oracle_case *c, void **fixture, gnn_oracle_work *work)
+{
+    aep_fixture *f = gnn_calloc(1, sizeof *f);
+    if (!f)
+        return GNN_ERR_NOMEM;
+    const int64_t m = gnn_oracle_int(c, P_M);
+    f->ops = c->impl->ops;
+    f->vid = gnn_malloc((size_t)(m + 1) * sizeof(int64_t));
+    f->deg = gnn_malloc((size_t)(m + 1) * sizeof(int64_t));
+    f->keep = gnn_malloc((size_t)m + 1);
+    if (!f->vid || !f->deg || !f->keep) {
+        aep_teardown(f);
+        return GNN_ERR_NOMEM;
+    }
+    f->a = aep_inputs(c, f->vid, f->deg);
+    work->bytes = (double)m * 17.0; /* ids and degrees read, the mask written */
+    work->flops = 0;
+    work->items = (double)m;
+    work->items_name = "candidates/s";
+    *fixture = f;
+    return GNN_OK;
+}
+
+static gnn_status aep_bench_run(void *p)
+{
+    aep_fixture *f = p;
+    int64_t kept;
+    return f->ops->select(&f->a, f->keep, &kept, NULL);
+}
+
+/* a batch's candidates for one destination (DistGNN-MB pushes a few thousand per step) and a
+ * large one */
+static const char *const k_aep_bench_sizes[] = {
+    "m=20000,nc=2048,maxdeg=1000,zero=0.01",
+    "m=1000000,nc=65536,maxdeg=1000,zero=0.01",
+    NULL,
+};
+static const gnn_oracle_bench k_aep_bench = { k_aep_bench_sizes, aep_setup, aep_bench_run, aep_teardown };
+
 const gnn_oracle_entry gnn_oracle_aep_select = {
     .name = "aep.select",
     .what = "AEP push selection (DistGNN-MB Alg. 2 line 20): nc of m candidates, without replacement, by degree "
@@ -107,5 +174,5 @@ const gnn_oracle_entry gnn_oracle_aep_select = {
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = "the keys are a pure function and the order is strict: the kept set is exact",
     .params = k_aep_params, .n_params = N_AEP_PARAMS, .presets = k_aep_presets,
-    .ref = &k_aep_ref, .impls = k_aep_impls, .run = aep_run,
+    .ref = &k_aep_ref, .impls = k_aep_impls, .run = aep_run, .bench = &k_aep_bench,
 };
