@@ -21,8 +21,10 @@
 #include "gnnref/sample.h"
 #include "gnnref/tensor.h"
 #include "gnnref/train.h"
+#include "core/model.h"
 
-const char *const gnn_phase_names[GNN_PHASE_COUNT] = { "sample", "forward", "backward", "update", "eval", "comm" };
+const char *const gnn_phase_names[GNN_PHASE_COUNT] = { "sample", "forward", "backward", "update", "eval", "comm",
+                                                               "comm_pre", "comm_post" };
 
 const char *gnn_model_name(gnn_model_kind m)
 {
@@ -86,437 +88,6 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* ---- parameters ------------------------------------------------------------------------
- * One layer's parameters and their gradients and Adam moments live in flat arrays of the
- * same layout: the model's weights first (weight-decayed per wd_scope), then LayerNorm's
- * gamma and beta (never decayed). Offsets (-1: absent):
- *   sage [W_n (in,out) | W_s (in,out) | b (out)]
- *   gcn  [W (in,out) | b (out)]
- *   gin  [W1 (in,mid) | b1 (mid) | W2 (mid,out) | b2 (out)]
- *   gat  [W (in,H*F) | a_l (H*F) | a_r (H*F) | b]   b: (out) velickovic, (H*F) distgnn */
-typedef struct layer {
-    int64_t in, out;      /* input width, output width (gat: H*F hidden, F output) */
-    int64_t heads, f, hf; /* gat: heads, features per head, H*F */
-    int64_t mid;          /* gin: MLP hidden width */
-    int last;             /* the output layer: no LayerNorm, no activation */
-    int project_first;    /* gcn: out < in, so z = A_hat (x W) + b */
-    int64_t o_w, o_w2, o_b, o_b2, o_al, o_ar, o_gamma, o_beta;
-    int64_t count, n_decay;
-    float *p, *g, *m, *v;
-} layer;
-
-typedef struct model {
-    gnn_model_kind kind;
-    gnn_gat_variant variant;
-    int L, ln;
-    float slope;
-    layer layer[GNN_MAX_LAYERS];
-    const gnn_aggregate_ops *agg;
-    const gnn_nn_ops *nn;
-    const gnn_gat_ops *gat;
-    const gnn_act_ops *act;
-} model;
-
-static void model_free(model *m)
-{
-    for (int l = 0; l < m->L; l++) {
-        gnn_free(m->layer[l].p);
-        gnn_free(m->layer[l].g);
-        gnn_free(m->layer[l].m);
-        gnn_free(m->layer[l].v);
-    }
-}
-
-static int64_t take(int64_t *count, int64_t n)
-{
-    const int64_t o = *count;
-    *count += n;
-    return o;
-}
-
-/* Glorot uniform for the weights (parameter index 2l, 2l+1 for sage, as before the other
- * models existed; 4096 l + 512 k + h for the others, k the weight's rank in the layer, h the
- * head), biases 0, LayerNorm gamma 1 and beta 0. gat's attention vectors: Glorot of a
- * (F, 1) matrix per head, as Velickovic's one-output convolution. */
-static gnn_status model_init(model *m, const gnn_train_config *c, int64_t in, int64_t classes)
-{
-    memset(m, 0, sizeof *m);
-    m->kind = c->model;
-    m->variant = c->gat_variant;
-    m->L = c->layers;
-    m->ln = c->layernorm;
-    m->slope = c->gat_slope;
-    m->agg = c->impl_opt ? &gnn_aggregate_cpu : &gnn_aggregate_ref;
-    m->nn = c->impl_opt ? &gnn_nn_cpu : &gnn_nn_ref;
-    m->gat = c->impl_opt ? &gnn_gat_cpu : &gnn_gat_ref;
-    m->act = c->impl_opt ? &gnn_act_cpu : &gnn_act_ref;
-    int64_t width = in;
-    for (int l = 0; l < m->L; l++) {
-        layer *S = &m->layer[l];
-        S->last = l == m->L - 1;
-        S->in = width;
-        S->o_w = S->o_w2 = S->o_b = S->o_b2 = S->o_al = S->o_ar = S->o_gamma = S->o_beta = -1;
-        int64_t n = 0;
-        switch (m->kind) {
-        case GNN_MODEL_SAGE:
-            S->out = S->last ? classes : c->hidden;
-            S->o_w = take(&n, S->in * S->out);
-            S->o_w2 = take(&n, S->in * S->out);
-            S->o_b = take(&n, S->out);
-            break;
-        case GNN_MODEL_GCN:
-            S->out = S->last ? classes : c->hidden;
-            S->project_first = S->out < S->in;
-            S->o_w = take(&n, S->in * S->out);
-            S->o_b = take(&n, S->out);
-            break;
-        case GNN_MODEL_GIN:
-            S->out = S->last ? classes : c->hidden;
-            S->mid = c->hidden;
-            S->o_w = take(&n, S->in * S->mid);
-            S->o_b = take(&n, S->mid);
-            S->o_w2 = take(&n, S->mid * S->out);
-            S->o_b2 = take(&n, S->out);
-            break;
-        case GNN_MODEL_GAT:
-            S->heads = S->last ? c->out_heads : c->heads;
-            S->f = S->last ? classes : c->hidden;
-            S->hf = S->heads * S->f;
-            S->out = S->last ? S->f : S->hf;
-            S->o_w = take(&n, S->in * S->hf);
-            S->o_al = take(&n, S->hf);
-            S->o_ar = take(&n, S->hf);
-            S->o_b = take(&n, m->variant == GNN_GAT_DISTGNN ? S->hf : S->out);
-            break;
-        }
-        S->n_decay = n;
-        if (m->ln && !S->last) {
-            S->o_gamma = take(&n, S->out);
-            S->o_beta = take(&n, S->out);
-        }
-        S->count = n;
-        S->p = gnn_calloc((size_t)n, sizeof(float));
-        S->g = gnn_calloc((size_t)n, sizeof(float));
-        S->m = gnn_calloc((size_t)n, sizeof(float));
-        S->v = gnn_calloc((size_t)n, sizeof(float));
-        if (!S->p || !S->g || !S->m || !S->v) {
-            m->L = l + 1;
-            model_free(m);
-            return GNN_ERR_NOMEM;
-        }
-        const unsigned base = (unsigned)l * 4096u;
-        switch (m->kind) {
-        case GNN_MODEL_SAGE:
-            gnn_glorot_init(S->p + S->o_w, S->in, S->out, c->seed, (unsigned)(2 * l));
-            gnn_glorot_init(S->p + S->o_w2, S->in, S->out, c->seed, (unsigned)(2 * l + 1));
-            break;
-        case GNN_MODEL_GCN:
-            gnn_glorot_init(S->p + S->o_w, S->in, S->out, c->seed, base);
-            break;
-        case GNN_MODEL_GIN:
-            gnn_glorot_init(S->p + S->o_w, S->in, S->mid, c->seed, base);
-            gnn_glorot_init(S->p + S->o_w2, S->mid, S->out, c->seed, base + 512u);
-            break;
-        case GNN_MODEL_GAT:
-            gnn_glorot_init(S->p + S->o_w, S->in, S->hf, c->seed, base);
-            for (int64_t h = 0; h < S->heads; h++) {
-                gnn_glorot_init(S->p + S->o_al + h * S->f, S->f, 1, c->seed, base + 512u + (unsigned)h);
-                gnn_glorot_init(S->p + S->o_ar + h * S->f, S->f, 1, c->seed, base + 1024u + (unsigned)h);
-            }
-            break;
-        }
-        if (S->o_gamma >= 0)
-            for (int64_t j = 0; j < S->out; j++)
-                S->p[S->o_gamma + j] = 1.0f;
-        width = S->out;
-    }
-    return GNN_OK;
-}
-
-/* ---- one layer, forward and backward ----------------------------------------------------- */
-
-/* What a layer's forward keeps for its backward. x is the layer's input after dropout
- * (n_src, in), mask its dropout scale; t0, t1 model intermediates (see layer_fwd); alpha the
- * attention coefficients (gat); z the pre-normalization output (n_dst, out); zn the LayerNorm
- * output, mu/rstd its statistics; y the layer's output (after the activation; = z last). */
-typedef struct lcache {
-    float *x, *mask, *t0, *t1, *alpha, *z, *zn, *mu, *rstd, *y;
-} lcache;
-
-static void lcache_free(lcache *C)
-{
-    gnn_free(C->x);
-    gnn_free(C->mask);
-    gnn_free(C->t0);
-    gnn_free(C->t1);
-    gnn_free(C->alpha);
-    gnn_free(C->z);
-    gnn_free(C->zn);
-    gnn_free(C->mu);
-    gnn_free(C->rstd);
-    gnn_free(C->y);
-    memset(C, 0, sizeof *C);
-}
-
-static float *falloc(int64_t n)
-{
-    return gnn_malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
-}
-
-/* Randomness of a forward pass: training (dropout on) or evaluation (off). */
-typedef struct fwd_key {
-    int train;
-    float attn_drop;
-    uint64_t seed;
-    uint32_t step;
-} fwd_key;
-
-static void add_bias(float *z, int64_t n, int64_t d, const float *b)
-{
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t j = 0; j < d; j++)
-            z[i * d + j] += b[j];
-}
-
-/* db[j] = sum_i dz[i][j], i ascending (the order of linear_bwd's db). */
-static void col_sums(const float *dz, int64_t n, int64_t d, float *db)
-{
-    memset(db, 0, (size_t)d * sizeof(float));
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t j = 0; j < d; j++)
-            db[j] += dz[i * d + j];
-}
-
-static gnn_gat_params gat_params(const model *m, int l, const gnn_block *blk, const fwd_key *k)
-{
-    const layer *S = &m->layer[l];
-    gnn_gat_params gp = { .heads = S->heads, .f = S->f, .slope = m->slope,
-                          .attn_drop = k->train ? k->attn_drop : 0.0f, .seed = k->seed,
-                          .step = k->step, .layer = (unsigned)l, .dst_gid = blk->src_gid };
-    return gp;
-}
-
-/* Forward of layer l on C->x (n_src, in): fills the rest of C. */
-static gnn_status layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C, const fwd_key *k)
-{
-    const layer *S = &m->layer[l];
-    const float *P = S->p;
-    const int64_t ns = blk->n_src, nd = blk->n_dst;
-    gnn_status st = GNN_OK;
-    if (!(C->z = falloc(nd * S->out)))
-        return GNN_ERR_NOMEM;
-    switch (m->kind) {
-    case GNN_MODEL_SAGE: /* t0 = mean (nd, in); z = t0 W_n + b; t1 = x[dst] W_s; z += t1 */
-        if (!(C->t0 = falloc(nd * S->in)) || !(C->t1 = falloc(nd * S->out)))
-            return GNN_ERR_NOMEM;
-        if ((st = m->agg->forward(blk, C->x, S->in, GNN_AGG_MEAN, C->t0)))
-            return st;
-        m->nn->linear_fwd(C->t0, nd, S->in, P + S->o_w, P + S->o_b, S->out, C->z);
-        m->nn->linear_fwd(C->x, nd, S->in, P + S->o_w2, NULL, S->out, C->t1); /* dst = src 0..nd-1 */
-        for (int64_t i = 0; i < nd * S->out; i++)
-            C->z[i] += C->t1[i];
-        gnn_free(C->t1);
-        C->t1 = NULL;
-        break;
-    case GNN_MODEL_GCN:
-        if (S->project_first) { /* t0 = x W (ns, out); z = A_hat t0 + b */
-            if (!(C->t0 = falloc(ns * S->out)))
-                return GNN_ERR_NOMEM;
-            m->nn->linear_fwd(C->x, ns, S->in, P + S->o_w, NULL, S->out, C->t0);
-            if ((st = m->agg->forward(blk, C->t0, S->out, GNN_AGG_GCN, C->z)))
-                return st;
-            add_bias(C->z, nd, S->out, P + S->o_b);
-            if (k->train == 0) { /* x W is not needed for the backward of evaluation */
-                gnn_free(C->t0);
-                C->t0 = NULL;
-            }
-        } else { /* t0 = A_hat x (nd, in); z = t0 W + b */
-            if (!(C->t0 = falloc(nd * S->in)))
-                return GNN_ERR_NOMEM;
-            if ((st = m->agg->forward(blk, C->x, S->in, GNN_AGG_GCN, C->t0)))
-                return st;
-            m->nn->linear_fwd(C->t0, nd, S->in, P + S->o_w, P + S->o_b, S->out, C->z);
-        }
-        break;
-    case GNN_MODEL_GIN: /* t0 = x[dst] + sum (nd, in); t1 = ReLU(t0 W1 + b1) (nd, mid); z = t1 W2 + b2 */
-        if (!(C->t0 = falloc(nd * S->in)) || !(C->t1 = falloc(nd * S->mid)))
-            return GNN_ERR_NOMEM;
-        if ((st = m->agg->forward(blk, C->x, S->in, GNN_AGG_SUM, C->t0)))
-            return st;
-        for (int64_t i = 0; i < nd * S->in; i++) /* (1 + eps) h_v with eps = 0, added last */
-            C->t0[i] += C->x[i];
-        m->nn->linear_fwd(C->t0, nd, S->in, P + S->o_w, P + S->o_b, S->mid, C->t1);
-        gnn_relu_fwd(C->t1, nd * S->mid);
-        m->nn->linear_fwd(C->t1, nd, S->mid, P + S->o_w2, P + S->o_b2, S->out, C->z);
-        break;
-    case GNN_MODEL_GAT: { /* t0 = projection (ns, H*F); t1 = attention output (nd, H*F) */
-        const int dist = m->variant == GNN_GAT_DISTGNN;
-        if (!(C->t0 = falloc(ns * S->hf)) || !(C->t1 = falloc(nd * S->hf)))
-            return GNN_ERR_NOMEM;
-        if (k->train && !(C->alpha = falloc(blk->nnz * S->heads)))
-            return GNN_ERR_NOMEM;
-        m->nn->linear_fwd(C->x, ns, S->in, P + S->o_w, dist ? P + S->o_b : NULL, S->hf, C->t0);
-        if (dist && !S->last) /* Eq. 2's ReLU; the output layer's projection stays linear */
-            gnn_relu_fwd(C->t0, ns * S->hf);
-        const gnn_gat_params gp = gat_params(m, l, blk, k);
-        if ((st = m->gat->forward(blk, C->t0, P + S->o_al, P + S->o_ar, &gp, C->t1, C->alpha)))
-            return st;
-        if (!S->last) { /* heads concatenated */
-            memcpy(C->z, C->t1, (size_t)(nd * S->hf) * sizeof(float));
-        } else { /* heads averaged: sum in head order, then divide */
-            for (int64_t i = 0; i < nd; i++)
-                for (int64_t f = 0; f < S->f; f++) {
-                    float acc = 0.0f;
-                    for (int64_t h = 0; h < S->heads; h++)
-                        acc += C->t1[i * S->hf + h * S->f + f];
-                    C->z[i * S->f + f] = acc / (float)S->heads;
-                }
-        }
-        if (!dist)
-            add_bias(C->z, nd, S->out, P + S->o_b);
-        break;
-    }
-    }
-    if (S->last) {
-        C->y = C->z; /* logits */
-        C->z = NULL;
-        return GNN_OK;
-    }
-    const float *pre = C->z;
-    if (m->ln) {
-        if (!(C->zn = falloc(nd * S->out)) || !(C->mu = falloc(nd)) || !(C->rstd = falloc(nd)))
-            return GNN_ERR_NOMEM;
-        if ((st = m->act->layernorm_fwd(C->z, nd, S->out, P + S->o_gamma, P + S->o_beta, 1e-5f, C->zn, C->mu,
-                                        C->rstd)))
-            return st;
-        pre = C->zn;
-    }
-    if (!(C->y = falloc(nd * S->out)))
-        return GNN_ERR_NOMEM;
-    if (m->kind == GNN_MODEL_GAT) {
-        m->act->elu_fwd(pre, nd * S->out, 1.0f, C->y);
-    } else {
-        memcpy(C->y, pre, (size_t)(nd * S->out) * sizeof(float));
-        gnn_relu_fwd(C->y, nd * S->out);
-    }
-    return GNN_OK;
-}
-
-/* Backward of layer l from dy (n_dst, out), which it may overwrite. Writes the layer's
- * parameter gradients into S->g and, when dx != NULL, d loss / d x (n_src, in) before the
- * dropout (i.e. w.r.t. the previous layer's output). */
-static gnn_status layer_bwd(const model *m, int l, const gnn_block *blk, const lcache *C, const fwd_key *k,
-                            float *dy, float *dx)
-{
-    const layer *S = &m->layer[l];
-    const float *P = S->p;
-    float *G = S->g;
-    const int64_t ns = blk->n_src, nd = blk->n_dst;
-    gnn_status st = GNN_OK;
-    float *dz = dy, *s1 = NULL, *s2 = NULL;
-    if (!S->last) { /* activation, then LayerNorm */
-        if (!(s1 = falloc(nd * S->out)))
-            return GNN_ERR_NOMEM;
-        if (m->kind == GNN_MODEL_GAT) { /* from the ELU's input; out of place */
-            m->act->elu_bwd(m->ln ? C->zn : C->z, dy, nd * S->out, 1.0f, s1);
-            memcpy(dy, s1, (size_t)(nd * S->out) * sizeof(float));
-        } else {
-            gnn_relu_bwd(C->y, dy, nd * S->out);
-        }
-        if (m->ln) {
-            if ((st = m->act->layernorm_bwd(C->z, dy, nd, S->out, P + S->o_gamma, C->mu, C->rstd, s1,
-                                            G + S->o_gamma, G + S->o_beta)))
-                goto done;
-            memcpy(dy, s1, (size_t)(nd * S->out) * sizeof(float));
-        }
-        gnn_free(s1);
-        s1 = NULL;
-    }
-    switch (m->kind) {
-    case GNN_MODEL_SAGE:
-        /* W_n, b from the mean; W_s from the dst rows of x */
-        if (dx && (!(s1 = falloc(nd * S->in)) || !(s2 = falloc(nd * S->in)))) {
-            st = GNN_ERR_NOMEM;
-            goto done;
-        }
-        m->nn->linear_bwd(C->t0, dz, nd, S->in, P + S->o_w, S->out, s1, G + S->o_w, G + S->o_b);
-        m->nn->linear_bwd(C->x, dz, nd, S->in, P + S->o_w2, S->out, s2, G + S->o_w2, NULL);
-        if (dx) {
-            if ((st = m->agg->backward(blk, s1, S->in, GNN_AGG_MEAN, dx)))
-                goto done;
-            for (int64_t i = 0; i < nd * S->in; i++) /* self path of the dst rows */
-                dx[i] += s2[i];
-        }
-        break;
-    case GNN_MODEL_GCN:
-        if (S->project_first) {
-            if (!(s1 = falloc(ns * S->out))) {
-                st = GNN_ERR_NOMEM;
-                goto done;
-            }
-            col_sums(dz, nd, S->out, G + S->o_b);
-            if ((st = m->agg->backward(blk, dz, S->out, GNN_AGG_GCN, s1)))
-                goto done;
-            m->nn->linear_bwd(C->x, s1, ns, S->in, P + S->o_w, S->out, dx, G + S->o_w, NULL);
-        } else {
-            if (dx && !(s1 = falloc(nd * S->in))) {
-                st = GNN_ERR_NOMEM;
-                goto done;
-            }
-            m->nn->linear_bwd(C->t0, dz, nd, S->in, P + S->o_w, S->out, dx ? s1 : NULL, G + S->o_w, G + S->o_b);
-            if (dx && (st = m->agg->backward(blk, s1, S->in, GNN_AGG_GCN, dx)))
-                goto done;
-        }
-        break;
-    case GNN_MODEL_GIN:
-        if (!(s1 = falloc(nd * S->mid)) || (dx && !(s2 = falloc(nd * S->in)))) {
-            st = GNN_ERR_NOMEM;
-            goto done;
-        }
-        m->nn->linear_bwd(C->t1, dz, nd, S->mid, P + S->o_w2, S->out, s1, G + S->o_w2, G + S->o_b2);
-        gnn_relu_bwd(C->t1, s1, nd * S->mid);
-        m->nn->linear_bwd(C->t0, s1, nd, S->in, P + S->o_w, S->mid, s2, G + S->o_w, G + S->o_b);
-        if (dx) {
-            if ((st = m->agg->backward(blk, s2, S->in, GNN_AGG_SUM, dx)))
-                goto done;
-            for (int64_t i = 0; i < nd * S->in; i++)
-                dx[i] += s2[i];
-        }
-        break;
-    case GNN_MODEL_GAT: {
-        const int dist = m->variant == GNN_GAT_DISTGNN;
-        if (!(s1 = falloc(nd * S->hf)) || !(s2 = falloc(ns * S->hf))) {
-            st = GNN_ERR_NOMEM;
-            goto done;
-        }
-        if (!dist)
-            col_sums(dz, nd, S->out, G + S->o_b);
-        if (!S->last) {
-            memcpy(s1, dz, (size_t)(nd * S->hf) * sizeof(float));
-        } else {
-            for (int64_t i = 0; i < nd; i++)
-                for (int64_t h = 0; h < S->heads; h++)
-                    for (int64_t f = 0; f < S->f; f++)
-                        s1[i * S->hf + h * S->f + f] = dz[i * S->f + f] / (float)S->heads;
-        }
-        const gnn_gat_params gp = gat_params(m, l, blk, k);
-        if ((st = m->gat->backward(blk, C->t0, P + S->o_al, P + S->o_ar, &gp, C->alpha, s1, s2, G + S->o_al,
-                                   G + S->o_ar)))
-            goto done;
-        if (dist && !S->last)
-            gnn_relu_bwd(C->t0, s2, ns * S->hf);
-        m->nn->linear_bwd(C->x, s2, ns, S->in, P + S->o_w, S->hf, dx, G + S->o_w, dist ? G + S->o_b : NULL);
-        break;
-    }
-    }
-    if (dx && C->mask)
-        gnn_dropout_bwd(dx, ns, S->in, C->mask);
-done:
-    gnn_free(s1);
-    gnn_free(s2);
-    return st;
-}
-
 /* ---- the trainer -------------------------------------------------------------------------- */
 
 typedef struct trainer {
@@ -566,13 +137,13 @@ static gnn_status forward_all(const trainer *T, const gnn_block *const *blk, lca
             gnn_dropout_fwd(C[l].x, ns, S->in, blk[l]->src_gid, c->dropout, c->seed, k->step, (unsigned)l,
                             C[l].mask);
         }
-        gnn_status st = layer_fwd(m, l, blk[l], &C[l], k);
+        gnn_status st = gnn_layer_fwd(m, l, blk[l], &C[l], k);
         if (st)
             return st;
         if (!k->train && l > 0) { /* evaluation keeps only what the next layer reads */
             float *y = C[l - 1].y;
             C[l - 1].y = NULL;
-            lcache_free(&C[l - 1]);
+            gnn_lcache_free(&C[l - 1]);
             gnn_free(y);
         }
     }
@@ -646,7 +217,7 @@ static gnn_status train_step(trainer *T, const gnn_block *const *blk, const int3
             st = GNN_ERR_NOMEM;
             goto done;
         }
-        if ((st = layer_bwd(m, l, blk[l], &C[l], &k, dy, l > 0 ? dx : NULL)))
+        if ((st = gnn_layer_bwd(m, l, blk[l], &C[l], &k, dy, l > 0 ? dx : NULL)))
             goto done;
         gnn_free(dy);
         dy = dx; /* d loss / d y[l-1] */
@@ -661,21 +232,12 @@ reduce:
     *edges = sums[1];
     t3 = now_s();
 
-    for (int l = 0; l < L; l++) {
-        layer *S = &m->layer[l];
-        const float wd = (c->wd_scope == GNN_WD_FIRST && l > 0) ? 0.0f : c->weight_decay;
-        const gnn_adam decayed = { c->lr, 0.9f, 0.999f, 1e-8f, wd };
-        const gnn_adam plain = { c->lr, 0.9f, 0.999f, 1e-8f, 0.0f };
-        gnn_adam_step(&decayed, (int64_t)step + 1, S->p, S->g, S->m, S->v, S->n_decay);
-        if (S->count > S->n_decay)
-            gnn_adam_step(&plain, (int64_t)step + 1, S->p + S->n_decay, S->g + S->n_decay, S->m + S->n_decay,
-                          S->v + S->n_decay, S->count - S->n_decay);
-    }
+    gnn_model_adam(m, c, step);
     phase[GNN_PHASE_UPDATE] += now_s() - t3;
     st = GNN_OK;
 done:
     for (int l = 0; l < L; l++)
-        lcache_free(&C[l]);
+        gnn_lcache_free(&C[l]);
     gnn_free(dy);
     gnn_free(dx);
     return st;
@@ -761,7 +323,7 @@ static gnn_status evaluate(trainer *T, double acc[4], double *val_loss)
     *val_loss = total[GNN_SPLIT_VAL] ? gnn_softmax_xent(logits, n, classes, vl, scratch, NULL) : 0.0;
 done:
     for (int l = 0; l < m->L; l++)
-        lcache_free(&C[l]);
+        gnn_lcache_free(&C[l]);
     gnn_free(pred);
     gnn_free(vl);
     gnn_free(scratch);
@@ -828,7 +390,7 @@ static void trainer_free(trainer *T)
 {
     gnn_sampler_destroy(T->sampler);
     gnn_free(T->gbuf);
-    model_free(&T->m);
+    gnn_model_free(&T->m);
     gnn_block_free(&T->full);
     gnn_csr_free(&T->loops);
     gnn_free(T->normed);
@@ -881,7 +443,7 @@ static gnn_status trainer_init(trainer *T, const gnn_dataset *ds, gnn_err *err)
     /* full batch on P ranks: rank r's loss covers its slice of the train vertices */
     for (int64_t i = T->n_train * T->rank / T->P; i < T->n_train * (T->rank + 1) / T->P; i++)
         T->fb_labels[T->train_ids[i]] = ds->labels[T->train_ids[i]];
-    if ((st = model_init(&T->m, c, f, ds->num_classes)))
+    if ((st = gnn_model_init(&T->m, c, f, ds->num_classes)))
         return st;
     for (int l = 0; l < T->m.L; l++)
         T->n_params += T->m.layer[l].count;

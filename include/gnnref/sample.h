@@ -36,6 +36,10 @@ typedef struct gnn_sample_params {
     const float *weights; /* NULL: uniform. Else (g->nnz) non-negative finite per-edge weights,
                            * aligned with g->indices (weights[e] belongs to g->indices[e]);
                            * a neighbor of weight 0 is never drawn. Method: docs/sampling.md. */
+    const int64_t *rng_ids; /* NULL: vertex v draws from the stream with id = v. Else (g->n) the
+                             * id each vertex draws with, rng_ids[v]: a partition's VID_o, so that
+                             * a part's local graph (whose rows list the global in-edges in CSR
+                             * order) draws exactly what the global graph draws (docs/hec.md). */
 } gnn_sample_params;
 
 /* Reference sampler: plain loops, the specification. seeds must be valid vertex ids

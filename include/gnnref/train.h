@@ -79,9 +79,13 @@ void gnn_train_defaults(gnn_train_config *c);
  * the same on its own copy; callers use this to report the configuration). */
 void gnn_train_resolve(gnn_train_config *c);
 
-/* Phases timed per epoch (seconds). */
+/* Phases timed per epoch (seconds). DistGNN-MB's breakdown (section 4): MBC = sample, FWD =
+ * forward, BWD = backward, ARed = comm (the gradient allreduce and the evaluation's
+ * exchanges). Training on partitions (train_part.h) adds comm_pre (choosing, gathering and
+ * posting the pushes) and comm_post (receiving them and storing them into the caches, then
+ * searching and loading the halo rows; fetch: the pulls). */
 enum { GNN_PHASE_SAMPLE, GNN_PHASE_FORWARD, GNN_PHASE_BACKWARD, GNN_PHASE_UPDATE, GNN_PHASE_EVAL, GNN_PHASE_COMM,
-       GNN_PHASE_COUNT };
+       GNN_PHASE_COMM_PRE, GNN_PHASE_COMM_POST, GNN_PHASE_COUNT };
 extern const char *const gnn_phase_names[GNN_PHASE_COUNT];
 
 typedef struct gnn_epoch_stats {
@@ -94,6 +98,9 @@ typedef struct gnn_epoch_stats {
     int64_t steps;
     int64_t edges_sampled;              /* all ranks' sampled edges */
     int64_t comm_bytes;                 /* bytes this rank sent during the epoch */
+    /* training on partitions (train_part.h), summed over ranks; 0 otherwise */
+    int64_t hec_lookups[GNN_MAX_LAYERS], hec_hits[GNN_MAX_LAYERS];
+    int64_t push_bytes, pull_bytes;
 } gnn_epoch_stats;
 
 typedef struct gnn_train_result {

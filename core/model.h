@@ -1,0 +1,84 @@
+/* core/model.h -- internal: the models' parameters and one layer's forward and backward,
+ * shared by the single-rank and data-parallel trainer (core/train.c) and the trainer on
+ * partitions (core/train_part.c). Not a public header: the types carry no gnn_ prefix.
+ * docs/models.md has every equation. */
+#ifndef GNNREF_CORE_MODEL_H
+#define GNNREF_CORE_MODEL_H
+
+#include <stdint.h>
+#include "gnnref/act.h"
+#include "gnnref/aggregate.h"
+#include "gnnref/gat.h"
+#include "gnnref/graph.h"
+#include "gnnref/nn.h"
+#include "gnnref/tensor.h"
+#include "gnnref/train.h"
+
+/* ---- parameters ------------------------------------------------------------------------
+ * One layer's parameters and their gradients and Adam moments live in flat arrays of the
+ * same layout: the model's weights first (weight-decayed per wd_scope), then LayerNorm's
+ * gamma and beta (never decayed). Offsets (-1: absent):
+ *   sage [W_n (in,out) | W_s (in,out) | b (out)]
+ *   gcn  [W (in,out) | b (out)]
+ *   gin  [W1 (in,mid) | b1 (mid) | W2 (mid,out) | b2 (out)]
+ *   gat  [W (in,H*F) | a_l (H*F) | a_r (H*F) | b]   b: (out) velickovic, (H*F) distgnn */
+typedef struct layer {
+    int64_t in, out;      /* input width, output width (gat: H*F hidden, F output) */
+    int64_t heads, f, hf; /* gat: heads, features per head, H*F */
+    int64_t mid;          /* gin: MLP hidden width */
+    int last;             /* the output layer: no LayerNorm, no activation */
+    int project_first;    /* gcn: out < in, so z = A_hat (x W) + b */
+    int64_t o_w, o_w2, o_b, o_b2, o_al, o_ar, o_gamma, o_beta;
+    int64_t count, n_decay;
+    float *p, *g, *m, *v;
+} layer;
+
+typedef struct model {
+    gnn_model_kind kind;
+    gnn_gat_variant variant;
+    int L, ln;
+    float slope;
+    layer layer[GNN_MAX_LAYERS];
+    const gnn_aggregate_ops *agg;
+    const gnn_nn_ops *nn;
+    const gnn_gat_ops *gat;
+    const gnn_act_ops *act;
+} model;
+
+/* What a layer's forward keeps for its backward. x is the layer's input after dropout
+ * (n_src, in), mask its dropout scale; t0, t1 model intermediates (see gnn_layer_fwd); alpha the
+ * attention coefficients (gat); z the pre-normalization output (n_dst, out); zn the LayerNorm
+ * output, mu/rstd its statistics; y the layer's output (after the activation; = z last). */
+typedef struct lcache {
+    float *x, *mask, *t0, *t1, *alpha, *z, *zn, *mu, *rstd, *y;
+} lcache;
+
+/* Randomness of a forward pass: training (dropout on) or evaluation (off). */
+typedef struct fwd_key {
+    int train;
+    float attn_drop;
+    uint64_t seed;
+    uint32_t step;
+} fwd_key;
+
+static inline float *falloc(int64_t n)
+{
+    return gnn_malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+}
+
+/* Glorot weights, zero biases, LayerNorm gamma 1 (parameter indices: model.c). */
+gnn_status gnn_model_init(model *m, const gnn_train_config *c, int64_t in, int64_t classes);
+void gnn_model_free(model *m);
+void gnn_lcache_free(lcache *C);
+/* Forward of layer l on C->x (n_src, in): fills the rest of C. */
+gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C, const fwd_key *k);
+/* Backward of layer l from dy (n_dst, out), which it may overwrite: the layer's parameter
+ * gradients into m->layer[l].g and, when dx != NULL, d loss / d x (n_src, in) before the
+ * dropout. */
+gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcache *C, const fwd_key *k,
+                         float *dy, float *dx);
+/* One Adam step (global iteration `step`, 0-based) on every layer with the gradients in g:
+ * weight decay per c->wd_scope on the decayed part, none on LayerNorm's. */
+void gnn_model_adam(model *m, const gnn_train_config *c, uint32_t step);
+
+#endif
