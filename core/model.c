@@ -44,7 +44,7 @@ gnn_status gnn_model_init(model *m, const gnn_train_config *c, int64_t in, int64
     m->act = c->impl_opt ? &gnn_act_cpu : &gnn_act_ref;
     int64_t width = in;
     for (int l = 0; l < m->L; l++) {
-        layer *S = &m->layer[l];
+        mlayer *S = &m->layer[l];
         S->last = l == m->L - 1;
         S->in = width;
         S->o_w = S->o_w2 = S->o_b = S->o_b2 = S->o_al = S->o_ar = S->o_gamma = S->o_beta = -1;
@@ -162,7 +162,7 @@ static void col_sums(const float *dz, int64_t n, int64_t d, float *db)
 
 static gnn_gat_params gat_params(const model *m, int l, const gnn_block *blk, const fwd_key *k)
 {
-    const layer *S = &m->layer[l];
+    const mlayer *S = &m->layer[l];
     gnn_gat_params gp = { .heads = S->heads, .f = S->f, .slope = m->slope,
                           .attn_drop = k->train ? k->attn_drop : 0.0f, .seed = k->seed,
                           .step = k->step, .layer = (unsigned)l, .dst_gid = blk->src_gid };
@@ -172,7 +172,7 @@ static gnn_gat_params gat_params(const model *m, int l, const gnn_block *blk, co
 /* Forward of layer l on C->x (n_src, in): fills the rest of C. */
 gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C, const fwd_key *k)
 {
-    const layer *S = &m->layer[l];
+    const mlayer *S = &m->layer[l];
     const float *P = S->p;
     const int64_t ns = blk->n_src, nd = blk->n_dst;
     gnn_status st = GNN_OK;
@@ -281,7 +281,7 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
 gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcache *C, const fwd_key *k,
                             float *dy, float *dx)
 {
-    const layer *S = &m->layer[l];
+    const mlayer *S = &m->layer[l];
     const float *P = S->p;
     float *G = S->g;
     const int64_t ns = blk->n_src, nd = blk->n_dst;
@@ -393,7 +393,7 @@ done:
 void gnn_model_adam(model *m, const gnn_train_config *c, uint32_t step)
 {
     for (int l = 0; l < m->L; l++) {
-        layer *S = &m->layer[l];
+        mlayer *S = &m->layer[l];
         const float wd = (c->wd_scope == GNN_WD_FIRST && l > 0) ? 0.0f : c->weight_decay;
         const gnn_adam decayed = { c->lr, 0.9f, 0.999f, 1e-8f, wd };
         const gnn_adam plain = { c->lr, 0.9f, 0.999f, 1e-8f, 0.0f };

@@ -22,7 +22,7 @@
  *   gcn  [W (in,out) | b (out)]
  *   gin  [W1 (in,mid) | b1 (mid) | W2 (mid,out) | b2 (out)]
  *   gat  [W (in,H*F) | a_l (H*F) | a_r (H*F) | b]   b: (out) velickovic, (H*F) distgnn */
-typedef struct layer {
+typedef struct mlayer {
     int64_t in, out;      /* input width, output width (gat: H*F hidden, F output) */
     int64_t heads, f, hf; /* gat: heads, features per head, H*F */
     int64_t mid;          /* gin: MLP hidden width */
@@ -31,14 +31,14 @@ typedef struct layer {
     int64_t o_w, o_w2, o_b, o_b2, o_al, o_ar, o_gamma, o_beta;
     int64_t count, n_decay;
     float *p, *g, *m, *v;
-} layer;
+} mlayer;
 
 typedef struct model {
     gnn_model_kind kind;
     gnn_gat_variant variant;
     int L, ln;
     float slope;
-    layer layer[GNN_MAX_LAYERS];
+    mlayer layer[GNN_MAX_LAYERS];
     const gnn_aggregate_ops *agg;
     const gnn_nn_ops *nn;
     const gnn_gat_ops *gat;

@@ -123,7 +123,7 @@ static gnn_status forward_all(const trainer *T, const gnn_block *const *blk, lca
     const model *m = &T->m;
     const gnn_train_config *c = &T->cfg;
     for (int l = 0; l < m->L; l++) {
-        const layer *S = &m->layer[l];
+        const mlayer *S = &m->layer[l];
         const int64_t ns = blk[l]->n_src;
         if (!(C[l].x = falloc(ns * S->in)))
             return GNN_ERR_NOMEM;
@@ -212,7 +212,7 @@ static gnn_status train_step(trainer *T, const gnn_block *const *blk, const int3
     phase[GNN_PHASE_FORWARD] += t2 - t1;
 
     for (int l = L - 1; l >= 0; l--) {
-        const layer *S = &m->layer[l];
+        const mlayer *S = &m->layer[l];
         if (l > 0 && !(dx = falloc(blk[l]->n_src * S->in))) {
             st = GNN_ERR_NOMEM;
             goto done;

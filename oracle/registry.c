@@ -36,6 +36,8 @@ extern const gnn_oracle_entry gnn_oracle_partition_db_halo, gnn_oracle_kvstore_p
 extern const gnn_oracle_entry gnn_oracle_aep_select;
 /* the Historical Embedding Cache, DistGNN-MB 3.2 (oracle/op_hec.c) */
 extern const gnn_oracle_entry gnn_oracle_hec_ops, gnn_oracle_hec_verify;
+/* distributed training on partitions: drop, HEC + AEP, fetch (oracle/op_train_part.c) */
+extern const gnn_oracle_entry gnn_oracle_train_part, gnn_oracle_train_part_single;
 
 const gnn_oracle_entry *const gnn_oracle_registry[] = {
     /* core services */
@@ -108,5 +110,8 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     /* the Historical Embedding Cache, DistGNN-MB 3.2 (oracle/op_hec.c) */
     &gnn_oracle_hec_ops,
     &gnn_oracle_hec_verify,
+    /* distributed training on partitions (oracle/op_train_part.c) */
+    &gnn_oracle_train_part,
+    &gnn_oracle_train_part_single,
     NULL,
 };
