@@ -150,22 +150,35 @@ EOF
 done
 
 # compare_steps LABEL A.json B.json: the "steps" lists of two train reports must be equal
-# and non-empty; prints one table row (and the first difference)
+# and non-empty; on partitions also the run's figures ("partition_training": HEC lookups,
+# hits, pushed and received rows, bytes), with at least one HEC hit under --remote hec so
+# the cache path is exercised. Prints one table row (and the first difference).
 compare_steps() {
     python3 - "$@" <<'EOF'
 import json, sys
 
-def steps(path):
+def load(path):
     # parse_float=str keeps each number exactly as printed (%.17g): equal text, equal bits
     with open(path) as f:
-        r = json.load(f, parse_float=str, parse_int=str)
+        return json.load(f, parse_float=str, parse_int=str)
+
+def steps(r):
     return [(s["step"], s["loss"]) for s in r["steps"]]
 
-label, a, b = sys.argv[1], steps(sys.argv[2]), steps(sys.argv[3])
+label, ra, rb = sys.argv[1], load(sys.argv[2]), load(sys.argv[3])
+a, b = steps(ra), steps(rb)
 n_same = sum(1 for x, y in zip(a, b) if x == y)
 ok = a == b and len(a) > 0
+note = ""
+if "partition_training" in ra or "partition_training" in rb:
+    pa, pb = ra.get("partition_training"), rb.get("partition_training")
+    hits = sum(int(h) for h in pa["hits"]) if pa else 0
+    hec = ra["config"].get("remote") == "hec"
+    same = pa == pb
+    ok = ok and same and (hits > 0 or not hec)
+    note = f"; partition figures {'equal' if same else 'DIFFER'}" + (f", {hits} HEC hits" if hec else "")
 print(f"{4:<3} {label:<40} {len(a):<10} {len(b):<10} {'PASS' if ok else 'FAIL'}"
-      f" ({n_same} of {max(len(a), len(b))} step losses bitwise equal)")
+      f" ({n_same} of {max(len(a), len(b))} step losses bitwise equal{note})")
 for (sa, la), (sb, lb) in zip(a, b):
     if (sa, la) != (sb, lb):
         print(f"      first difference: step {sa}: sim {la}  mpi {lb}")

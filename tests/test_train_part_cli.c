@@ -121,7 +121,7 @@ START_TEST(json_report_keys)
     char flags[1024];
     snprintf(flags, sizeof flags,
              "--data %s --remote hec --hec-cs 40 --hec-ls 3 --hec-nc 16 --hec-delay 2 --backend sim --ranks 2 "
-             "--epochs 2 --hidden 8 --fanouts 4,4 --batch 32 --seed 5",
+             "--epochs 2 --hidden 8 --fanouts 4,4 --batch 16 --seed 5",
              data);
     json_object *r = train_json(flags);
     ck_assert_ptr_nonnull(strstr(out, "remote=hec parts=memory(metis)"));
@@ -170,7 +170,8 @@ START_TEST(json_report_keys)
     static const char *const per_layer[] = { "lookups", "hits", "hit_rate", "pushed_rows", "received_rows" };
     for (size_t i = 0; i < sizeof per_layer / sizeof per_layer[0]; i++)
         ck_assert_int_eq((int)json_object_array_length(get(pt, per_layer[i])), 2);
-    ck_assert_int_gt(json_object_get_int64(get(pt, "push_bytes")), 0); /* two ranks with halos push */
+    /* two ranks with halos push (at steps k < M - d of an epoch: about 4 steps a rank here) */
+    ck_assert_int_gt(json_object_get_int64(get(pt, "push_bytes")), 0);
     ck_assert_int_eq(json_object_get_int64(get(pt, "push_bytes")), push); /* the epochs sum to the run */
     get(pt, "halo_edges_dropped");
     get(pt, "eval_bytes");
