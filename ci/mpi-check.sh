@@ -14,6 +14,10 @@
 #      ... exact yes` lines (db_halo tables and pulled rows bitwise identical), for the
 #      built-in dataset and ../shared/datasets/facebook when it is present (PARTCHECK_DATA
 #      overrides the list).
+#   4. Training on partitions (DistGNN-MB, --remote hec): `TOOL partition builtin --parts 4
+#      --balance train,degree -o SET`, then `train --partitions SET --remote hec` with 4 sim
+#      ranks and under mpirun -np 4 (every MPI rank loads only its own part): the per-step
+#      losses must be bitwise identical, as in 2.
 #
 # Skips (exit 0, saying so) only when mpirun is absent, or when gnnref was built with
 # NO_MPI=1. Exit status non-zero on any difference or failure.
@@ -145,31 +149,50 @@ sys.exit(1 if bad or not a else 0)
 EOF
 done
 
-# ---- 2. training acceptance: 4-rank sim vs 4-rank MPI, bitwise step losses -----------
-TRAIN="train --data builtin --model sage --seed 3 --epochs 2"
-# shellcheck disable=SC2086
-if run train-sim "$TOOL" $TRAIN --backend sim --ranks 4 --json "$T/a.json" &&
-    run train-mpi mpirun -np 4 --oversubscribe "$TOOL" $TRAIN --backend mpi --json "$T/b.json"; then
-    python3 - "$T/a.json" "$T/b.json" <<'EOF' || fail=1
+# compare_steps LABEL A.json B.json: the "steps" lists of two train reports must be equal
+# and non-empty; on partitions also the run's figures ("partition_training": HEC lookups,
+# hits, pushed and received rows, bytes), with at least one HEC hit under --remote hec so
+# the cache path is exercised. Prints one table row (and the first difference).
+compare_steps() {
+    python3 - "$@" <<'EOF'
 import json, sys
 
-def steps(path):
+def load(path):
     # parse_float=str keeps each number exactly as printed (%.17g): equal text, equal bits
     with open(path) as f:
-        r = json.load(f, parse_float=str, parse_int=str)
+        return json.load(f, parse_float=str, parse_int=str)
+
+def steps(r):
     return [(s["step"], s["loss"]) for s in r["steps"]]
 
-a, b = steps(sys.argv[1]), steps(sys.argv[2])
+label, ra, rb = sys.argv[1], load(sys.argv[2]), load(sys.argv[3])
+a, b = steps(ra), steps(rb)
 n_same = sum(1 for x, y in zip(a, b) if x == y)
 ok = a == b and len(a) > 0
-print(f"{4:<3} {'train sage steps':<40} {len(a):<10} {len(b):<10} {'PASS' if ok else 'FAIL'}"
-      f" ({n_same} of {max(len(a), len(b))} step losses bitwise equal)")
+note = ""
+if "partition_training" in ra or "partition_training" in rb:
+    pa, pb = ra.get("partition_training"), rb.get("partition_training")
+    hits = sum(int(h) for h in pa["hits"]) if pa else 0
+    hec = ra["config"].get("remote") == "hec"
+    same = pa == pb
+    ok = ok and same and (hits > 0 or not hec)
+    note = f"; partition figures {'equal' if same else 'DIFFER'}" + (f", {hits} HEC hits" if hec else "")
+print(f"{4:<3} {label:<40} {len(a):<10} {len(b):<10} {'PASS' if ok else 'FAIL'}"
+      f" ({n_same} of {max(len(a), len(b))} step losses bitwise equal{note})")
 for (sa, la), (sb, lb) in zip(a, b):
     if (sa, la) != (sb, lb):
         print(f"      first difference: step {sa}: sim {la}  mpi {lb}")
         break
 sys.exit(0 if ok else 1)
 EOF
+}
+
+# ---- 2. training acceptance: 4-rank sim vs 4-rank MPI, bitwise step losses -----------
+TRAIN="train --data builtin --model sage --seed 3 --epochs 2"
+# shellcheck disable=SC2086
+if run train-sim "$TOOL" $TRAIN --backend sim --ranks 4 --json "$T/a.json" &&
+    run train-mpi mpirun -np 4 --oversubscribe "$TOOL" $TRAIN --backend mpi --json "$T/b.json"; then
+    compare_steps "train sage steps" "$T/a.json" "$T/b.json" || fail=1
 else
     fail=1
 fi
@@ -226,9 +249,22 @@ if [ -s "$T/part-sim-builtin.lines" ]; then
     fi
 fi
 
+# ---- 4. training on partitions: a saved 4-part set, --remote hec, 4-rank sim vs MPI -----
+# each MPI rank loads its own part; the HEC pushes go by ialltoallv and arrive d steps later
+TRAIN_PART="train --data builtin --partitions $T/set4 --remote hec --layers 2 --fanouts 5,10 --batch 256"
+TRAIN_PART="$TRAIN_PART --epochs 2 --hidden 16"
+# shellcheck disable=SC2086
+if run part-set4 "$TOOL" partition builtin --parts 4 --balance train,degree -o "$T/set4" &&
+    run train-part-sim "$TOOL" $TRAIN_PART --backend sim --ranks 4 --json "$T/ps.json" &&
+    run train-part-mpi mpirun -np 4 --oversubscribe "$TOOL" $TRAIN_PART --backend mpi --json "$T/pm.json"; then
+    compare_steps "train --partitions --remote hec steps" "$T/ps.json" "$T/pm.json" || fail=1
+else
+    fail=1
+fi
+
 if [ $fail -ne 0 ]; then
     echo "mpi-check: FAIL (sim and MPI differ, or a run failed; see above)"
     exit 1
 fi
 echo "mpi-check: PASS (np $NPS: every collective bitwise equal to the simulator; 4-rank training losses bitwise equal;" \
-    "4-rank db_halo tables and feature pulls identical)"
+    "4-rank db_halo tables and feature pulls identical; 4-rank hec training on a saved set bitwise equal)"

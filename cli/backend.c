@@ -149,6 +149,26 @@ gnn_status cli_backend_run(const cli_backend *b, gnn_spmd_fn fn, void *arg, gnn_
     return st;
 }
 
+void cli_shared_init(cli_shared *s)
+{
+    memset(s, 0, sizeof *s);
+    pthread_mutex_init(&s->lock, NULL);
+}
+
+void cli_shared_destroy(cli_shared *s) { pthread_mutex_destroy(&s->lock); }
+
+gnn_status cli_shared_once(cli_shared *s, gnn_status (*prepare)(void *arg, int P, gnn_err *err), void *arg, int P)
+{
+    pthread_mutex_lock(&s->lock);
+    if (!s->done) {
+        s->st = prepare(arg, P, &s->err);
+        s->done = 1;
+    }
+    const gnn_status st = s->st;
+    pthread_mutex_unlock(&s->lock);
+    return st;
+}
+
 json_object *cli_backend_json(const cli_backend *b, const gnn_sim_report *rep)
 {
     if (b->kind != CLI_BACKEND_SIM || !rep || !rep->clock_s)

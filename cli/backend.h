@@ -4,6 +4,7 @@
 #define GNNREF_CLI_BACKEND_H
 
 #include <getopt.h>
+#include <pthread.h>
 #include "cli/cli.h"
 #include "gnnref/comm.h"
 #include "gnnref/sim.h"
@@ -44,6 +45,20 @@ int cli_backend_check(cli_backend *b);
 /* Run fn on the backend: self (one rank), sim (gnn_sim_run; rep filled), or MPI (this
  * process's rank; on a failing rank the whole job is aborted so nothing hangs). */
 gnn_status cli_backend_run(const cli_backend *b, gnn_spmd_fn fn, void *arg, gnn_sim_report *rep, gnn_err *err);
+/* What the ranks of one process share (the dataset, a partition): under the simulator the
+ * ranks are threads of one process, under MPI each process has one rank. The first rank to
+ * arrive prepares it while the others wait; then it is read-only. */
+typedef struct cli_shared {
+    pthread_mutex_t lock;
+    int done;
+    gnn_status st; /* prepare's status, the same for every rank */
+    gnn_err err;   /* and its message */
+} cli_shared;
+void cli_shared_init(cli_shared *s);
+void cli_shared_destroy(cli_shared *s);
+/* Run prepare(arg, P, &s->err) the first time; every call returns its status. */
+gnn_status cli_shared_once(cli_shared *s, gnn_status (*prepare)(void *arg, int P, gnn_err *err), void *arg, int P);
+
 /* The "sim" object of a report (NULL unless the backend is sim). */
 json_object *cli_backend_json(const cli_backend *b, const gnn_sim_report *rep);
 /* The "comm" object: totals, by_op and the [src][dst] matrices, from gnn_comm_traffic_matrix. */

@@ -42,6 +42,8 @@ int cli_set_threads(int64_t n);
  * seed, threads, backend, ranks, and an empty "config" object returned in *config. */
 json_object *cli_report_new(const char *command, uint64_t seed, int threads, const char *backend,
                             int ranks, json_object **config);
+/* A JSON array of n integers v[0], v[stride], v[2 stride], ... */
+json_object *cli_json_i64_array(const int64_t *v, int64_t n, int64_t stride);
 /* Write the report to path (pretty-printed); returns 0 or prints an error and returns 1. */
 int cli_report_write(json_object *report, const char *path);
 

@@ -10,7 +10,6 @@
  * simulator the ranks are threads of one process: the first rank to arrive loads and builds,
  * the others wait for it and share the result (read-only). */
 #include <getopt.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,10 +74,7 @@ typedef struct job {
     const gnn_db_halo_ops *impl;
     int64_t pulls, pull_ids;
     /* the shared, read-only inputs, built once per process */
-    pthread_mutex_t lock;
-    int prepared;
-    gnn_status prep_st;
-    gnn_err prep_err;
+    cli_shared shared;
     gnn_dataset ds;
     int32_t *part;
     gnn_partition full;
@@ -91,9 +87,9 @@ typedef struct job {
 
 /* Load DATA, the split, the part vector with K = P and the partition; or, with --partitions
  * DIR, the saved set (every part, checked: gnn_partition_load), which must come from DATA. */
-static gnn_status prepare(job *J, int P)
+static gnn_status prepare(void *arg, int P, gnn_err *err)
 {
-    gnn_err *err = &J->prep_err;
+    job *J = arg;
     gnn_status st = gnn_dataset_open(&J->ds, J->data, err);
     if (st)
         return st;
@@ -140,14 +136,8 @@ static gnn_status rank_fn(gnn_comm *c, void *arg)
 {
     job *J = arg;
     const int P = gnn_comm_size(c), me = gnn_comm_rank(c);
-    pthread_mutex_lock(&J->lock);
-    if (!J->prepared) {
-        J->prep_st = prepare(J, P);
-        J->prepared = 1;
-    }
-    pthread_mutex_unlock(&J->lock);
-    if (J->prep_st) /* the same on every rank: the same data and flags */
-        return gnn_err_set(&c->err, J->prep_st, "%s: %s", J->data, J->prep_err.msg);
+    if (cli_shared_once(&J->shared, prepare, J, P)) /* the same on every rank: the same data and flags */
+        return gnn_err_set(&c->err, J->shared.st, "%s: %s", J->data, J->shared.err.msg);
 
     const gnn_dataset *ds = &J->ds;
     const int64_t n = ds->graph.n, dim = ds->num_features;
@@ -267,14 +257,6 @@ out:
     return st;
 }
 
-static json_object *i64_list(const int64_t *v, int64_t n)
-{
-    json_object *a = json_object_new_array();
-    for (int64_t i = 0; i < n; i++)
-        json_object_array_add(a, json_object_new_int64(v[i]));
-    return a;
-}
-
 int gnn_cmd_partcheck(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -366,7 +348,7 @@ int gnn_cmd_partcheck(int argc, char **argv)
                                     "or builtin)",
                          J.data);
     const int nthreads = cli_set_threads(threads);
-    pthread_mutex_init(&J.lock, NULL);
+    cli_shared_init(&J.shared);
 
     gnn_sim_report rep;
     memset(&rep, 0, sizeof rep);
@@ -375,7 +357,7 @@ int gnn_cmd_partcheck(int argc, char **argv)
     const double wall = now_s() - w0;
     rc = CLI_OK;
     if (st) {
-        rc = cli_error(J.prep_st ? cli_status_code(J.prep_st) : CLI_FAIL, "partcheck: %s",
+        rc = cli_error(J.shared.st ? cli_status_code(J.shared.st) : CLI_FAIL, "partcheck: %s",
                        err.msg[0] ? err.msg : gnn_status_str(st));
         goto done;
     }
@@ -461,7 +443,7 @@ int gnn_cmd_partcheck(int argc, char **argv)
             json_object_object_add(o, "solid", json_object_new_int64(x[R_N_SOLID]));
             json_object_object_add(o, "halo", json_object_new_int64(x[R_N_HALO]));
             json_object *db = json_object_new_object();
-            json_object_object_add(db, "to", i64_list(x + R_FIELDS, P));
+            json_object_object_add(db, "to", cli_json_i64_array(x + R_FIELDS, P, 1));
             json_object_object_add(db, "entries", json_object_new_int64(x[R_ENTRIES]));
             json_object_object_add(db, "crc", json_object_new_string(crc));
             json_object_object_add(db, "bytes_sent", json_object_new_int64(x[R_DB_BYTES]));
@@ -512,8 +494,8 @@ done:
     free(J.tmsgs);
     gnn_partition_free(&J.full);
     gnn_free(J.part);
-    if (J.prepared)
+    if (J.shared.done)
         gnn_dataset_free(&J.ds);
-    pthread_mutex_destroy(&J.lock);
+    cli_shared_destroy(&J.shared);
     return rc;
 }

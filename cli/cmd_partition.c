@@ -55,14 +55,6 @@ static double now_s(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static json_object *i64_array(const int64_t *v, int64_t n, int64_t stride)
-{
-    json_object *a = json_object_new_array();
-    for (int64_t i = 0; i < n; i++)
-        json_object_array_add(a, json_object_new_int64(v[i * stride]));
-    return a;
-}
-
 int gnn_cmd_partition(int argc, char **argv)
 {
     static const struct option opts[] = {
@@ -297,13 +289,14 @@ int gnn_cmd_partition(int argc, char **argv)
         json_object *imb = json_object_new_object(), *wts = json_object_new_object();
         for (int c = 0; c < q.ncon; c++) {
             json_object_object_add(imb, gnn_part_constraint_name(q.con[c]), json_object_new_double(q.imbalance[c]));
-            json_object_object_add(wts, gnn_part_constraint_name(q.con[c]), i64_array(q.weight + c, po.k, q.ncon));
+            json_object_object_add(wts, gnn_part_constraint_name(q.con[c]),
+                                   cli_json_i64_array(q.weight + c, po.k, q.ncon));
         }
         json_object_object_add(r, "imbalance", imb);
         json_object_object_add(r, "vertex_imbalance", json_object_new_double(q.vertex_imbalance));
         json_object_object_add(r, "weights", wts);
-        json_object_object_add(r, "solid", i64_array(q.solid, po.k, 1));
-        json_object_object_add(r, "halo", i64_array(q.halo, po.k, 1));
+        json_object_object_add(r, "solid", cli_json_i64_array(q.solid, po.k, 1));
+        json_object_object_add(r, "halo", cli_json_i64_array(q.halo, po.k, 1));
         json_object_object_add(r, "halo_total", json_object_new_int64(q.halo_total));
         json_object_object_add(r, "halo_fraction", json_object_new_double(q.halo_fraction));
         json_object_object_add(r, "seconds", json_object_new_double(t_assign));

@@ -1,13 +1,21 @@
 /* cli/cmd_train.c -- `gnnref train`: GraphSAGE, GCN, GAT or GIN, mini-batch or full-batch
  * (docs/models.md), on one rank or data-parallel on P ranks of the simulator or MPI
- * (docs/comm.md): rank 0 prints and writes the report. */
+ * (docs/comm.md), or on partitions (--partitions DIR or --remote MODE: every rank trains on
+ * its own part, include/gnnref/train_part.h, docs/hec.md): rank 0 prints and writes the report.
+ *
+ * On partitions, what every rank shares is prepared once per process by the first rank to
+ * arrive (prepare_parts, under a mutex, as cli/cmd_partcheck.c does): the set's manifest, or
+ * the partition computed in memory; under the simulator the ranks are threads of one process
+ * and share it read-only. A rank of a saved set loads only its own part. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli/backend.h"
 #include "gnnref/dataset.h"
+#include "gnnref/partition.h"
 #include "gnnref/train.h"
+#include "gnnref/train_part.h"
 
 static void train_usage(FILE *f)
 {
@@ -45,12 +53,30 @@ static void train_usage(FILE *f)
             "  --eval-every K        full-graph evaluation every K epochs (default 1)\n"
             "  --json FILE           write the report (DESIGN.md section 6 keys)\n"
             "  --quiet               no per-epoch lines\n"
-            "data parallelism (every rank holds the graph, takes a slice of each mini-batch, and the\n"
-            "gradients are allreduced):\n%s",
+            "training on partitions (DistGNN-MB: every rank trains on its own part, draws its seeds from\n"
+            "its own train vertices, and the gradients are allreduced; docs/hec.md; minibatch; sage, gat, gin):\n"
+            "  --partitions DIR      a saved partition set (gnnref partition DATA --parts P -o DIR) with P =\n"
+            "                        ranks parts; each rank loads its own part; the set carries its split\n"
+            "                        (no --split); --data is then only needed by --remote fetch, and is\n"
+            "                        checked to be the set's dataset when given\n"
+            "  --remote drop|hec|fetch  how a rank sees the vertices it does not own: drop them (no\n"
+            "                        communication), the Historical Embedding Cache filled by the owners'\n"
+            "                        asynchronous pushes (hec; default with --partitions), or pull their\n"
+            "                        features every step from the whole topology (fetch, the exact baseline);\n"
+            "                        without --partitions, --data is partitioned in memory with K = ranks\n"
+            "  --part-method M       in memory: metis (default), range, hash or random (seed: --seed)\n"
+            "  --part-balance LIST   in memory: METIS balance constraints (default train,degree)\n"
+            "  --hec-cs N            hec: cache lines per layer; 0 = auto (default), min(halos, (ls+1)(P-1) nc)\n"
+            "  --hec-ls N            hec: lifespan in steps (default 2)\n"
+            "  --hec-nc N            hec: pushes per remote rank, layer and step; 0 = auto (default: --batch)\n"
+            "  --hec-delay D         hec: pushes arrive D >= 1 steps later (default 1)\n"
+            "data parallelism without --partitions or --remote (every rank holds the graph, takes a slice\n"
+            "of each mini-batch, and the gradients are allreduced):\n%s",
             cli_backend_help());
 }
 
-typedef struct print_ctx { int quiet; int tty; } print_ctx;
+/* remote: -1 for gnn_train, else the gnn_remote_mode of training on partitions */
+typedef struct print_ctx { int quiet; int tty; int remote; int layers; } print_ctx;
 
 /* On a terminal, a progress line within the epoch, overwritten in place. */
 static void on_step(int epoch, int64_t k, int64_t n, double loss, void *vctx)
@@ -60,6 +86,26 @@ static void on_step(int epoch, int64_t k, int64_t n, double loss, void *vctx)
         return;
     printf("\repoch %3d  step %lld/%lld  loss %.4f", epoch, (long long)k, (long long)n, loss);
     fflush(stdout);
+}
+
+/* " l0 0.83 l1 -": the HEC hit rate of each layer, "-" where nothing was looked up */
+static void print_hit_rates(const int64_t *hits, const int64_t *lookups, int layers, int digits)
+{
+    for (int l = 0; l < layers; l++) {
+        if (lookups[l] > 0)
+            printf(" l%d %.*f", l, digits, (double)hits[l] / (double)lookups[l]);
+        else
+            printf(" l%d -", l);
+    }
+}
+
+/* [rate per layer], null where nothing was looked up */
+static json_object *hit_rates_json(const int64_t *hits, const int64_t *lookups, int layers)
+{
+    json_object *a = json_object_new_array();
+    for (int l = 0; l < layers; l++)
+        json_object_array_add(a, lookups[l] > 0 ? json_object_new_double((double)hits[l] / (double)lookups[l]) : NULL);
+    return a;
 }
 
 static void on_epoch(const gnn_epoch_stats *E, void *vctx)
@@ -75,11 +121,19 @@ static void on_epoch(const gnn_epoch_stats *E, void *vctx)
     printf("  time %.2fs (", E->time_s);
     for (int k = 0; k < GNN_PHASE_COUNT; k++)
         printf("%s%s %.3f", k ? " " : "", gnn_phase_names[k], E->phase_s[k]);
-    printf(")\n");
+    printf(")");
+    if (p->remote == GNN_REMOTE_HEC) {
+        printf("  hit");
+        print_hit_rates(E->hec_hits, E->hec_lookups, p->layers, 2);
+        printf("  push MB %.1f", (double)E->push_bytes * 1e-6);
+    } else if (p->remote == GNN_REMOTE_FETCH) {
+        printf("  pull MB %.1f", (double)E->pull_bytes * 1e-6);
+    }
+    printf("\n");
     fflush(stdout);
 }
 
-static json_object *epoch_json(const gnn_epoch_stats *E)
+static json_object *epoch_json(const gnn_epoch_stats *E, int remote, int layers)
 {
     json_object *o = json_object_new_object();
     json_object_object_add(o, "epoch", json_object_new_int(E->epoch));
@@ -95,30 +149,78 @@ static json_object *epoch_json(const gnn_epoch_stats *E)
     json_object_object_add(o, "phases", ph);
     json_object_object_add(o, "comm_bytes", json_object_new_int64(E->comm_bytes));
     json_object_object_add(o, "steps", json_object_new_int64(E->steps));
+    if (remote >= 0) { /* training on partitions: summed over the ranks */
+        json_object_object_add(o, "hec_hit_rate", hit_rates_json(E->hec_hits, E->hec_lookups, layers));
+        json_object_object_add(o, "push_bytes", json_object_new_int64(E->push_bytes));
+        json_object_object_add(o, "pull_bytes", json_object_new_int64(E->pull_bytes));
+    }
     json_object_object_add(o, "edges_sampled", json_object_new_int64(E->edges_sampled));
     return o;
 }
 
 typedef struct train_job {
-    const gnn_dataset *ds;
+    const gnn_dataset *ds;      /* NULL when a saved set trains without --data */
     gnn_train_config cfg;
     const cli_backend *backend;
-    const char *data, *model;
+    const char *data, *model;   /* data: NULL when no dataset is loaded */
     int nthreads, have_split, quiet, tty;
     double split[3];
+    /* training on partitions */
+    int remote;                 /* -1: gnn_train (one rank or data parallel); else a gnn_remote_mode */
+    const char *parts_dir;      /* --partitions DIR, or NULL: ds is partitioned in memory */
+    gnn_part_options po;        /* how the parts were made (in memory: k = ranks; a set: its manifest) */
+    gnn_part_train_config pc;
+    /* shared by the ranks of this process, read-only once prepared (prepare_parts) */
+    cli_shared shared;
+    gnn_part_manifest man;      /* --partitions: the set's manifest */
+    gnn_partition full;         /* in memory: every part; fetch on a set: the loaded set (its part vector) */
     json_object *report; /* built by rank 0 */
     int epochs_run;
 } train_job;
 
-/* The report's body (rank 0), from its result, the gathered traffic and per-rank times. */
-static json_object *train_report(const train_job *J, const gnn_train_result *res, int P)
+/* The balance constraints as a list of names ("vertices" alone when there is none). */
+static json_object *balance_json(unsigned balance)
+{
+    json_object *a = json_object_new_array();
+    for (int c = 0; c < GNN_PART_MAX_CON; c++)
+        if (balance & (1u << c))
+            json_object_array_add(a, json_object_new_string(gnn_part_constraint_name(1u << c)));
+    if (!balance)
+        json_object_array_add(a, json_object_new_string(gnn_part_constraint_name(0)));
+    return a;
+}
+
+/* The report's "partition_training" object: whole-run figures summed over the ranks. */
+static json_object *part_report_json(const gnn_part_report *rep, int layers)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "solid_total", json_object_new_int64(rep->solid_total));
+    json_object_object_add(o, "halo_total", json_object_new_int64(rep->halo_total));
+    json_object_object_add(o, "train_total", json_object_new_int64(rep->train_total));
+    json_object_object_add(o, "lookups", cli_json_i64_array(rep->lookups, layers, 1));
+    json_object_object_add(o, "hits", cli_json_i64_array(rep->hits, layers, 1));
+    json_object_object_add(o, "hit_rate", hit_rates_json(rep->hits, rep->lookups, layers));
+    json_object_object_add(o, "pushed_rows", cli_json_i64_array(rep->pushed_rows, layers, 1));
+    json_object_object_add(o, "received_rows", cli_json_i64_array(rep->received_rows, layers, 1));
+    json_object_object_add(o, "push_bytes", json_object_new_int64(rep->push_bytes));
+    json_object_object_add(o, "pull_bytes", json_object_new_int64(rep->pull_bytes));
+    json_object_object_add(o, "halo_edges_dropped", json_object_new_int64(rep->halo_edges_dropped));
+    json_object_object_add(o, "eval_bytes", json_object_new_int64(rep->eval_bytes));
+    return o;
+}
+
+/* The dataset's name: the loaded one's, or the set's. */
+static const char *job_dataset(const train_job *J) { return J->ds ? J->ds->name : J->man.dataset; }
+
+/* The report's body (rank 0), from its result (and on partitions the run's figures, rep). */
+static json_object *train_report(const train_job *J, const gnn_train_result *res, const gnn_part_report *rep, int P)
 {
     const gnn_train_config c = J->cfg;
     const int full = c.mode == GNN_MODE_FULLBATCH, gat = c.model == GNN_MODEL_GAT;
     json_object *cfg;
     json_object *r = cli_report_new("train", c.seed, J->nthreads, J->backend->name, P, &cfg);
-    json_object_object_add(cfg, "data", json_object_new_string(J->data));
-    json_object_object_add(cfg, "dataset", json_object_new_string(J->ds->name));
+    json_object_object_add(cfg, "data", J->data ? json_object_new_string(J->data) : NULL);
+    json_object_object_add(cfg, "dataset", json_object_new_string(job_dataset(J)));
     json_object_object_add(cfg, "model", json_object_new_string(J->model));
     json_object_object_add(cfg, "mode", json_object_new_string(gnn_mode_name(c.mode)));
     json_object_object_add(cfg, "layers", json_object_new_int(c.layers));
@@ -151,17 +253,35 @@ static json_object *train_report(const train_job *J, const gnn_train_result *res
     json_object_object_add(cfg, "impl", json_object_new_string(c.impl_opt ? "opt" : "ref"));
     json_object_object_add(cfg, "threads", json_object_new_int(J->nthreads));
     json_object_object_add(cfg, "eval_every", json_object_new_int(c.eval_every));
-    if (J->have_split) {
+    /* a saved set carries its split: the fractions it was made with, if any */
+    const int have_split = J->parts_dir ? J->man.have_split : J->have_split;
+    const double *split = J->parts_dir ? J->man.split : J->split;
+    if (have_split) {
         json_object *sp = json_object_new_array();
         for (int k = 0; k < 3; k++)
-            json_object_array_add(sp, json_object_new_double(J->split[k]));
+            json_object_array_add(sp, json_object_new_double(split[k]));
         json_object_object_add(cfg, "split", sp);
     } else {
         json_object_object_add(cfg, "split", NULL);
     }
+    const int parts = J->remote >= 0;
+    json_object_object_add(cfg, "remote", parts ? json_object_new_string(gnn_remote_name(J->remote)) : NULL);
+    json_object_object_add(cfg, "partitions", J->parts_dir ? json_object_new_string(J->parts_dir) : NULL);
+    json_object_object_add(cfg, "part_method",
+                           parts ? json_object_new_string(gnn_part_method_name(J->po.method)) : NULL);
+    json_object_object_add(cfg, "part_balance", parts ? balance_json(J->po.balance) : NULL);
+    json_object *hec = NULL;
+    if (J->remote == GNN_REMOTE_HEC && rep) { /* effective: cs and nc as the library sized them */
+        hec = json_object_new_object();
+        json_object_object_add(hec, "cs", json_object_new_int64(rep->hec_cs));
+        json_object_object_add(hec, "ls", json_object_new_int(J->pc.hec_ls));
+        json_object_object_add(hec, "nc", json_object_new_int64(rep->hec_nc));
+        json_object_object_add(hec, "delay", json_object_new_int(J->pc.hec_delay));
+    }
+    json_object_object_add(cfg, "hec", hec);
     json_object *eps = json_object_new_array();
     for (int e = 0; e < res->n_epochs; e++)
-        json_object_array_add(eps, epoch_json(&res->epochs[e]));
+        json_object_array_add(eps, epoch_json(&res->epochs[e], J->remote, c.layers));
     json_object_object_add(r, "epochs", eps);
     json_object *steps = json_object_new_array();
     for (int64_t s = 0; s < res->n_steps; s++) {
@@ -186,34 +306,59 @@ static json_object *train_report(const train_job *J, const gnn_train_result *res
     json_object_object_add(fin, "stop_epoch", res->stopped_early ? json_object_new_int(res->stop_epoch) : NULL);
     json_object_object_add(fin, "majority_class_acc", json_object_new_double(res->majority_rate));
     json_object_object_add(r, "final", fin);
+    if (rep)
+        json_object_object_add(r, "partition_training", part_report_json(rep, c.layers));
     return r;
 }
 
-/* One rank of the training job: gnn_train with this rank's communicator; then the traffic
- * matrix and every rank's times are gathered, and rank 0 prints and builds the report. */
-static gnn_status train_rank(gnn_comm *comm, void *arg)
+/* The run's first line (rank 0): the dataset, the model and the backend; on partitions also
+ * the remote mode and where the parts come from. */
+static void print_header(const train_job *J, const gnn_train_config *c, int P)
 {
-    train_job *J = arg;
-    gnn_train_config c = J->cfg;
-    c.comm = gnn_comm_size(comm) > 1 ? comm : NULL;
-    const int me = gnn_comm_rank(comm), P = gnn_comm_size(comm);
     const gnn_dataset *ds = J->ds;
-    print_ctx pc = { J->quiet || me != 0, J->tty };
-    const int full = c.mode == GNN_MODE_FULLBATCH;
-    if (!pc.quiet)
-        printf("gnnref train: %s  n=%lld edges=%lld features=%lld classes=%lld  %s %s L=%d hidden=%lld "
-               "batch=%lld impl=%s threads=%d seed=%llu backend=%s ranks=%d\n",
-               ds->name, (long long)ds->graph.n, (long long)ds->graph.nnz, (long long)ds->num_features,
-               (long long)ds->num_classes, J->model, gnn_mode_name(c.mode), c.layers, (long long)c.hidden,
-               full ? (long long)ds->graph.n : (long long)c.batch, c.impl_opt ? "opt" : "ref", J->nthreads,
-               (unsigned long long)c.seed, J->backend->name, P);
-    c.on_step = on_step;
-    c.on_step_ctx = &pc;
-    gnn_train_result res;
-    gnn_err err = { "" };
-    gnn_status st = gnn_train(ds, &c, on_epoch, &pc, &res, &err);
-    if (st)
-        return gnn_err_set(&comm->err, st, "%s", err.msg[0] ? err.msg : gnn_status_str(st));
+    const int64_t n = ds ? ds->graph.n : J->man.n, nnz = ds ? ds->graph.nnz : J->man.nnz;
+    const int64_t f = ds ? ds->num_features : J->man.num_features, classes = ds ? ds->num_classes : J->man.num_classes;
+    printf("gnnref train: %s  n=%lld edges=%lld features=%lld classes=%lld  %s %s L=%d hidden=%lld "
+           "batch=%lld impl=%s threads=%d seed=%llu backend=%s ranks=%d",
+           job_dataset(J), (long long)n, (long long)nnz, (long long)f, (long long)classes, J->model,
+           gnn_mode_name(c->mode), c->layers, (long long)c->hidden,
+           c->mode == GNN_MODE_FULLBATCH ? (long long)n : (long long)c->batch, c->impl_opt ? "opt" : "ref",
+           J->nthreads, (unsigned long long)c->seed, J->backend->name, P);
+    if (J->remote >= 0 && J->parts_dir)
+        printf(" remote=%s parts=%s", gnn_remote_name(J->remote), J->parts_dir);
+    else if (J->remote >= 0)
+        printf(" remote=%s parts=memory(%s)", gnn_remote_name(J->remote), gnn_part_method_name(J->po.method));
+    printf("\n");
+}
+
+/* Rank 0, after training on partitions: the HEC or fetch figures and the dropped halo edges. */
+static void print_part_summary(const train_job *J, const gnn_part_report *rep, int layers)
+{
+    if (J->remote == GNN_REMOTE_HEC) {
+        int64_t rows = 0;
+        for (int l = 0; l < layers; l++)
+            rows += rep->pushed_rows[l];
+        printf("hec: cs %lld nc %lld ls %d d %d  hit rate", (long long)rep->hec_cs, (long long)rep->hec_nc,
+               (int)J->pc.hec_ls, J->pc.hec_delay);
+        print_hit_rates(rep->hits, rep->lookups, layers, 4);
+        printf("  pushed rows %lld bytes %lld\n", (long long)rows, (long long)rep->push_bytes);
+    } else if (J->remote == GNN_REMOTE_FETCH) {
+        printf("fetch: pulled bytes %lld\n", (long long)rep->pull_bytes);
+    }
+    printf("halo edges dropped %lld  (all ranks: solid %lld, halo %lld, train %lld; evaluation exchanged %lld "
+           "bytes)\n",
+           (long long)rep->halo_edges_dropped, (long long)rep->solid_total, (long long)rep->halo_total,
+           (long long)rep->train_total, (long long)rep->eval_bytes);
+}
+
+/* After training, on every rank: gather the traffic matrix and every rank's times; rank 0
+ * prints the result and builds the report (rep: the figures of training on partitions, or
+ * NULL). */
+static gnn_status train_finish(gnn_comm *comm, train_job *J, const gnn_train_config *c, const gnn_train_result *res,
+                               const gnn_part_report *rep)
+{
+    const int me = gnn_comm_rank(comm), P = gnn_comm_size(comm);
+    gnn_status st = GNN_OK;
     /* every rank's times: total, then the phases */
     enum { NT = 1 + GNN_PHASE_COUNT };
     double mine[NT] = { 0 }, *all = malloc(sizeof(double) * NT * (size_t)P);
@@ -222,10 +367,10 @@ static gnn_status train_rank(gnn_comm *comm, void *arg)
         st = gnn_err_set(&comm->err, GNN_ERR_NOMEM, "out of memory");
         goto done;
     }
-    for (int e = 0; e < res.n_epochs; e++) {
-        mine[0] += res.epochs[e].time_s;
+    for (int e = 0; e < res->n_epochs; e++) {
+        mine[0] += res->epochs[e].time_s;
         for (int k = 0; k < GNN_PHASE_COUNT; k++)
-            mine[1 + k] += res.epochs[e].phase_s[k];
+            mine[1 + k] += res->epochs[e].phase_s[k];
     }
     for (int q = 0; q < P; q++) {
         cnt[q] = NT;
@@ -237,16 +382,18 @@ static gnn_status train_rank(gnn_comm *comm, void *arg)
         (st = gnn_comm_traffic_matrix(comm, &bytes, &msgs)))
         goto done;
     if (me == 0) {
+        if (rep)
+            print_part_summary(J, rep, c->layers);
         printf("final: train_acc %.4f  val_acc %.4f  test_acc %.4f  best_val_acc %.4f (epoch %d)  "
                "test_acc_at_best_val %.4f  majority_class %.4f\n",
-               res.train_acc, res.val_acc, res.test_acc, res.best_val_acc, res.best_epoch,
-               res.test_acc_at_best_val, res.majority_rate);
-        if (res.stopped_early)
+               res->train_acc, res->val_acc, res->test_acc, res->best_val_acc, res->best_epoch,
+               res->test_acc_at_best_val, res->majority_rate);
+        if (res->stopped_early)
             printf("early stop: no better validation accuracy for %d evaluated epochs; stopped after epoch %d\n",
-                   c.patience, res.stop_epoch);
-        printf("test accuracy: %.4f\n", res.test_acc);
-        J->report = train_report(J, &res, P);
-        J->epochs_run = res.n_epochs;
+                   c->patience, res->stop_epoch);
+        printf("test accuracy: %.4f\n", res->test_acc);
+        J->report = train_report(J, res, rep, P);
+        J->epochs_run = res->n_epochs;
         json_object_object_add(J->report, "comm", cli_traffic_json(bytes, msgs, P));
         json_object *pr = json_object_new_array();
         for (int q = 0; q < P; q++) {
@@ -265,9 +412,165 @@ done:
     free(cnt);
     free(bytes);
     free(msgs);
+    return st;
+}
+
+/* One rank of the training job: gnn_train with this rank's communicator (data parallel when
+ * there are several), then train_finish. */
+static gnn_status train_rank(gnn_comm *comm, void *arg)
+{
+    train_job *J = arg;
+    gnn_train_config c = J->cfg;
+    c.comm = gnn_comm_size(comm) > 1 ? comm : NULL;
+    print_ctx pc = { J->quiet || gnn_comm_rank(comm) != 0, J->tty, -1, c.layers };
+    if (!pc.quiet)
+        print_header(J, &c, gnn_comm_size(comm));
+    c.on_step = on_step;
+    c.on_step_ctx = &pc;
+    gnn_train_result res;
+    gnn_err err = { "" };
+    gnn_status st = gnn_train(J->ds, &c, on_epoch, &pc, &res, &err);
+    if (st)
+        return gnn_err_set(&comm->err, st, "%s", err.msg[0] ? err.msg : gnn_status_str(st));
+    st = train_finish(comm, J, &c, &res, NULL);
     gnn_train_result_free(&res);
     return st;
 }
+
+/* What the ranks of this process share, prepared by the first one to arrive. With
+ * --partitions DIR: the set's manifest (it must have P parts, and the dataset, when one is
+ * loaded, must be the set's: the same vertex count and graph CRC32C), and for fetch the whole
+ * set, for its part vector. In memory: the part vector of J->ds with K = P (deterministic:
+ * every MPI process computes the same) and every part. */
+static gnn_status prepare_parts(void *arg, int P, gnn_err *err)
+{
+    train_job *J = arg;
+    gnn_status st;
+    if (J->parts_dir) {
+        const gnn_part_manifest *m = &J->man;
+        if ((st = gnn_partition_manifest_load(J->parts_dir, &J->man, err)))
+            return st;
+        if (m->k != P)
+            return gnn_err_set(err, GNN_ERR_INVAL,
+                               "%s has %lld parts but %d ranks run: run it with --ranks %lld (mpirun -np %lld)",
+                               J->parts_dir, (long long)m->k, P, (long long)m->k, (long long)m->k);
+        J->po.method = m->method;
+        J->po.k = m->k;
+        J->po.seed = m->seed;
+        J->po.balance = m->balance;
+        if (J->ds && (m->n != J->ds->graph.n || m->graph_crc != gnn_graph_crc(&J->ds->graph)))
+            return gnn_err_set(err, GNN_ERR_INVAL,
+                               "%s was not made from %s (its graph: %lld vertices, CRC32C 0x%08x; %s: %lld vertices, "
+                               "0x%08x)%s",
+                               J->parts_dir, J->data, (long long)m->n, m->graph_crc, J->data,
+                               (long long)J->ds->graph.n, gnn_graph_crc(&J->ds->graph),
+                               J->remote == GNN_REMOTE_FETCH ? ": fetch needs the set's dataset as --data" : "");
+        return J->remote == GNN_REMOTE_FETCH ? gnn_partition_load(J->parts_dir, &J->full, NULL, NULL, err) : GNN_OK;
+    }
+    const gnn_dataset *ds = J->ds;
+    if (P > ds->graph.n)
+        return gnn_err_set(err, GNN_ERR_INVAL, "%d ranks for %lld vertices: at most one rank per vertex", P,
+                           (long long)ds->graph.n);
+    int32_t *part = malloc(sizeof(int32_t) * (size_t)(ds->graph.n > 0 ? ds->graph.n : 1));
+    if (!part)
+        return gnn_err_set(err, GNN_ERR_NOMEM, "out of memory");
+    J->po.k = P;
+    st = gnn_partition_assign(&ds->graph, ds->split, &J->po, part, NULL, err);
+    if (!st)
+        st = gnn_partition_build_cpu(&J->full, &ds->graph, ds->split, part, P, err);
+    free(part);
+    return st;
+}
+
+/* One rank training on its part with gnn_train_part: from a saved set, the part this rank
+ * loads itself (with its solid vertices' features, labels and split); in memory, part `rank`
+ * of the shared partition, with the rows of ds gathered through vid_o. Then train_finish. */
+static gnn_status train_part_rank(gnn_comm *comm, void *arg)
+{
+    train_job *J = arg;
+    const int me = gnn_comm_rank(comm), P = gnn_comm_size(comm);
+    if (cli_shared_once(&J->shared, prepare_parts, J, P)) /* the same on every rank: the same flags and files */
+        return gnn_err_set(&comm->err, J->shared.st, "%s", J->shared.err.msg);
+
+    gnn_part_local own;
+    gnn_dataset local;
+    memset(&own, 0, sizeof own);
+    memset(&local, 0, sizeof local);
+    float *feat = NULL;
+    int32_t *labels = NULL;
+    uint8_t *split = NULL;
+    gnn_part_input in;
+    memset(&in, 0, sizeof in);
+    gnn_err err = { "" };
+    gnn_status st = GNN_OK;
+    if (J->parts_dir) {
+        if ((st = gnn_partition_load_part(J->parts_dir, me, &own, &local, NULL, &err)))
+            goto out;
+        in.part = &own;
+        in.n_global = J->man.n;
+        in.feat = gnn_part_features(&local, &in.num_features);
+        in.num_classes = J->man.num_classes;
+        in.labels = local.labels; /* the first n_solid entries are the solid vertices' */
+        in.split = local.split;
+    } else {
+        const gnn_dataset *ds = J->ds;
+        const gnn_part_local *L = &J->full.parts[me];
+        const int64_t ns = L->n_solid, f = ds->feat ? ds->num_features : 0;
+        feat = f > 0 ? malloc(sizeof(float) * (size_t)(ns * f + 1)) : NULL;
+        labels = ds->labels ? malloc(sizeof(int32_t) * (size_t)(ns + 1)) : NULL;
+        split = ds->split ? malloc((size_t)ns + 1) : NULL;
+        if ((f > 0 && !feat) || (ds->labels && !labels) || (ds->split && !split)) {
+            st = gnn_err_set(&err, GNN_ERR_NOMEM, "out of memory (%lld solid vertices)", (long long)ns);
+            goto out;
+        }
+        for (int64_t i = 0; i < ns; i++) {
+            const int64_t v = L->vid_o[i];
+            if (feat)
+                memcpy(feat + i * f, ds->feat + v * f, sizeof(float) * (size_t)f);
+            if (labels)
+                labels[i] = ds->labels[v];
+            if (split)
+                split[i] = ds->split[v];
+        }
+        in.part = L;
+        in.n_global = ds->graph.n;
+        in.num_features = ds->num_features;
+        in.num_classes = ds->num_classes;
+        in.feat = feat;
+        in.labels = labels;
+        in.split = split;
+    }
+    if (J->remote == GNN_REMOTE_FETCH) { /* the whole topology and the part vector */
+        in.global = &J->ds->graph;
+        in.owner = J->full.part;
+    }
+
+    gnn_train_config c = J->cfg;
+    print_ctx pc = { J->quiet || me != 0, J->tty, J->remote, c.layers };
+    if (!pc.quiet)
+        print_header(J, &c, P);
+    c.on_step = on_step;
+    c.on_step_ctx = &pc;
+    gnn_train_result res;
+    gnn_part_report rep;
+    if ((st = gnn_train_part(comm, &in, &c, &J->pc, on_epoch, &pc, &res, &rep, &err)))
+        goto out;
+    st = train_finish(comm, J, &c, &res, &rep);
+    gnn_train_result_free(&res);
+out:
+    if (st && err.msg[0])
+        gnn_err_set(&comm->err, st, "%s", err.msg);
+    free(feat);
+    free(labels);
+    free(split);
+    gnn_part_local_free(&own);
+    gnn_dataset_free(&local);
+    return st;
+}
+
+/* getopt_long codes of the flags of training on partitions (above the backend's) */
+enum { OPT_PARTITIONS = 2000, OPT_REMOTE, OPT_PART_METHOD, OPT_PART_BALANCE, OPT_HEC_CS, OPT_HEC_LS, OPT_HEC_NC,
+       OPT_HEC_DELAY };
 
 int gnn_cmd_train(int argc, char **argv)
 {
@@ -286,6 +589,11 @@ int gnn_cmd_train(int argc, char **argv)
         { "gat-variant", required_argument, 0, 'V' }, { "attn-dropout", required_argument, 0, 'a' },
         { "layernorm", no_argument, 0, 'n' },    { "normalize-features", required_argument, 0, 'N' },
         { "weight-decay-layers", required_argument, 0, 'W' },
+        { "partitions", required_argument, 0, OPT_PARTITIONS }, { "remote", required_argument, 0, OPT_REMOTE },
+        { "part-method", required_argument, 0, OPT_PART_METHOD },
+        { "part-balance", required_argument, 0, OPT_PART_BALANCE }, { "hec-cs", required_argument, 0, OPT_HEC_CS },
+        { "hec-ls", required_argument, 0, OPT_HEC_LS }, { "hec-nc", required_argument, 0, OPT_HEC_NC },
+        { "hec-delay", required_argument, 0, OPT_HEC_DELAY },
         CLI_BACKEND_OPTIONS,
         { 0, 0, 0, 0 }
     };
@@ -297,6 +605,16 @@ int gnn_cmd_train(int argc, char **argv)
     const char *gat_flag_name = NULL;
     int64_t threads = 0, v;
     double x;
+    /* training on partitions */
+    const char *parts_dir = NULL, *part_flag = NULL, *hec_flag = NULL;
+    int data_given = 0, remote_given = 0;
+    gnn_remote_mode remote = GNN_REMOTE_HEC;
+    gnn_part_options po;
+    gnn_part_defaults(&po);
+    po.balance = GNN_BALANCE_TRAIN | GNN_BALANCE_DEGREE;
+    gnn_part_train_config pc;
+    gnn_part_train_defaults(&pc);
+    gnn_err err = { "" };
     optind = 1;
     opterr = 0;
     int ch;
@@ -310,7 +628,10 @@ int gnn_cmd_train(int argc, char **argv)
             continue;
         }
         switch (ch) {
-        case 'd': data = optarg; break;
+        case 'd':
+            data = optarg;
+            data_given = 1;
+            break;
         case 'm': model = optarg; break;
         case 'L':
             if (cli_parse_i64(optarg, 1, GNN_MAX_LAYERS, &v))
@@ -435,6 +756,43 @@ int gnn_cmd_train(int argc, char **argv)
             break;
         case 'j': json = optarg; break;
         case 'q': quiet = 1; break;
+        case OPT_PARTITIONS: parts_dir = optarg; break;
+        case OPT_REMOTE:
+            if (gnn_remote_parse(optarg, &remote))
+                return cli_error(CLI_USAGE, "--remote '%s': expected drop, hec or fetch", optarg);
+            remote_given = 1;
+            break;
+        case OPT_PART_METHOD:
+            if (gnn_part_method_parse(optarg, &po.method))
+                return cli_error(CLI_USAGE, "--part-method '%s': expected metis, range, hash or random", optarg);
+            part_flag = "--part-method";
+            break;
+        case OPT_PART_BALANCE:
+            if (gnn_part_balance_parse(optarg, &po.balance, &err))
+                return cli_error(CLI_USAGE, "--part-%s", err.msg);
+            part_flag = "--part-balance";
+            break;
+        case OPT_HEC_CS:
+        case OPT_HEC_LS:
+        case OPT_HEC_NC:
+        case OPT_HEC_DELAY: {
+            static const char *const names[] = { "--hec-cs", "--hec-ls", "--hec-nc", "--hec-delay" };
+            const int lines = ch == OPT_HEC_CS || ch == OPT_HEC_NC; /* sizes: 0 = auto */
+            const int64_t lo = ch == OPT_HEC_DELAY ? 1 : 0, hi = lines ? INT32_MAX : 1000000;
+            hec_flag = names[ch - OPT_HEC_CS];
+            if (cli_parse_i64(optarg, lo, hi, &v))
+                return cli_error(CLI_USAGE, "%s '%s': expected an integer in %lld..%lld%s", hec_flag, optarg,
+                                 (long long)lo, (long long)hi, lines ? " (0 = auto)" : "");
+            if (ch == OPT_HEC_CS)
+                pc.hec_cs = v;
+            else if (ch == OPT_HEC_NC)
+                pc.hec_nc = v;
+            else if (ch == OPT_HEC_LS)
+                pc.hec_ls = (int32_t)v;
+            else
+                pc.hec_delay = (int)v;
+            break;
+        }
         case 'h': train_usage(stdout); return CLI_OK;
         default:
             train_usage(stderr);
@@ -468,14 +826,39 @@ int gnn_cmd_train(int argc, char **argv)
         for (int l = 0; l < k; l++)
             c.fanouts[l] = fo[l];
     }
+    /* training on partitions: --partitions DIR, --remote MODE, or both */
+    const int on_parts = parts_dir || remote_given;
+    if (on_parts) {
+        const char *why = parts_dir ? "--partitions" : "--remote";
+        if (c.mode == GNN_MODE_FULLBATCH)
+            return cli_error(CLI_USAGE, "--mode fullbatch does not apply to training on partitions (%s): it is "
+                                        "mini-batch only",
+                             why);
+        if (parts_dir && have_split)
+            return cli_error(CLI_USAGE, "--split does not apply to --partitions: the set carries its own split "
+                                        "(give --split to gnnref partition when making it)");
+        if (parts_dir && part_flag)
+            return cli_error(CLI_USAGE, "%s does not apply to --partitions: the set was partitioned when it was made",
+                             part_flag);
+    } else if (part_flag) {
+        return cli_error(CLI_USAGE, "%s applies to training on partitions in memory (--remote drop|hec|fetch)",
+                         part_flag);
+    }
+    if (hec_flag && (!on_parts || remote != GNN_REMOTE_HEC))
+        return cli_error(CLI_USAGE, "%s applies to --remote hec only (%s%s)", hec_flag,
+                         on_parts ? "remote is " : "no --remote or --partitions given",
+                         on_parts ? gnn_remote_name(remote) : "");
+    pc.remote = remote;
     int brc = cli_backend_check(&b);
     if (brc)
         return brc;
     const int nthreads = cli_set_threads(threads);
 
+    /* a saved set needs the dataset only for fetch (the whole topology) or to check --data */
+    const int need_ds = !parts_dir || remote == GNN_REMOTE_FETCH || data_given;
     gnn_dataset ds;
-    gnn_err err = { "" };
-    gnn_status st = gnn_dataset_open(&ds, data, &err);
+    memset(&ds, 0, sizeof ds);
+    gnn_status st = need_ds ? gnn_dataset_open(&ds, data, &err) : GNN_OK;
     if (st)
         return cli_error(cli_status_code(st), "%s", err.msg[0] ? err.msg : gnn_status_str(st));
     if (have_split && (st = gnn_dataset_split_random(&ds, split[0], split[1], split[2], c.seed, &err))) {
@@ -485,12 +868,16 @@ int gnn_cmd_train(int argc, char **argv)
     gnn_train_resolve(&c); /* effective values, as reported */
     /* under the simulator every rank runs threads_per_rank OpenMP threads */
     const int rank_threads = b.kind == CLI_BACKEND_SIM ? b.sim.threads_per_rank : nthreads;
-    train_job J = { .ds = &ds, .cfg = c, .backend = &b, .data = data, .model = model, .nthreads = rank_threads,
-                    .have_split = have_split, .quiet = quiet, .tty = cli_is_tty() };
+    po.seed = c.seed; /* in memory: METIS and random draw from --seed (a set: its manifest's) */
+    train_job J = { .ds = need_ds ? &ds : NULL, .cfg = c, .backend = &b, .data = need_ds ? data : NULL,
+                    .model = model, .nthreads = rank_threads, .have_split = have_split, .quiet = quiet,
+                    .tty = cli_is_tty(), .remote = on_parts ? (int)remote : -1, .parts_dir = parts_dir,
+                    .po = po, .pc = pc };
     memcpy(J.split, split, sizeof split);
+    cli_shared_init(&J.shared);
     gnn_sim_report rep;
     memset(&rep, 0, sizeof rep);
-    st = cli_backend_run(&b, train_rank, &J, &rep, &err);
+    st = cli_backend_run(&b, on_parts ? train_part_rank : train_rank, &J, &rep, &err);
     int rc = CLI_OK;
     if (st) {
         rc = cli_error(cli_status_code(st), "%s", err.msg[0] ? err.msg : gnn_status_str(st));
@@ -516,6 +903,8 @@ int gnn_cmd_train(int argc, char **argv)
     if (J.report)
         json_object_put(J.report);
     gnn_sim_report_free(&rep);
+    gnn_partition_free(&J.full);
+    cli_shared_destroy(&J.shared);
     gnn_dataset_free(&ds);
     return rc;
 }

@@ -136,6 +136,14 @@ json_object *cli_report_new(const char *command, uint64_t seed, int threads, con
     return r;
 }
 
+json_object *cli_json_i64_array(const int64_t *v, int64_t n, int64_t stride)
+{
+    json_object *a = json_object_new_array();
+    for (int64_t i = 0; i < n; i++)
+        json_object_array_add(a, json_object_new_int64(v[i * stride]));
+    return a;
+}
+
 int cli_report_write(json_object *report, const char *path)
 {
     if (!path)
