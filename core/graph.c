@@ -255,9 +255,10 @@ gnn_status gnn_block_full(gnn_block *b, const gnn_csr *g)
     return GNN_OK;
 }
 
-/* Kipf & Welling's A + I: every row v gets the in-edge v -> v as its LAST edge unless it
- * already lists v (then the row is copied unchanged). Two passes: count, then copy. */
-gnn_status gnn_csr_add_self_loops(gnn_csr *out, const gnn_csr *g)
+/* Kipf & Welling's A + I on the rows v < rows: each gets the in-edge v -> v as its LAST edge
+ * unless it already lists v (then the row is copied unchanged); rows >= rows are copied. Two
+ * passes: count, then copy. */
+gnn_status gnn_csr_add_self_loops_rows(gnn_csr *out, const gnn_csr *g, int64_t rows)
 {
     memset(out, 0, sizeof *out);
     if (!g || g->n < 0 || (g->n > 0 && (!g->indptr || (g->nnz > 0 && !g->indices))))
@@ -267,7 +268,7 @@ gnn_status gnn_csr_add_self_loops(gnn_csr *out, const gnn_csr *g)
         return GNN_ERR_NOMEM;
     ip[0] = 0;
     for (int64_t v = 0; v < g->n; v++) {
-        int has = 0;
+        int has = v >= rows;
         for (int64_t e = g->indptr[v]; e < g->indptr[v + 1] && !has; e++)
             has = g->indices[e] == v;
         ip[v + 1] = ip[v] + (g->indptr[v + 1] - g->indptr[v]) + (has ? 0 : 1);
@@ -290,4 +291,9 @@ gnn_status gnn_csr_add_self_loops(gnn_csr *out, const gnn_csr *g)
     out->indices = ix;
     out->owns = 1;
     return GNN_OK;
+}
+
+gnn_status gnn_csr_add_self_loops(gnn_csr *out, const gnn_csr *g)
+{
+    return gnn_csr_add_self_loops_rows(out, g, g ? g->n : 0);
 }

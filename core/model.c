@@ -403,3 +403,29 @@ void gnn_model_adam(model *m, const gnn_train_config *c, uint32_t step)
                           S->v + S->n_decay, S->count - S->n_decay);
     }
 }
+
+int gnn_train_record_eval(gnn_train_result *res, gnn_epoch_stats *E, const double acc[4], double vloss, int ep,
+                          int last, int patience, double *best_val_loss, int *since_best)
+{
+    int stop = 0;
+    E->train_acc = acc[1];
+    E->val_acc = acc[2];
+    E->test_acc = acc[3];
+    E->val_loss = vloss;
+    /* best: a higher val accuracy, or the same with a lower val loss */
+    if (acc[2] > res->best_val_acc || (acc[2] == res->best_val_acc && vloss < *best_val_loss)) {
+        res->best_val_acc = acc[2];
+        res->test_acc_at_best_val = acc[3];
+        res->best_epoch = ep;
+        *best_val_loss = vloss;
+        *since_best = 0;
+    } else if (++*since_best >= patience && patience > 0 && !last) {
+        stop = 1;
+    }
+    if (last || stop) {
+        res->train_acc = acc[1];
+        res->val_acc = acc[2];
+        res->test_acc = acc[3];
+    }
+    return stop;
+}

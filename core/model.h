@@ -80,5 +80,11 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
 /* One Adam step (global iteration `step`, 0-based) on every layer with the gradients in g:
  * weight decay per c->wd_scope on the decayed part, none on LayerNorm's. */
 void gnn_model_adam(model *m, const gnn_train_config *c, uint32_t step);
+/* Record an evaluation (acc[1..3]: train, val, test; vloss: val loss) of epoch ep into E and
+ * res: the best epoch is the highest val accuracy, ties to the lower val loss; with patience
+ * > 0, returns 1 (stop) after `patience` evaluations without a better one (never at the last
+ * epoch); the final accuracies are taken at the last or stopping epoch. */
+int gnn_train_record_eval(gnn_train_result *res, gnn_epoch_stats *E, const double acc[4], double vloss, int ep,
+                          int last, int patience, double *best_val_loss, int *since_best);
 
 #endif

@@ -591,25 +591,7 @@ gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epo
                 memcpy(acc, b, 4 * sizeof(double));
                 vloss = b[4];
             }
-            E->train_acc = acc[1];
-            E->val_acc = acc[2];
-            E->test_acc = acc[3];
-            E->val_loss = vloss;
-            /* best: a higher val accuracy, or the same with a lower val loss */
-            if (acc[2] > res->best_val_acc || (acc[2] == res->best_val_acc && vloss < best_val_loss)) {
-                res->best_val_acc = acc[2];
-                res->test_acc_at_best_val = acc[3];
-                res->best_epoch = ep;
-                best_val_loss = vloss;
-                since_best = 0;
-            } else if (++since_best >= c->patience && c->patience > 0 && !last) {
-                stop = 1;
-            }
-            if (last || stop) {
-                res->train_acc = acc[1];
-                res->val_acc = acc[2];
-                res->test_acc = acc[3];
-            }
+            stop = gnn_train_record_eval(res, E, acc, vloss, ep, last, c->patience, &best_val_loss, &since_best);
         }
         E->time_s = now_s() - te0;
         E->comm_bytes = sent_bytes(T.comm) - bytes0;

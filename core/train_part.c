@@ -133,39 +133,6 @@ static int64_t in_width(const ptrainer *T, int l) { return T->m.layer[l].in; }
 
 /* ---- set-up -------------------------------------------------------------------------------- */
 
-/* g with the in-edge v -> v appended last to each row v < rows that lacks it (as
- * gnn_csr_add_self_loops does for every row); rows >= rows (halos) stay empty. */
-static gnn_status add_loops_prefix(gnn_csr *out, const gnn_csr *g, int64_t rows)
-{
-    memset(out, 0, sizeof *out);
-    int64_t *ip = gnn_malloc(((size_t)g->n + 1) * sizeof(int64_t));
-    if (!ip)
-        return GNN_ERR_NOMEM;
-    ip[0] = 0;
-    for (int64_t v = 0; v < g->n; v++) {
-        int has = v >= rows;
-        for (int64_t e = g->indptr[v]; e < g->indptr[v + 1] && !has; e++)
-            has = g->indices[e] == v;
-        ip[v + 1] = ip[v] + (g->indptr[v + 1] - g->indptr[v]) + (has ? 0 : 1);
-    }
-    int64_t *ix = gnn_malloc((size_t)(ip[g->n] > 0 ? ip[g->n] : 1) * sizeof(int64_t));
-    if (!ix) {
-        gnn_free(ip);
-        return GNN_ERR_NOMEM;
-    }
-    for (int64_t v = 0; v < g->n; v++) {
-        const int64_t d = g->indptr[v + 1] - g->indptr[v];
-        memcpy(ix + ip[v], g->indices + g->indptr[v], (size_t)d * sizeof(int64_t));
-        if (ip[v + 1] - ip[v] > d)
-            ix[ip[v] + d] = v;
-    }
-    out->n = g->n;
-    out->nnz = ip[g->n];
-    out->indptr = ip;
-    out->indices = ix;
-    return GNN_OK;
-}
-
 /* Rows of the halo exchange: rank r receives from owner q the rows of its halos owned by q in
  * increasing global id, which is the order of q's db_halo row for r (halo.h). */
 static gnn_status exchange_plan(ptrainer *T)
@@ -387,7 +354,7 @@ static gnn_status setup(ptrainer *T)
     /* graphs: local (with loops on solid rows for gat); global for fetch */
     T->lgraph = &L->graph;
     if (gat) {
-        if ((st = add_loops_prefix(&T->loops, &L->graph, T->n_solid)))
+        if ((st = gnn_csr_add_self_loops_rows(&T->loops, &L->graph, T->n_solid)))
             return st;
         T->lgraph = &T->loops;
     }
@@ -1177,24 +1144,7 @@ gnn_status gnn_train_part(gnn_comm *comm, const gnn_part_input *in, const gnn_tr
                 goto done;
             }
             E->phase_s[GNN_PHASE_EVAL] += now_s() - tv;
-            E->train_acc = acc[1];
-            E->val_acc = acc[2];
-            E->test_acc = acc[3];
-            E->val_loss = vloss;
-            if (acc[2] > res->best_val_acc || (acc[2] == res->best_val_acc && vloss < best_val_loss)) {
-                res->best_val_acc = acc[2];
-                res->test_acc_at_best_val = acc[3];
-                res->best_epoch = ep;
-                best_val_loss = vloss;
-                since_best = 0;
-            } else if (++since_best >= c->patience && c->patience > 0 && !last) {
-                stop = 1;
-            }
-            if (last || stop) {
-                res->train_acc = acc[1];
-                res->val_acc = acc[2];
-                res->test_acc = acc[3];
-            }
+            stop = gnn_train_record_eval(res, E, acc, vloss, ep, last, c->patience, &best_val_loss, &since_best);
         }
         int64_t d[2 * GNN_MAX_LAYERS + 2];
         for (int l = 0; l < L; l++) {

@@ -49,6 +49,8 @@ gnn_status gnn_csr_copy(gnn_csr *dst, const gnn_csr *src, unsigned flags);
 /* out = g with a self-loop v -> v appended as the LAST in-edge of every row v that has none
  * (rows that already hold v keep theirs, nothing is added). Kipf & Welling's A + I for GCN. */
 gnn_status gnn_csr_add_self_loops(gnn_csr *out, const gnn_csr *g);
+/* The same on rows v < rows only; the other rows are copied (a part's halo rows stay empty). */
+gnn_status gnn_csr_add_self_loops_rows(gnn_csr *out, const gnn_csr *g, int64_t rows);
 static inline int64_t gnn_csr_degree(const gnn_csr *g, int64_t v) { return g->indptr[v + 1] - g->indptr[v]; }
 
 typedef struct gnn_block {
