@@ -4,9 +4,9 @@
  * its own part, include/gnnref/train_part.h, docs/hec.md): rank 0 prints and writes the report.
  *
  * On partitions, what every rank shares is prepared once per process by the first rank to
- * arrive (prepare_parts, under a mutex, as cli/cmd_partcheck.c does): the set's manifest, or
- * the partition computed in memory; under the simulator the ranks are threads of one process
- * and share it read-only. A rank of a saved set loads only its own part. */
+ * arrive (prepare_parts through cli_shared_once, as cli/cmd_partcheck.c does): the set's
+ * manifest, or the partition computed in memory; under the simulator the ranks are threads of
+ * one process and share it read-only. A rank of a saved set loads only its own part. */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
