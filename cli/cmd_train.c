@@ -69,7 +69,7 @@ static void train_usage(FILE *f)
             "  --hec-cs N            hec: cache lines per layer; 0 = auto (default), min(halos, (ls+1)(P-1) nc)\n"
             "  --hec-ls N            hec: lifespan in steps (default 2)\n"
             "  --hec-nc N            hec: pushes per remote rank, layer and step; 0 = auto (default: --batch)\n"
-            "  --hec-delay D         hec: pushes arrive D >= 1 steps later (default 1)\n"
+            "  --hec-delay D         hec: pushes arrive D steps later, 1..64 (default 1)\n"
             "data parallelism without --partitions or --remote (every rank holds the graph, takes a slice\n"
             "of each mini-batch, and the gradients are allreduced):\n%s",
             cli_backend_help());
@@ -778,7 +778,8 @@ int gnn_cmd_train(int argc, char **argv)
         case OPT_HEC_DELAY: {
             static const char *const names[] = { "--hec-cs", "--hec-ls", "--hec-nc", "--hec-delay" };
             const int lines = ch == OPT_HEC_CS || ch == OPT_HEC_NC; /* sizes: 0 = auto */
-            const int64_t lo = ch == OPT_HEC_DELAY ? 1 : 0, hi = lines ? INT32_MAX : 1000000;
+            const int64_t lo = ch == OPT_HEC_DELAY ? 1 : 0,
+                          hi = lines ? INT32_MAX : ch == OPT_HEC_DELAY ? GNN_HEC_MAX_DELAY : 1000000;
             hec_flag = names[ch - OPT_HEC_CS];
             if (cli_parse_i64(optarg, lo, hi, &v))
                 return cli_error(CLI_USAGE, "%s '%s': expected an integer in %lld..%lld%s", hec_flag, optarg,

@@ -67,7 +67,7 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-#define MAX_DELAY 64
+#define MAX_DELAY GNN_HEC_MAX_DELAY
 
 /* A push in flight: one ialltoallv per layer, posted at step `posted`. */
 typedef struct push {

@@ -50,6 +50,8 @@
 extern "C" {
 #endif
 
+#define GNN_HEC_MAX_DELAY 64 /* the largest hec_delay */
+
 typedef enum gnn_remote_mode { GNN_REMOTE_DROP = 0, GNN_REMOTE_HEC = 1, GNN_REMOTE_FETCH = 2 } gnn_remote_mode;
 const char *gnn_remote_name(gnn_remote_mode m); /* "drop", "hec", "fetch" */
 gnn_status gnn_remote_parse(const char *s, gnn_remote_mode *m); /* GNN_ERR_INVAL when unknown */
@@ -71,7 +73,7 @@ typedef struct gnn_part_train_config {
                                 at least 1 (docs/hec.md section 4) */
     int32_t hec_ls;          /* lifespan (default 2) */
     int64_t hec_nc;          /* pushes per remote rank, layer and step; 0 (default): the batch size */
-    int hec_delay;           /* d >= 1 (default 1) */
+    int hec_delay;           /* 1 <= d <= GNN_HEC_MAX_DELAY (default 1) */
     int tag_base;            /* layer l pushes on ialltoallv tag tag_base + l (default 100) */
     /* optional: called on every rank after every (step, layer) of hec mode */
     void (*on_trace)(const gnn_part_trace *t, void *ctx);
