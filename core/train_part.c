@@ -234,8 +234,7 @@ static gnn_status check_config(const gnn_part_input *in, const gnn_train_config 
 }
 
 /* This rank's own inputs (a failure here fails every rank: see setup). */
-static gnn_status check_local(const gnn_part_input *in, const gnn_train_config *c, const gnn_part_train_config *pc,
-                              int rank, gnn_err *err)
+static gnn_status check_local(const gnn_part_input *in, const gnn_part_train_config *pc, int rank, gnn_err *err)
 {
     if (in->part->rank != rank)
         return gnn_err_set(err, GNN_ERR_INVAL, "part %lld given to rank %d", (long long)in->part->rank, rank);
@@ -251,7 +250,6 @@ static gnn_status check_local(const gnn_part_input *in, const gnn_train_config *
         if (in->labels[v] >= in->num_classes)
             return gnn_err_set(err, GNN_ERR_RANGE, "rank %d: label %d of local vertex %lld is not below %lld classes",
                                rank, in->labels[v], (long long)v, (long long)in->num_classes);
-    (void)c;
     return GNN_OK;
 }
 
@@ -272,7 +270,7 @@ static gnn_status setup(ptrainer *T)
     const int gat = c->model == GNN_MODEL_GAT;
 
     /* every rank's verdict and train count: a rank with bad input fails every rank */
-    const gnn_status mine = check_local(in, c, &T->pc, T->rank, err);
+    const gnn_status mine = check_local(in, &T->pc, T->rank, err);
     int64_t me[2] = { mine, 0 };
     T->train = gnn_malloc((size_t)(T->n_solid + 1) * sizeof(int64_t));
     T->n_train_all = gnn_malloc((size_t)T->P * 2 * sizeof(int64_t) + 1);

@@ -7,9 +7,11 @@
  *                      `steps` loss, the final accuracies, and on every rank the HEC trace of
  *                      every (step, layer): pairs received, halo lookups and hits, pairs
  *                      pushed, the cache's counters and a CRC32C of its whole state. Then the
- *                      run's own invariants: hits <= lookups; drop looks up and never hits or
- *                      pushes; fetch pulls and never looks up; without faults every pushed pair
- *                      is received within its epoch; with dropped pushes, fewer are received.
+ *                      run's own invariants: hits <= lookups; drop never hits, pushes or pulls,
+ *                      and looks up exactly the halos hec looks up on the same (model-free)
+ *                      blocks; fetch pulls and never looks up; without faults every pushed pair
+ *                      is received within its epoch; with dropped pushes, fewer are received
+ *                      and there are no more hits than without faults.
  *   train.part.single  verify: with one rank every remote mode is gnn_train (train.h) on the
  *                      same graph, bit for bit (steps and accuracies): the local graph is the
  *                      graph, sampling and dropout are keyed by global id, the epoch order is
@@ -317,11 +319,26 @@ static gnn_oracle_outcome tp_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
         return gnn_oracle_fail(ctx, "the report says %lld lookups and %lld hits, the traces %lld and %lld",
                                (long long)all_lookups, (long long)all_hits, (long long)lookups, (long long)hits);
     const gnn_remote_mode mode = in.pc.remote;
-    if (mode == GNN_REMOTE_DROP && (rp->hits[0] || pushed || rp->push_bytes || rp->pull_bytes ||
-                                    (P > 1 && rp->lookups[0] == 0)))
-        return gnn_oracle_fail(ctx, "drop: %lld lookups, %lld hits, %lld pushed, %lld pulled bytes: expected lookups "
-                               "and nothing else", (long long)rp->lookups[0], (long long)rp->hits[0], (long long)pushed,
-                               (long long)rp->pull_bytes);
+    if (mode == GNN_REMOTE_DROP && (all_hits || pushed || rp->push_bytes || rp->pull_bytes))
+        return gnn_oracle_fail(ctx, "drop: %lld hits, %lld pushed, %lld pulled bytes: expected none", (long long)all_hits,
+                               (long long)pushed, (long long)rp->pull_bytes);
+    if (mode == GNN_REMOTE_DROP && P > 1) { /* the blocks do not depend on the model or the cache: drop looks up
+                                               exactly the halos hec looks up, and drops at least its edges */
+        tp_input h = in;
+        h.pc.remote = GNN_REMOTE_HEC;
+        tp_job *H = gnn_oracle_alloc(ctx, sizeof *H);
+        if (!H)
+            return gnn_oracle_fail(ctx, "out of memory");
+        if ((o = run_job(ctx, c, &h, 0, 1, 0.0, 0, H)) != GNN_ORACLE_PASS)
+            return o;
+        for (int l = 0; l < in.cfg.layers; l++)
+            if (H->rep.lookups[l] != rp->lookups[l])
+                return gnn_oracle_fail(ctx, "layer %d: drop looked up %lld halos, hec %lld on the same blocks", l,
+                                       (long long)rp->lookups[l], (long long)H->rep.lookups[l]);
+        if (rp->halo_edges_dropped < H->rep.halo_edges_dropped)
+            return gnn_oracle_fail(ctx, "drop removed %lld halo edges, hec (which keeps its hits) %lld",
+                                   (long long)rp->halo_edges_dropped, (long long)H->rep.halo_edges_dropped);
+    }
     if (mode == GNN_REMOTE_FETCH && (rp->lookups[0] || pushed || (P > 1 && rp->pull_bytes == 0)))
         return gnn_oracle_fail(ctx, "fetch: %lld lookups, %lld pushed, %lld pulled bytes", (long long)rp->lookups[0],
                                (long long)pushed, (long long)rp->pull_bytes);
@@ -421,6 +438,9 @@ static const char *const k_tp_presets[] = {
     "model=0,remote=2,ranks=4,scale=8,method=3,layers=2,cs=0,nc=0,ls=2,d=1,drop=0,delay=0",
     "model=1,remote=2,ranks=3,scale=7,method=0,layers=2,cs=0,nc=0,ls=2,d=1,drop=0,delay=0",
     "model=0,remote=1,ranks=8,scale=9,method=0,layers=2,cs=0,nc=0,ls=2,d=1,drop=0,delay=0",
+    "model=0,remote=1,ranks=8,scale=3,method=0,layers=2,cs=0,nc=0,ls=2,d=1,drop=0,delay=0",
+    "model=1,remote=0,ranks=8,scale=3,method=0,layers=2,cs=0,nc=0,ls=2,d=1,drop=0,delay=0",
+    "model=0,remote=2,ranks=8,scale=3,method=0,layers=2,cs=0,nc=0,ls=2,d=1,drop=0,delay=0",
     NULL,
 };
 
