@@ -68,7 +68,8 @@ static void train_usage(FILE *f)
             "  --part-balance LIST   in memory: METIS balance constraints (default train,degree)\n"
             "  --hec-cs N            hec: cache lines per layer; 0 = auto (default), min(halos, (ls+1)(P-1) nc)\n"
             "  --hec-ls N            hec: lifespan in steps (default 2)\n"
-            "  --hec-nc N            hec: pushes per remote rank, layer and step; 0 = auto (default: --batch)\n"
+            "  --hec-nc N            hec: pushes per remote rank, layer and step; 0 = auto (default),\n"
+            "                        max over ranks r of ceil(own vertices that are halos on r / (ls+1))\n"
             "  --hec-delay D         hec: pushes arrive D steps later, 1..64 (default 1)\n"
             "data parallelism without --partitions or --remote (every rank holds the graph, takes a slice\n"
             "of each mini-batch, and the gradients are allreduced):\n%s",
@@ -277,6 +278,10 @@ static json_object *train_report(const train_job *J, const gnn_train_result *res
         json_object_object_add(hec, "ls", json_object_new_int(J->pc.hec_ls));
         json_object_object_add(hec, "nc", json_object_new_int64(rep->hec_nc));
         json_object_object_add(hec, "delay", json_object_new_int(J->pc.hec_delay));
+        const int64_t cs_range[2] = { rep->hec_cs_min, rep->hec_cs_max };
+        const int64_t nc_range[2] = { rep->hec_nc_min, rep->hec_nc_max };
+        json_object_object_add(hec, "cs_range", cli_json_i64_array(cs_range, 2, 1)); /* over the ranks */
+        json_object_object_add(hec, "nc_range", cli_json_i64_array(nc_range, 2, 1));
     }
     json_object_object_add(cfg, "hec", hec);
     json_object *eps = json_object_new_array();
@@ -338,8 +343,14 @@ static void print_part_summary(const train_job *J, const gnn_part_report *rep, i
         int64_t rows = 0;
         for (int l = 0; l < layers; l++)
             rows += rep->pushed_rows[l];
-        printf("hec: cs %lld nc %lld ls %d d %d  hit rate", (long long)rep->hec_cs, (long long)rep->hec_nc,
-               (int)J->pc.hec_ls, J->pc.hec_delay);
+        /* each rank sizes its own caches: print the range over the ranks */
+        printf("hec: cs %lld", (long long)rep->hec_cs_min);
+        if (rep->hec_cs_max != rep->hec_cs_min)
+            printf("..%lld", (long long)rep->hec_cs_max);
+        printf(" nc %lld", (long long)rep->hec_nc_min);
+        if (rep->hec_nc_max != rep->hec_nc_min)
+            printf("..%lld", (long long)rep->hec_nc_max);
+        printf(" ls %d d %d  hit rate", (int)J->pc.hec_ls, J->pc.hec_delay);
         print_hit_rates(rep->hits, rep->lookups, layers, 4);
         printf("  pushed rows %lld bytes %lld\n", (long long)rows, (long long)rep->push_bytes);
     } else if (J->remote == GNN_REMOTE_FETCH) {

@@ -20,8 +20,10 @@
  *   fetch sample on the whole topology, pull the input features of the sampled vertices;
  * then the gradients are allreduced and every rank applies the same Adam step.
  *
- * A rank whose train vertices are used up still takes part in every collective of a step
- * (the waits, the posts, the pulls, the allreduce) with an empty mini-batch. */
+ * M = ceil(max_r n_train_r / batch) steps per epoch on every rank; with more than one rank,
+ * each rank cuts its epoch order into M near-equal batches (batch_slice). A rank with an empty
+ * batch (fewer train vertices than steps) still takes part in every collective of a step (the
+ * waits, the posts, the pulls, the allreduce). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,7 +383,20 @@ static gnn_status setup(ptrainer *T)
     /* the caches: cs and nc sized to the graph unless given (docs/hec.md section 4) */
     if (hec_mode(T)) {
         const gnn_part_train_config *pc = &T->pc;
-        T->nc = pc->hec_nc > 0 ? pc->hec_nc : c->batch;
+        /* nc: enough that each remote rank's halo lines owned here can all be refreshed
+         * within one lifespan (ls + 1 steps): max over r of ceil(|db_halo[r]| / (ls + 1)).
+         * Fewer are sent when fewer of them are in the mini-batch. */
+        int64_t nc = pc->hec_nc;
+        if (nc <= 0) {
+            nc = 1;
+            for (int r = 0; r < T->P; r++) {
+                const int64_t rows = T->db.off[r + 1] - T->db.off[r];
+                const int64_t need = (rows + pc->hec_ls) / (pc->hec_ls + 1);
+                if (need > nc)
+                    nc = need;
+            }
+        }
+        T->nc = nc;
         int64_t cs = pc->hec_cs;
         if (cs <= 0) {
             const double want = (double)(pc->hec_ls + 1) * (double)(T->P - 1) * (double)T->nc;
@@ -1017,6 +1032,51 @@ static gnn_status sum_counters(ptrainer *T, int64_t *v, int n)
     return st;
 }
 
+/* Step k's slice [*b0, *b0 + *nb) of a rank's epoch order of n train vertices, M steps.
+ * One rank: batches of `batch`, the last one short, as gnn_train cuts them. More ranks: M
+ * near-equal slices (sizes floor((k + 1) n / M) - floor(k n / M) <= batch, since
+ * M = ceil(max_r n_r / batch)), so every step's global batch is near P * batch. Fixed slices
+ * would leave a last step made of the few seeds that the ranks with more train vertices have
+ * left over (METIS balances train counts only within ~3%), and Adam would take a full-size
+ * step on that tiny batch's noisy gradient every epoch. */
+static void batch_slice(int64_t n, int64_t k, int64_t M, int64_t batch, int P, int64_t *b0, int64_t *nb)
+{
+    if (P == 1) {
+        *b0 = k * batch;
+        *nb = n > *b0 ? (n - *b0 < batch ? n - *b0 : batch) : 0;
+    } else {
+        *b0 = (int64_t)((__int128)k * n / M);
+        *nb = (int64_t)((__int128)(k + 1) * n / M) - *b0;
+    }
+}
+
+/* The smallest and largest cs and nc over the ranks (each rank sizes its own caches). */
+static gnn_status size_range(ptrainer *T, gnn_part_report *rep)
+{
+    int64_t me[2] = { T->cs, T->nc };
+    int64_t *all = gnn_malloc((size_t)T->P * 4 * sizeof(int64_t));
+    if (!all)
+        return GNN_ERR_NOMEM;
+    int64_t *cnt = all + 2 * T->P, *displ = cnt + T->P;
+    for (int q = 0; q < T->P; q++) {
+        cnt[q] = 2;
+        displ[q] = 2 * q;
+    }
+    gnn_status st = gnn_comm_allgatherv(T->comm, me, 2, all, cnt, displ, GNN_DT_I64);
+    if (!st) {
+        rep->hec_cs_min = rep->hec_cs_max = all[0];
+        rep->hec_nc_min = rep->hec_nc_max = all[1];
+        for (int q = 1; q < T->P; q++) {
+            rep->hec_cs_min = all[2 * q] < rep->hec_cs_min ? all[2 * q] : rep->hec_cs_min;
+            rep->hec_cs_max = all[2 * q] > rep->hec_cs_max ? all[2 * q] : rep->hec_cs_max;
+            rep->hec_nc_min = all[2 * q + 1] < rep->hec_nc_min ? all[2 * q + 1] : rep->hec_nc_min;
+            rep->hec_nc_max = all[2 * q + 1] > rep->hec_nc_max ? all[2 * q + 1] : rep->hec_nc_max;
+        }
+    }
+    gnn_free(all);
+    return st;
+}
+
 gnn_status gnn_train_part(gnn_comm *comm, const gnn_part_input *in, const gnn_train_config *cfg,
                           const gnn_part_train_config *pc, gnn_epoch_cb cb, void *ctx, gnn_train_result *res,
                           gnn_part_report *rep, gnn_err *err)
@@ -1110,12 +1170,13 @@ gnn_status gnn_train_part(gnn_comm *comm, const gnn_part_input *in, const gnn_tr
         gnn_rng_shuffle_i64(&sh, order, T->n_train);
         double loss_sum = 0.0;
         for (int64_t k = 0; k < M; k++) {
-            const int64_t b0 = k * c->batch;
-            const int64_t nb = T->n_train > b0 ? (T->n_train - b0 < c->batch ? T->n_train - b0 : c->batch) : 0;
+            int64_t b0, nb;
+            batch_slice(T->n_train, k, M, c->batch, T->P, &b0, &nb);
             double denom = 0.0; /* every rank's batch at this step: every seed is labelled */
             for (int q = 0; q < T->P; q++) {
-                const int64_t r = T->n_train_all[q] - b0;
-                denom += (double)(r <= 0 ? 0 : r < c->batch ? r : c->batch);
+                int64_t q0, qn;
+                batch_slice(T->n_train_all[q], k, M, c->batch, T->P, &q0, &qn);
+                denom += (double)qn;
             }
             double loss = 0.0;
             if ((st = step_part(T, order + (nb ? b0 : 0), nb, denom, k, M, step, &loss, E))) {
@@ -1197,6 +1258,10 @@ gnn_status gnn_train_part(gnn_comm *comm, const gnn_part_input *in, const gnn_tr
         rep->ranks = T->P;
         rep->hec_cs = T->cs;
         rep->hec_nc = T->nc;
+        if ((st = size_range(T, rep))) {
+            gnn_err_set(err, st, "gathering the cache sizes: %s", gnn_comm_errmsg(comm));
+            goto done;
+        }
         n = 0;
         for (int l = 0; l < L; l++) {
             rep->lookups[l] = v[n++];

@@ -39,7 +39,7 @@ static const gnn_oracle_param k_t_params[N_T_PARAMS] = {
     { "method", GNN_PARAM_INT, 0, 3, "part vector: 0 random, 1 range, 2 hash, 3 metis" },
     { "layers", GNN_PARAM_INT, 1, 3, "GNN layers (fanouts 4, 3, 5 from the input layer)" },
     { "cs", GNN_PARAM_INT, 0, 100000, "HEC lines per layer (0: auto)" },
-    { "nc", GNN_PARAM_INT, 0, 100000, "pushes per remote rank, layer and step (0: auto = batch)" },
+    { "nc", GNN_PARAM_INT, 0, 100000, "pushes per remote rank, layer and step (0: auto, from the halo counts)" },
     { "ls", GNN_PARAM_INT, 0, 10, "HEC lifespan" },
     { "d", GNN_PARAM_INT, 1, 4, "push delay in steps" },
     { "drop", GNN_PARAM_INT, 0, 50, "simulator: percent of pushes dropped" },
@@ -269,6 +269,46 @@ static gnn_oracle_outcome run_job(gnn_oracle_ctx *ctx, const gnn_oracle_case *c,
     return GNN_ORACLE_PASS;
 }
 
+/* The caches' sizes, recomputed from the partition without db_halo: rank q owns the halos of
+ * part r whose halo_owner is q, so nc_q = max(1, max_r ceil(that count / (ls + 1))) and
+ * cs_q = max(1, min(n_halo_q, (ls + 1)(P - 1) nc_q)), unless given. */
+static gnn_oracle_outcome check_sizes(gnn_oracle_ctx *ctx, const tp_input *in, const gnn_part_report *rp)
+{
+    const int P = (int)in->full->k;
+    const int64_t ls = in->pc.hec_ls;
+    int64_t cs_lo = INT64_MAX, cs_hi = 0, nc_lo = INT64_MAX, nc_hi = 0;
+    for (int q = 0; q < P; q++) {
+        int64_t nc = in->pc.hec_nc;
+        if (nc <= 0) {
+            nc = 1;
+            for (int r = 0; r < P; r++) {
+                const gnn_part_local *pr = &in->full->parts[r];
+                int64_t owned = 0;
+                for (int64_t i = 0; i < pr->n_halo; i++)
+                    owned += pr->halo_owner[i] == q;
+                const int64_t need = (owned + ls) / (ls + 1);
+                nc = need > nc ? need : nc;
+            }
+        }
+        int64_t cs = in->pc.hec_cs;
+        if (cs <= 0) {
+            const int64_t want = (ls + 1) * (P - 1) * nc, nh = in->full->parts[q].n_halo;
+            cs = want < nh ? want : nh;
+            cs = cs < 1 ? 1 : cs;
+        }
+        cs_lo = cs < cs_lo ? cs : cs_lo;
+        cs_hi = cs > cs_hi ? cs : cs_hi;
+        nc_lo = nc < nc_lo ? nc : nc_lo;
+        nc_hi = nc > nc_hi ? nc : nc_hi;
+    }
+    if (rp->hec_cs_min != cs_lo || rp->hec_cs_max != cs_hi || rp->hec_nc_min != nc_lo || rp->hec_nc_max != nc_hi)
+        return gnn_oracle_fail(ctx, "cache sizes over the ranks: cs %lld..%lld, nc %lld..%lld; expected cs %lld..%lld, "
+                               "nc %lld..%lld", (long long)rp->hec_cs_min, (long long)rp->hec_cs_max,
+                               (long long)rp->hec_nc_min, (long long)rp->hec_nc_max, (long long)cs_lo,
+                               (long long)cs_hi, (long long)nc_lo, (long long)nc_hi);
+    return GNN_ORACLE_PASS;
+}
+
 static gnn_oracle_outcome tp_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
     const int P = (int)gnn_oracle_int(c, T_RANKS);
@@ -342,6 +382,8 @@ static gnn_oracle_outcome tp_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
     if (mode == GNN_REMOTE_FETCH && (rp->lookups[0] || pushed || (P > 1 && rp->pull_bytes == 0)))
         return gnn_oracle_fail(ctx, "fetch: %lld lookups, %lld pushed, %lld pulled bytes", (long long)rp->lookups[0],
                                (long long)pushed, (long long)rp->pull_bytes);
+    if (mode == GNN_REMOTE_HEC && (o = check_sizes(ctx, &in, rp)) != GNN_ORACLE_PASS)
+        return o;
     if (mode == GNN_REMOTE_HEC) {
         int64_t rec = 0;
         for (int l = 0; l < in.cfg.layers; l++)

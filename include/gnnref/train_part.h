@@ -72,7 +72,9 @@ typedef struct gnn_part_train_config {
     int64_t hec_cs;          /* lines per layer cache; 0 (default): min(n_halo, (ls + 1)(P - 1) nc),
                                 at least 1 (docs/hec.md section 4) */
     int32_t hec_ls;          /* lifespan (default 2) */
-    int64_t hec_nc;          /* pushes per remote rank, layer and step; 0 (default): the batch size */
+    int64_t hec_nc;          /* pushes per remote rank, layer and step; 0 (default): sized to the
+                                graph, max over r of ceil(|db_halo[r]| / (ls + 1)), at least 1:
+                                every halo line can be refreshed within its lifespan */
     int hec_delay;           /* 1 <= d <= GNN_HEC_MAX_DELAY (default 1) */
     int tag_base;            /* layer l pushes on ialltoallv tag tag_base + l (default 100) */
     /* optional: called on every rank after every (step, layer) of hec mode */
@@ -99,6 +101,8 @@ typedef struct gnn_part_input {
 typedef struct gnn_part_report {
     int ranks;
     int64_t hec_cs, hec_nc;                   /* effective values on this rank (hec mode) */
+    int64_t hec_cs_min, hec_cs_max;           /* ... and their range over the ranks */
+    int64_t hec_nc_min, hec_nc_max;
     int64_t solid_total, halo_total, train_total;
     int64_t lookups[GNN_MAX_LAYERS], hits[GNN_MAX_LAYERS]; /* halo searches and hits per layer */
     int64_t pushed_rows[GNN_MAX_LAYERS];     /* pairs sent per layer (to other ranks) */
