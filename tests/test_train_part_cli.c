@@ -148,6 +148,10 @@ START_TEST(json_report_keys)
     ck_assert_int_eq(json_object_get_int(get(hec, "ls")), 3);
     ck_assert_int_eq(json_object_get_int64(get(hec, "nc")), 16);
     ck_assert_int_eq(json_object_get_int(get(hec, "delay")), 2);
+    for (int i = 0; i < 2; i++) { /* given sizes: the same on every rank */
+        ck_assert_int_eq(json_object_get_int64(json_object_array_get_idx(get(hec, "cs_range"), i)), 40);
+        ck_assert_int_eq(json_object_get_int64(json_object_array_get_idx(get(hec, "nc_range"), i)), 16);
+    }
     json_object *eps = get(r, "epochs");
     ck_assert_int_eq((int)json_object_array_length(eps), 2);
     int64_t push = 0;
