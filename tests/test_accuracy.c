@@ -5,7 +5,8 @@
  * Each case trains once on one rank with a global batch B, then on P simulated ranks with
  * `--batch B/P` per rank (the same global batch and the same number of updates) in each
  * remote mode, and checks the acceptance:
- *   hec   final test accuracy within 1 point of the single-rank run;
+ *   hec   final test accuracy within 1 point of the single-rank run (not met, and so not
+ *         asserted, at 8 ranks on the builtin SBM: see builtin_8_ranks);
  *   fetch within 0.5 point (it is exact but for the order of the seeds);
  *   drop  reported for contrast, and must still learn (above the majority class);
  *   bytes HEC's pushes are fewer bytes than fetch's pulls.
@@ -126,9 +127,10 @@ END_TEST
 /* 8 ranks on the builtin SBM: fetch within 0.5 point and the bytes hold; hec within 1 point
  * does NOT (0.9798 against 0.9948, -1.50 points; issue 7 stays open on it). The graph has
  * little locality (each vertex has about 5 random out-of-class neighbors: METIS cuts 59% of
- * the edges at 8 parts, leaving 89,709 halos for 20,000 vertices), and neither more pushes (nc 2000: l1 and l2 hit rates unchanged, the same
- * accuracy) nor a longer lifespan (ls 6: more hits, staler, 0.9775) closes the gap; see
- * docs/hec.md section 7. What is asserted here is what holds: hec above drop. */
+ * the edges at 8 parts, leaving 89,709 halos for 20,000 vertices). Neither more pushes
+ * (nc 2000: the l1 and l2 hit rates do not move, the same accuracy) nor another lifespan
+ * (ls 0, 1, 6: 0.9810, 0.9808, 0.9775; more hits, staler) closes the gap; see docs/hec.md
+ * section 7. What is asserted here is what holds: hec above drop. */
 START_TEST(builtin_8_ranks)
 {
     NEED_TOOL();
