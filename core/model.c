@@ -404,6 +404,17 @@ void gnn_model_adam(model *m, const gnn_train_config *c, uint32_t step)
     }
 }
 
+void gnn_train_record_step(gnn_train_result *res, gnn_epoch_stats *E, const gnn_train_config *c, int ep,
+                           int64_t steps_per_epoch, double loss, double *loss_sum, uint32_t *step)
+{
+    res->step_loss[res->n_steps++] = loss;
+    *loss_sum += loss;
+    ++*step;
+    E->steps++;
+    if (c->on_step)
+        c->on_step(ep, E->steps, steps_per_epoch, loss, c->on_step_ctx);
+}
+
 int gnn_train_record_eval(gnn_train_result *res, gnn_epoch_stats *E, const double acc[4], double vloss, int ep,
                           int last, int patience, double *best_val_loss, int *since_best)
 {

@@ -6,6 +6,7 @@
 #define GNNREF_CORE_MODEL_H
 
 #include <stdint.h>
+#include <time.h>
 #include "gnnref/act.h"
 #include "gnnref/aggregate.h"
 #include "gnnref/gat.h"
@@ -66,6 +67,14 @@ static inline float *falloc(int64_t n)
     return gnn_malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
 }
 
+/* Monotonic wall time in seconds (the trainers' phase timers). */
+static inline double gnn_now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* Glorot weights, zero biases, LayerNorm gamma 1 (parameter indices: model.c). */
 gnn_status gnn_model_init(model *m, const gnn_train_config *c, int64_t in, int64_t classes);
 void gnn_model_free(model *m);
@@ -84,6 +93,10 @@ void gnn_model_adam(model *m, const gnn_train_config *c, uint32_t step);
  * res: the best epoch is the highest val accuracy, ties to the lower val loss; with patience
  * > 0, returns 1 (stop) after `patience` evaluations without a better one (never at the last
  * epoch); the final accuracies are taken at the last or stopping epoch. */
+/* Record a finished step of epoch ep (steps_per_epoch for the progress callback): its loss
+ * into res->step_loss, the epoch's step count and loss sum, the global step, c->on_step. */
+void gnn_train_record_step(gnn_train_result *res, gnn_epoch_stats *E, const gnn_train_config *c, int ep,
+                           int64_t steps_per_epoch, double loss, double *loss_sum, uint32_t *step);
 int gnn_train_record_eval(gnn_train_result *res, gnn_epoch_stats *E, const double acc[4], double vloss, int ep,
                           int last, int patience, double *best_val_loss, int *since_best);
 

@@ -11,7 +11,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "gnnref/act.h"
 #include "gnnref/aggregate.h"
 #include "gnnref/gat.h"
@@ -79,13 +78,6 @@ void gnn_train_resolve(gnn_train_config *c)
         c->wd_scope = c->model == GNN_MODEL_GCN ? GNN_WD_FIRST : GNN_WD_ALL;
     if (c->attn_dropout < 0.0f)
         c->attn_dropout = c->dropout;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* ---- the trainer -------------------------------------------------------------------------- */
@@ -156,7 +148,7 @@ static gnn_status allreduce_grads(trainer *T, double sums[2], double *phase)
 {
     if (T->P <= 1)
         return GNN_OK;
-    const double t0 = now_s();
+    const double t0 = gnn_now_s();
     const model *m = &T->m;
     int64_t o = 0;
     for (int l = 0; l < m->L; l++) {
@@ -171,7 +163,7 @@ static gnn_status allreduce_grads(trainer *T, double sums[2], double *phase)
         memcpy(m->layer[l].g, T->gbuf + o, (size_t)m->layer[l].count * sizeof(float));
         o += m->layer[l].count;
     }
-    phase[GNN_PHASE_COMM] += now_s() - t0;
+    phase[GNN_PHASE_COMM] += gnn_now_s() - t0;
     return st;
 }
 
@@ -194,7 +186,7 @@ static gnn_status train_step(trainer *T, const gnn_block *const *blk, const int3
     const fwd_key k = { .train = 1, .attn_drop = c->attn_dropout, .seed = c->seed, .step = step };
     double sums[2] = { 0.0, *edges };
 
-    double t1 = now_s(), t2 = t1, t3 = t1;
+    double t1 = gnn_now_s(), t2 = t1, t3 = t1;
     if (!blk) {
         for (int l = 0; l < L; l++)
             memset(m->layer[l].g, 0, (size_t)m->layer[l].count * sizeof(float));
@@ -208,7 +200,7 @@ static gnn_status train_step(trainer *T, const gnn_block *const *blk, const int3
         goto done;
     }
     sums[0] = gnn_softmax_xent_sum(C[L - 1].y, n_seeds, classes, lab, denom, dy, NULL);
-    t2 = now_s();
+    t2 = gnn_now_s();
     phase[GNN_PHASE_FORWARD] += t2 - t1;
 
     for (int l = L - 1; l >= 0; l--) {
@@ -223,17 +215,17 @@ static gnn_status train_step(trainer *T, const gnn_block *const *blk, const int3
         dy = dx; /* d loss / d y[l-1] */
         dx = NULL;
     }
-    t3 = now_s();
+    t3 = gnn_now_s();
     phase[GNN_PHASE_BACKWARD] += t3 - t2;
 reduce:
     if ((st = allreduce_grads(T, sums, phase)))
         goto done;
     *loss = sums[0] / denom;
     *edges = sums[1];
-    t3 = now_s();
+    t3 = gnn_now_s();
 
     gnn_model_adam(m, c, step);
-    phase[GNN_PHASE_UPDATE] += now_s() - t3;
+    phase[GNN_PHASE_UPDATE] += gnn_now_s() - t3;
     st = GNN_OK;
 done:
     for (int l = 0; l < L; l++)
@@ -254,7 +246,7 @@ static gnn_status minibatch_step(trainer *T, const int64_t *seeds, int64_t n_see
     const gnn_block *bp[GNN_MAX_LAYERS];
     memset(blk, 0, sizeof blk);
     int32_t *lab = NULL;
-    double t0 = now_s(), all_edges = 0.0;
+    double t0 = gnn_now_s(), all_edges = 0.0;
     gnn_status st;
     if (n_seeds == 0) {
         st = train_step(T, NULL, NULL, step, denom, loss, &all_edges, phase);
@@ -271,7 +263,7 @@ static gnn_status minibatch_step(trainer *T, const int64_t *seeds, int64_t n_see
         all_edges += (double)blk[l].nnz;
         bp[l] = &blk[l];
     }
-    phase[GNN_PHASE_SAMPLE] += now_s() - t0;
+    phase[GNN_PHASE_SAMPLE] += gnn_now_s() - t0;
     if (!(lab = gnn_malloc((size_t)n_seeds * sizeof(int32_t)))) {
         st = GNN_ERR_NOMEM;
         goto done;
@@ -525,7 +517,7 @@ gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epo
         gnn_epoch_stats *E = &res->epochs[ep];
         E->epoch = ep;
         E->train_acc = E->val_acc = E->test_acc = E->val_loss = -1.0;
-        const double te0 = now_s();
+        const double te0 = gnn_now_s();
         const int64_t bytes0 = sent_bytes(T.comm);
         double loss_sum = 0.0;
         if (full) { /* one step over the whole graph; the loss over the train vertices */
@@ -538,12 +530,7 @@ gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epo
                             st == GNN_ERR_COMM ? gnn_comm_errmsg(T.comm) : gnn_status_str(st));
                 goto done;
             }
-            res->step_loss[res->n_steps++] = loss;
-            loss_sum += loss;
-            step++;
-            E->steps++;
-            if (c->on_step)
-                c->on_step(ep, E->steps, steps_per_epoch, loss, c->on_step_ctx);
+            gnn_train_record_step(res, E, c, ep, steps_per_epoch, loss, &loss_sum, &step);
         } else {
             /* epoch order: Fisher-Yates with (seed, SHUFFLE, step = epoch, id 0) */
             memcpy(order, T.train_ids, (size_t)T.n_train * sizeof(int64_t));
@@ -561,39 +548,34 @@ gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epo
                             st == GNN_ERR_COMM ? gnn_comm_errmsg(T.comm) : gnn_status_str(st));
                     goto done;
                 }
-                res->step_loss[res->n_steps++] = loss;
-                loss_sum += loss;
-                step++;
-                E->steps++;
-                if (c->on_step)
-                    c->on_step(ep, E->steps, steps_per_epoch, loss, c->on_step_ctx);
+                gnn_train_record_step(res, E, c, ep, steps_per_epoch, loss, &loss_sum, &step);
             }
         }
         E->loss = E->steps ? loss_sum / (double)E->steps : 0.0;
         int last = ep == c->epochs - 1, stop = 0;
         if ((c->eval_every > 0 && (ep + 1) % c->eval_every == 0) || last) {
             double acc[4] = { 0 }, vloss = 0.0;
-            const double tv = now_s();
+            const double tv = gnn_now_s();
             /* every rank holds the same model: rank 0 evaluates and broadcasts */
             if (T.rank == 0 && (st = evaluate(&T, acc, &vloss))) {
                 gnn_err_set(err, st, "evaluation failed: %s", gnn_status_str(st));
                 goto done;
             }
-            E->phase_s[GNN_PHASE_EVAL] += now_s() - tv;
+            E->phase_s[GNN_PHASE_EVAL] += gnn_now_s() - tv;
             if (T.P > 1) {
                 double b[5] = { acc[0], acc[1], acc[2], acc[3], vloss };
-                const double tc = now_s();
+                const double tc = gnn_now_s();
                 if ((st = gnn_comm_bcast(T.comm, b, 5, GNN_DT_F64, 0))) {
                     gnn_err_set(err, st, "broadcasting the evaluation: %s", gnn_comm_errmsg(T.comm));
                     goto done;
                 }
-                E->phase_s[GNN_PHASE_COMM] += now_s() - tc;
+                E->phase_s[GNN_PHASE_COMM] += gnn_now_s() - tc;
                 memcpy(acc, b, 4 * sizeof(double));
                 vloss = b[4];
             }
             stop = gnn_train_record_eval(res, E, acc, vloss, ep, last, c->patience, &best_val_loss, &since_best);
         }
-        E->time_s = now_s() - te0;
+        E->time_s = gnn_now_s() - te0;
         E->comm_bytes = sent_bytes(T.comm) - bytes0;
         res->n_epochs = ep + 1;
         if (cb)

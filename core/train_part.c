@@ -27,7 +27,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "core/model.h"
 #include "gnnref/aep.h"
 #include "gnnref/crc32c.h"
@@ -60,13 +59,6 @@ void gnn_part_train_defaults(gnn_part_train_config *p)
     p->hec_ls = 2;
     p->hec_delay = 1;
     p->tag_base = 100;
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 #define MAX_DELAY GNN_HEC_MAX_DELAY
@@ -744,13 +736,13 @@ static gnn_status step_part(ptrainer *T, const int64_t *seeds, int64_t n_seeds, 
     const fwd_key key = { .train = 1, .attn_drop = c->attn_dropout, .seed = c->seed, .step = step };
     T->step_pushed = 0;
 
-    double t0 = now_s();
+    double t0 = gnn_now_s();
     if (hec && (st = receive_and_store(T, k)))
         goto done;
-    phase[GNN_PHASE_COMM_POST] += now_s() - t0;
+    phase[GNN_PHASE_COMM_POST] += gnn_now_s() - t0;
 
     if (n_seeds > 0) {
-        t0 = now_s();
+        t0 = gnn_now_s();
         const int64_t *s = seeds;
         if (!local) { /* fetch samples the global graph from the seeds' global ids */
             if (!(gseeds = gnn_malloc((size_t)n_seeds * sizeof(int64_t)))) {
@@ -779,7 +771,7 @@ static gnn_status step_part(ptrainer *T, const int64_t *seeds, int64_t n_seeds, 
                     blk[l].src_gid[i] = T->L->vid_o[loc[l][i]];
             }
         }
-        phase[GNN_PHASE_SAMPLE] += now_s() - t0;
+        phase[GNN_PHASE_SAMPLE] += gnn_now_s() - t0;
     }
 
     /* forward */
@@ -796,7 +788,7 @@ static gnn_status step_part(ptrainer *T, const int64_t *seeds, int64_t n_seeds, 
             }
             continue;
         }
-        t0 = now_s();
+        t0 = gnn_now_s();
         if (!(C[l].x = falloc(ns * in))) {
             st = GNN_ERR_NOMEM;
             goto done;
@@ -809,28 +801,28 @@ static gnn_status step_part(ptrainer *T, const int64_t *seeds, int64_t n_seeds, 
                     memset(C[0].x + i * in, 0, (size_t)in * sizeof(float));
             }
         } else if (l == 0) { /* fetch: Algorithm-free exact baseline, every row from its owner */
-            const double tp = now_s();
+            const double tp = gnn_now_s();
             const int64_t b0 = T->kv.total.bytes_header_sent + T->kv.total.bytes_ids_sent + T->kv.total.bytes_rows_sent;
             if ((st = gnn_kvstore_pull(&T->kv, blk[0].src_gid, ns, C[0].x, T->err)))
                 goto done;
             T->pull_bytes += T->kv.total.bytes_header_sent + T->kv.total.bytes_ids_sent + T->kv.total.bytes_rows_sent - b0;
-            phase[GNN_PHASE_COMM_POST] += now_s() - tp;
-            t0 = now_s();
+            phase[GNN_PHASE_COMM_POST] += gnn_now_s() - tp;
+            t0 = gnn_now_s();
         } else {
             memcpy(C[l].x, C[l - 1].y, (size_t)(ns * in) * sizeof(float));
         }
         if (local) {
-            const double th = now_s();
+            const double th = gnn_now_s();
             if ((st = substitute_halos(T, l, &blk[l], loc[l], C[l].x, &lookups[l], &hits[l])))
                 goto done;
             T->lookups[l] += lookups[l];
             T->hits[l] += hits[l];
-            const double tq = now_s();
+            const double tq = gnn_now_s();
             phase[GNN_PHASE_COMM_POST] += tq - th;
             if (push_now && (st = pack_layer(T, l, &blk[l], loc[l], C[l].x, step)))
                 goto done;
-            phase[GNN_PHASE_COMM_PRE] += now_s() - tq;
-            t0 += now_s() - th; /* not forward time */
+            phase[GNN_PHASE_COMM_PRE] += gnn_now_s() - tq;
+            t0 += gnn_now_s() - th; /* not forward time */
         }
         if (c->dropout > 0.0f) {
             if (!(C[l].mask = falloc(ns * in))) {
@@ -841,19 +833,19 @@ static gnn_status step_part(ptrainer *T, const int64_t *seeds, int64_t n_seeds, 
         }
         if ((st = gnn_layer_fwd(m, l, &blk[l], &C[l], &key)))
             goto done;
-        phase[GNN_PHASE_FORWARD] += now_s() - t0;
+        phase[GNN_PHASE_FORWARD] += gnn_now_s() - t0;
     }
     if (push_now) {
-        t0 = now_s();
+        t0 = gnn_now_s();
         if ((st = post_pushes(T, k)))
             goto done;
-        phase[GNN_PHASE_COMM_PRE] += now_s() - t0;
+        phase[GNN_PHASE_COMM_PRE] += gnn_now_s() - t0;
     }
     for (int l = 0; l < L; l++)
         trace(T, l, step, lookups[l], hits[l]);
 
     /* loss and backward */
-    t0 = now_s();
+    t0 = gnn_now_s();
     if (n_seeds > 0) {
         const int64_t classes = m->layer[L - 1].out;
         if (!(lab = gnn_malloc((size_t)n_seeds * sizeof(int32_t))) || !(dy = falloc(n_seeds * classes))) {
@@ -883,11 +875,11 @@ static gnn_status step_part(ptrainer *T, const int64_t *seeds, int64_t n_seeds, 
         for (int l = 0; l < L; l++)
             memset(m->layer[l].g, 0, (size_t)m->layer[l].count * sizeof(float));
     }
-    phase[GNN_PHASE_BACKWARD] += now_s() - t0;
+    phase[GNN_PHASE_BACKWARD] += gnn_now_s() - t0;
 
     /* allreduce (ARed) and Adam */
     if (T->P > 1) {
-        t0 = now_s();
+        t0 = gnn_now_s();
         int64_t o = 0;
         for (int l = 0; l < L; l++) {
             memcpy(T->gbuf + o, m->layer[l].g, (size_t)m->layer[l].count * sizeof(float));
@@ -903,13 +895,13 @@ static gnn_status step_part(ptrainer *T, const int64_t *seeds, int64_t n_seeds, 
             memcpy(m->layer[l].g, T->gbuf + o, (size_t)m->layer[l].count * sizeof(float));
             o += m->layer[l].count;
         }
-        phase[GNN_PHASE_COMM] += now_s() - t0;
+        phase[GNN_PHASE_COMM] += gnn_now_s() - t0;
     }
     *loss = sums[0] / denom;
     E->edges_sampled += (int64_t)sums[1];
-    t0 = now_s();
+    t0 = gnn_now_s();
     gnn_model_adam(m, c, step);
-    phase[GNN_PHASE_UPDATE] += now_s() - t0;
+    phase[GNN_PHASE_UPDATE] += gnn_now_s() - t0;
 done:
     for (int l = 0; l < L; l++) {
         gnn_lcache_free(&C[l]);
@@ -1155,7 +1147,7 @@ gnn_status gnn_train_part(gnn_comm *comm, const gnn_part_input *in, const gnn_tr
         T->epoch = ep;
         E->epoch = ep;
         E->train_acc = E->val_acc = E->test_acc = E->val_loss = -1.0;
-        const double te0 = now_s();
+        const double te0 = gnn_now_s();
         const int64_t bytes0 = sent_bytes(comm);
         int64_t c0[2 * GNN_MAX_LAYERS + 2];
         for (int l = 0; l < L; l++) {
@@ -1185,24 +1177,19 @@ gnn_status gnn_train_part(gnn_comm *comm, const gnn_part_input *in, const gnn_tr
                                 st == GNN_ERR_COMM ? gnn_comm_errmsg(comm) : gnn_status_str(st));
                 goto done;
             }
-            res->step_loss[res->n_steps++] = loss;
-            loss_sum += loss;
-            step++;
-            E->steps++;
-            if (c->on_step)
-                c->on_step(ep, E->steps, M, loss, c->on_step_ctx);
+            gnn_train_record_step(res, E, c, ep, M, loss, &loss_sum, &step);
         }
         E->loss = E->steps ? loss_sum / (double)E->steps : 0.0;
         int last = ep == c->epochs - 1, stop = 0;
         if ((c->eval_every > 0 && (ep + 1) % c->eval_every == 0) || last) {
             double acc[4] = { 0 }, vloss = 0.0;
-            const double tv = now_s();
+            const double tv = gnn_now_s();
             if ((st = evaluate_part(T, acc, &vloss))) {
                 if (!err->msg[0])
                     gnn_err_set(err, st, "evaluation failed: %s", gnn_status_str(st));
                 goto done;
             }
-            E->phase_s[GNN_PHASE_EVAL] += now_s() - tv;
+            E->phase_s[GNN_PHASE_EVAL] += gnn_now_s() - tv;
             stop = gnn_train_record_eval(res, E, acc, vloss, ep, last, c->patience, &best_val_loss, &since_best);
         }
         int64_t d[2 * GNN_MAX_LAYERS + 2];
@@ -1222,7 +1209,7 @@ gnn_status gnn_train_part(gnn_comm *comm, const gnn_part_input *in, const gnn_tr
         }
         E->push_bytes = d[2 * L];
         E->pull_bytes = d[2 * L + 1];
-        E->time_s = now_s() - te0;
+        E->time_s = gnn_now_s() - te0;
         E->comm_bytes = sent_bytes(comm) - bytes0;
         res->n_epochs = ep + 1;
         if (cb)
