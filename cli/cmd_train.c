@@ -69,7 +69,8 @@ static void train_usage(FILE *f)
             "  --hec-cs N            hec: cache lines per layer; 0 = auto (default), min(halos, (ls+1)(P-1) nc)\n"
             "  --hec-ls N            hec: lifespan in steps (default 2)\n"
             "  --hec-nc N            hec: pushes per remote rank, layer and step; 0 = auto (default),\n"
-            "                        max over ranks r of ceil(own vertices that are halos on r / (ls+1))\n"
+            "                        max over ranks r of ceil(own vertices that are halos on r / W),\n"
+            "                        W = min(ls+1, steps per epoch)\n"
             "  --hec-delay D         hec: pushes arrive D steps later, 1..64 (default 1)\n"
             "data parallelism without --partitions or --remote (every rank holds the graph, takes a slice\n"
             "of each mini-batch, and the gradients are allreduced):\n%s",

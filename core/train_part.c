@@ -247,6 +247,16 @@ static gnn_status check_local(const gnn_part_input *in, const gnn_part_train_con
     return GNN_OK;
 }
 
+/* Steps per epoch, the same on every rank: M = ceil(max_r n_train_r / batch) (>= 1 once setup
+ * has checked that some rank has a train vertex). */
+static int64_t steps_per_epoch(const ptrainer *T)
+{
+    int64_t max_train = 0;
+    for (int q = 0; q < T->P; q++)
+        max_train = T->n_train_all[q] > max_train ? T->n_train_all[q] : max_train;
+    return (max_train + T->cfg.batch - 1) / T->cfg.batch;
+}
+
 static gnn_status setup(ptrainer *T)
 {
     const gnn_part_input *in = T->in;
@@ -376,14 +386,18 @@ static gnn_status setup(ptrainer *T)
     if (hec_mode(T)) {
         const gnn_part_train_config *pc = &T->pc;
         /* nc: enough that each remote rank's halo lines owned here can all be refreshed
-         * within one lifespan (ls + 1 steps): max over r of ceil(|db_halo[r]| / (ls + 1)).
+         * within one lifespan (ls + 1 steps), or within one epoch (M steps) when the lifespan
+         * is longer: max over r of ceil(|db_halo[r]| / W), W = min(ls + 1, M). Without the
+         * cap a long lifespan would give nc = 1 and a cache that never fills.
          * Fewer are sent when fewer of them are in the mini-batch. */
         int64_t nc = pc->hec_nc;
         if (nc <= 0) {
+            const int64_t M = steps_per_epoch(T);
+            const int64_t W = pc->hec_ls + 1 < M ? pc->hec_ls + 1 : M;
             nc = 1;
             for (int r = 0; r < T->P; r++) {
                 const int64_t rows = T->db.off[r + 1] - T->db.off[r];
-                const int64_t need = (rows + pc->hec_ls) / (pc->hec_ls + 1);
+                const int64_t need = (rows + W - 1) / W;
                 if (need > nc)
                     nc = need;
             }
@@ -1100,10 +1114,7 @@ gnn_status gnn_train_part(gnn_comm *comm, const gnn_part_input *in, const gnn_tr
     if ((st = setup(T)))
         goto done;
 
-    int64_t max_train = 0;
-    for (int q = 0; q < T->P; q++)
-        max_train = T->n_train_all[q] > max_train ? T->n_train_all[q] : max_train;
-    const int64_t M = (max_train + c->batch - 1) / c->batch; /* steps per epoch, every rank */
+    const int64_t M = steps_per_epoch(T);
     res->epochs = calloc((size_t)c->epochs + 1, sizeof(gnn_epoch_stats));
     res->step_loss = calloc((size_t)(M * c->epochs) + 1, sizeof(double));
     order = gnn_malloc((size_t)(T->n_train + 1) * sizeof(int64_t));

@@ -270,12 +270,25 @@ static gnn_oracle_outcome run_job(gnn_oracle_ctx *ctx, const gnn_oracle_case *c,
 }
 
 /* The caches' sizes, recomputed from the partition without db_halo: rank q owns the halos of
- * part r whose halo_owner is q, so nc_q = max(1, max_r ceil(that count / (ls + 1))) and
+ * part r whose halo_owner is q, so nc_q = max(1, max_r ceil(that count / W)) with the window
+ * W = min(ls + 1, M), M = ceil(max_r train_r / batch) steps per epoch, and
  * cs_q = max(1, min(n_halo_q, (ls + 1)(P - 1) nc_q)), unless given. */
 static gnn_oracle_outcome check_sizes(gnn_oracle_ctx *ctx, const tp_input *in, const gnn_part_report *rp)
 {
     const int P = (int)in->full->k;
     const int64_t ls = in->pc.hec_ls;
+    int64_t max_train = 0; /* labelled train vertices of the largest part */
+    for (int r = 0; r < P; r++) {
+        const gnn_part_local *pr = &in->full->parts[r];
+        int64_t n = 0;
+        for (int64_t v = 0; v < pr->n_solid; v++) {
+            const int64_t g = pr->vid_o[v];
+            n += in->ds->split[g] == GNN_SPLIT_TRAIN && in->ds->labels[g] >= 0;
+        }
+        max_train = n > max_train ? n : max_train;
+    }
+    const int64_t M = (max_train + in->cfg.batch - 1) / in->cfg.batch;
+    const int64_t W = ls + 1 < M ? ls + 1 : M;
     int64_t cs_lo = INT64_MAX, cs_hi = 0, nc_lo = INT64_MAX, nc_hi = 0;
     for (int q = 0; q < P; q++) {
         int64_t nc = in->pc.hec_nc;
@@ -286,7 +299,7 @@ static gnn_oracle_outcome check_sizes(gnn_oracle_ctx *ctx, const tp_input *in, c
                 int64_t owned = 0;
                 for (int64_t i = 0; i < pr->n_halo; i++)
                     owned += pr->halo_owner[i] == q;
-                const int64_t need = (owned + ls) / (ls + 1);
+                const int64_t need = (owned + W - 1) / W;
                 nc = need > nc ? need : nc;
             }
         }

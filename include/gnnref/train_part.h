@@ -73,8 +73,9 @@ typedef struct gnn_part_train_config {
                                 at least 1 (docs/hec.md section 4) */
     int32_t hec_ls;          /* lifespan (default 2) */
     int64_t hec_nc;          /* pushes per remote rank, layer and step; 0 (default): sized to the
-                                graph, max over r of ceil(|db_halo[r]| / (ls + 1)), at least 1:
-                                every halo line can be refreshed within its lifespan */
+                                graph, max over r of ceil(|db_halo[r]| / min(ls + 1, M)), at
+                                least 1, M = steps per epoch: every halo line can be refreshed
+                                within its lifespan, or within an epoch when that is shorter */
     int hec_delay;           /* 1 <= d <= GNN_HEC_MAX_DELAY (default 1) */
     int tag_base;            /* layer l pushes on ialltoallv tag tag_base + l (default 100) */
     /* optional: called on every rank after every (step, layer) of hec mode */
