@@ -212,7 +212,7 @@ static gnn_status rank_fn(gnn_comm *c, void *arg)
 
     /* the traffic so far (db_halo, kvstore), then gather the records (not part of it) */
     int64_t *tb = NULL, *tm = NULL;
-    if ((st = gnn_comm_traffic_matrix(c, &tb, &tm))) {
+    if ((st = gnn_comm_traffic_matrix(c, 0, &tb, &tm))) {
         gnn_err_set(&err, st, "traffic matrix: %s", gnn_comm_errmsg(c));
         goto out;
     }

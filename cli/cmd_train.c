@@ -391,7 +391,7 @@ static gnn_status train_finish(gnn_comm *comm, train_job *J, const gnn_train_con
     /* the times first, so the traffic matrix includes their gather: the matrix then sums to
      * every byte the ranks sent (the simulator's bytes_moved) */
     if ((st = gnn_comm_allgatherv(comm, mine, NT, all, cnt, cnt + P, GNN_DT_F64)) ||
-        (st = gnn_comm_traffic_matrix(comm, &bytes, &msgs)))
+        (st = gnn_comm_traffic_matrix(comm, 0, &bytes, &msgs)))
         goto done;
     if (me == 0) {
         if (rep)

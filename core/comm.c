@@ -386,25 +386,51 @@ gnn_status gnn_comm_allreduce(gnn_comm *c, const void *send, void *recv, int64_t
     return allreduce_generic(c, send, recv, count, t);
 }
 
-gnn_status gnn_comm_traffic_matrix(gnn_comm *c, int64_t **bytes, int64_t **msgs)
+gnn_status gnn_comm_traffic_matrix(gnn_comm *c, int root, int64_t **bytes, int64_t **msgs)
 {
     *bytes = *msgs = NULL;
-    const int P = c->size;
+    const int P = c->size, me = c->rank;
+    if (root < -1 || root >= P)
+        return bad(c, "traffic matrix: root %d is not a rank of %d (or -1 for every rank)", root, P);
+    /* every rank's row goes to every receiver: with root = -1 that is P copies of the whole
+     * [op][P][P] matrix, O(P^3) memory over the ranks, which at a thousand simulated ranks is
+     * too much; a report needs it on one rank only */
+    const int receive = root < 0 || me == root;
     const int64_t row = (int64_t)GNN_COMM_OP_COUNT * P; /* one rank's [op][dst] */
-    int64_t *mine = malloc(sizeof(int64_t) * 2 * (size_t)row), *all = malloc(sizeof(int64_t) * 2 * (size_t)(row * P));
-    int64_t *cnt = malloc(sizeof(int64_t) * 2 * (size_t)P);
+    int64_t *mine = malloc(sizeof(int64_t) * 2 * (size_t)row);
+    int64_t *all = malloc(sizeof(int64_t) * 2 * (size_t)(receive ? row * P : 1));
+    int64_t *cnt = calloc(4 * (size_t)P + 1, sizeof(int64_t));
     gnn_status st = GNN_ERR_NOMEM;
     if (!mine || !all || !cnt)
         goto fail;
     memcpy(mine, c->traffic.bytes, sizeof(int64_t) * (size_t)row);
     memcpy(mine + row, c->traffic.msgs, sizeof(int64_t) * (size_t)row);
-    for (int q = 0; q < P; q++) {
-        cnt[q] = 2 * row;
-        cnt[P + q] = 2 * row * q;
+    begin(c, GNN_COMM_NONE, GNN_DT_I64, 2 * row, root, -1);
+    if (root < 0) {
+        for (int q = 0; q < P; q++) {
+            cnt[q] = 2 * row;
+            cnt[P + q] = 2 * row * q;
+        }
+        st = c->ops->allgatherv(c, mine, 2 * row, all, cnt, cnt + P, GNN_DT_I64);
+    } else {
+        /* a gather to root, as an alltoallv that sends to root only */
+        int64_t *sc = cnt, *sd = cnt + P, *rc = cnt + 2 * P, *rd = cnt + 3 * P;
+        for (int q = 0; q < P; q++) {
+            sc[q] = q == root ? 2 * row : 0;
+            sd[q] = 0;
+            rc[q] = receive ? 2 * row : 0;
+            rd[q] = receive ? 2 * row * q : 0;
+        }
+        st = c->ops->alltoallv(c, mine, sc, sd, all, rc, rd, GNN_DT_I64);
     }
-    begin(c, GNN_COMM_NONE, GNN_DT_I64, 2 * row, -1, -1);
-    if ((st = c->ops->allgatherv(c, mine, 2 * row, all, cnt, cnt + P, GNN_DT_I64)))
+    if (st)
         goto fail;
+    if (!receive) {
+        free(mine);
+        free(all);
+        free(cnt);
+        return GNN_OK;
+    }
     *bytes = malloc(sizeof(int64_t) * (size_t)(row * P));
     *msgs = malloc(sizeof(int64_t) * (size_t)(row * P));
     if (!*bytes || !*msgs) {

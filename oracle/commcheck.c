@@ -303,8 +303,8 @@ done:
 static gnn_status case_traffic(ctx *x)
 {
     gnn_commcheck_case *cs = add_case(x, "traffic-matrix%s", "");
-    int64_t *bytes = NULL, *msgs = NULL;
-    gnn_status st = gnn_comm_traffic_matrix(x->c, &bytes, &msgs);
+    int64_t *bytes = NULL, *msgs = NULL, *rb = NULL, *rm = NULL;
+    gnn_status st = gnn_comm_traffic_matrix(x->c, -1, &bytes, &msgs);
     if (st)
         return st;
     const size_t n = (size_t)GNN_COMM_OP_COUNT * (size_t)x->P * (size_t)x->P;
@@ -321,9 +321,25 @@ static gnn_status case_traffic(ctx *x)
                          (long long)x->c->traffic.bytes[(size_t)op * (size_t)x->P + (size_t)q]);
             }
         }
+    /* gathered on the last rank only (the gathers themselves are not counted, so the matrix
+     * is the same): the root gets it bitwise, every other rank gets NULL */
+    const int root = x->P - 1;
+    gnn_commcheck_case *cr = add_case(x, "traffic-matrix/root=%s", "last");
+    if ((st = gnn_comm_traffic_matrix(x->c, root, &rb, &rm)))
+        goto done;
+    if (x->me == root) {
+        finish(cr, rb, bytes, n * sizeof(int64_t), sizeof(int64_t));
+        finish(cr, rm, msgs, n * sizeof(int64_t), sizeof(int64_t));
+    } else if ((rb || rm) && cr) {
+        cr->pass = 0;
+        snprintf(cr->detail, sizeof cr->detail, "rank %d is not the root but got a matrix", x->me);
+    }
+done:
     free(bytes);
     free(msgs);
-    return GNN_OK;
+    free(rb);
+    free(rm);
+    return st;
 }
 
 static gnn_status injected(ctx *x, const char *inject)

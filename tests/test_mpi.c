@@ -133,7 +133,7 @@ START_TEST(mpi_singleton)
 
     /* the traffic matrix gathers over MPI too; one rank sends nothing */
     int64_t *tb, *tm;
-    ck_assert_int_eq(gnn_comm_traffic_matrix(c, &tb, &tm), GNN_OK);
+    ck_assert_int_eq(gnn_comm_traffic_matrix(c, -1, &tb, &tm), GNN_OK);
     for (int i = 0; i < GNN_COMM_OP_COUNT; i++)
         ck_assert_int_eq(tb[i], 0);
     free(tb);

@@ -884,14 +884,21 @@ static gnn_status fn_traffic(gnn_comm *c, void *arg)
     gnn_comm_req_free(c, req);
     CALL(st);
     int64_t *bytes, *msgs;
-    CALL(gnn_comm_traffic_matrix(c, &bytes, &msgs));
+    /* gathered on rank 0 only: the others get nothing */
+    CALL(gnn_comm_traffic_matrix(c, 0, &bytes, &msgs));
     if (me == 0) {
+        if (!bytes || !msgs)
+            return GNN_ERR_INTERNAL;
         a->bytes = bytes;
         a->msgs = msgs;
-    } else {
+    } else if (bytes || msgs) {
         free(bytes);
         free(msgs);
+        return GNN_ERR_INTERNAL;
     }
+    /* a root that is not a rank is an error on every rank */
+    if (gnn_comm_traffic_matrix(c, P, &bytes, &msgs) != GNN_ERR_INVAL || bytes || msgs)
+        return GNN_ERR_INTERNAL;
     return GNN_OK;
 }
 

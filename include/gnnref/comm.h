@@ -170,8 +170,9 @@ gnn_status gnn_comm_allreduce(gnn_comm *c, const void *send, void *recv, int64_t
 void gnn_comm_allreduce_expected(const void *const *x, int P, void *out, int64_t count, gnn_dtype t);
 
 /* Gather every rank's traffic (collective; itself not accounted): bytes and msgs
- * [GNN_COMM_OP_COUNT][size][size] (op, src, dst), malloc'd, on every rank. */
-gnn_status gnn_comm_traffic_matrix(gnn_comm *c, int64_t **bytes, int64_t **msgs);
+ * [GNN_COMM_OP_COUNT][size][size] (op, src, dst), malloc'd, on rank `root` (the others get
+ * NULL and GNN_OK), or on every rank with root = -1 (O(size^3) memory over the ranks). */
+gnn_status gnn_comm_traffic_matrix(gnn_comm *c, int root, int64_t **bytes, int64_t **msgs);
 
 #ifdef __cplusplus
 }
