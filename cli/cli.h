@@ -46,6 +46,10 @@ json_object *cli_report_new(const char *command, uint64_t seed, int threads, con
 json_object *cli_json_i64_array(const int64_t *v, int64_t n, int64_t stride);
 /* Write the report to path (pretty-printed); returns 0 or prints an error and returns 1. */
 int cli_report_write(json_object *report, const char *path);
+/* Before the work: can a report be written to path (NULL: yes)? An existing file must be
+ * writable, a new one's directory must exist and be writable. Returns 0, or prints an error
+ * and returns CLI_USAGE, so that a typo in --json does not cost a whole run. */
+int cli_report_check(const char *path);
 
 /* True when stdout is a terminal (progress lines are shown only then). */
 int cli_is_tty(void);

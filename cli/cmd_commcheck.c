@@ -95,6 +95,8 @@ int gnn_cmd_commcheck(int argc, char **argv)
     }
     if (optind < argc)
         return cli_error(CLI_USAGE, "commcheck: unexpected argument '%s'", argv[optind]);
+    if (b.kind != CLI_BACKEND_MPI && cli_report_check(json)) /* under MPI: rank 0, at the end */
+        return CLI_USAGE;
     if ((rc = cli_backend_check(&b)))
         return rc;
     if (J.inject && b.kind != CLI_BACKEND_SIM)

@@ -130,8 +130,11 @@ static int gen_common_flag(int argc, char **argv, int *i, gen_common *g, uint64_
         return r;
     }
     if ((r = flag_arg(argc, argv, i, "--json", &v))) {
-        if (r > 0)
+        if (r > 0) {
             g->json = v;
+            if (cli_report_check(v))
+                return -1;
+        }
         return r;
     }
     if ((r = flag_arg(argc, argv, i, "--seed", &v))) {
@@ -334,7 +337,7 @@ int gnn_cmd_convert(int argc, char **argv)
                 return CLI_USAGE;
             out = v;
         } else if ((r = flag_arg(argc, argv, &i, "--json", &v))) {
-            if (r < 0)
+            if (r < 0 || cli_report_check(v))
                 return CLI_USAGE;
             json = v;
         } else if ((r = flag_arg(argc, argv, &i, "--seed", &v))) {
@@ -585,7 +588,7 @@ int gnn_cmd_info(int argc, char **argv)
             return CLI_OK;
         }
         if ((r = flag_arg(argc, argv, &i, "--json", &v))) {
-            if (r < 0)
+            if (r < 0 || cli_report_check(v))
                 return CLI_USAGE;
             json = v;
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {

@@ -258,6 +258,8 @@ int gnn_cmd_oracle(int argc, char **argv)
         } else if (!strcmp(a, "--json")) {
             NEED_VALUE();
             json_path = val;
+            if (cli_report_check(json_path))
+                return CLI_USAGE;
         } else if (!strcmp(a, "--cases")) {
             NEED_VALUE();
             if (cli_parse_i64(val, 1, 1000000, &cases))

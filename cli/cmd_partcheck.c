@@ -338,6 +338,8 @@ int gnn_cmd_partcheck(int argc, char **argv)
     }
     if (optind >= argc)
         return cli_error(CLI_USAGE, "partcheck: DATA is required (a dataset path or 'builtin')");
+    if (b.kind != CLI_BACKEND_MPI && cli_report_check(json)) /* under MPI: rank 0, at the end */
+        return CLI_USAGE;
     J.data = argv[optind];
     if (optind + 1 < argc)
         return cli_error(CLI_USAGE, "partcheck: unexpected argument '%s'", argv[optind + 1]);

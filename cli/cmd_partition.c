@@ -116,7 +116,11 @@ int gnn_cmd_partition(int argc, char **argv)
             if (cli_parse_i64(optarg, 1, 1 << 20, &po.trainers))
                 return cli_error(CLI_USAGE, "--trainers '%s': expected an integer in 1..1048576", optarg);
             break;
-        case 'j': json = optarg; break;
+        case 'j':
+            json = optarg;
+            if (cli_report_check(json))
+                return CLI_USAGE;
+            break;
         case 'o': out_dir = optarg; break;
         case 'h': partition_usage(stdout); return CLI_OK;
         default:

@@ -146,7 +146,11 @@ int gnn_cmd_sample(int argc, char **argv)
             if (cli_parse_u64(optarg, &seed))
                 return cli_error(CLI_USAGE, "--seed '%s': expected a non-negative integer", optarg);
             break;
-        case 'j': json = optarg; break;
+        case 'j':
+            json = optarg;
+            if (cli_report_check(json))
+                return CLI_USAGE;
+            break;
         case 'T':
             if (!strcmp(optarg, "memory"))
                 topo_memory = 1;

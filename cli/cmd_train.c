@@ -814,6 +814,9 @@ int gnn_cmd_train(int argc, char **argv)
     }
     if (optind < argc)
         return cli_error(CLI_USAGE, "train: unexpected argument '%s'", argv[optind]);
+    /* under MPI only rank 0 writes, on its own file system: checked there at the end */
+    if (b.kind != CLI_BACKEND_MPI && cli_report_check(json))
+        return CLI_USAGE;
     if (!strcmp(model, "sage"))
         c.model = GNN_MODEL_SAGE;
     else if (!strcmp(model, "gcn"))

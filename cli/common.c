@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #ifdef GNN_HAVE_OPENMP
 #include <omp.h>
@@ -142,6 +143,39 @@ json_object *cli_json_i64_array(const int64_t *v, int64_t n, int64_t stride)
     for (int64_t i = 0; i < n; i++)
         json_object_array_add(a, json_object_new_int64(v[i * stride]));
     return a;
+}
+
+int cli_report_check(const char *path)
+{
+    if (!path)
+        return 0;
+    struct stat st;
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return cli_error(CLI_USAGE, "--json %s: is a directory, not a file", path);
+        if (access(path, W_OK) != 0)
+            return cli_error(CLI_USAGE, "--json %s: cannot write the report there: %s", path, strerror(errno));
+        return 0;
+    }
+    /* a new file: its directory must exist and take new files */
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        strcpy(dir, ".");
+    } else if (slash == path) {
+        strcpy(dir, "/");
+    } else {
+        const size_t n = (size_t)(slash - path);
+        if (n >= sizeof dir)
+            return cli_error(CLI_USAGE, "--json %s: the path is too long", path);
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+    }
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        return cli_error(CLI_USAGE, "--json %s: cannot create the report: directory '%s' does not exist", path, dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return cli_error(CLI_USAGE, "--json %s: cannot create the report in '%s': %s", path, dir, strerror(errno));
+    return 0;
 }
 
 int cli_report_write(json_object *report, const char *path)

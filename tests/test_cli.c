@@ -154,9 +154,21 @@ START_TEST(train_json_report)
     ck_assert_int_eq((int)json_object_array_length(get(r, "steps")), stop + 1); /* one step per epoch */
     ck_assert_int_eq(json_object_get_int(get(fin, "best_epoch")), stop - 1);
     json_object_put(r);
-    /* an unwritable report path is an error, not silence */
-    ck_assert_int_eq(tool("train --data builtin --epochs 0 --json /nonexistent/dir/r.json", out, sizeof out), 1);
-    ck_assert_ptr_nonnull(strstr(out, "/nonexistent/dir/r.json"));
+    /* an unwritable report path is bad input, found before the work (not after a long run) */
+    static const char *const cmds[] = {
+        "train --data builtin --epochs 1", "sample --data builtin --batches 1", "partition builtin --parts 2",
+        "gen sbm --nodes 100 -o /nonexistent/g.gnn", "info builtin", "oracle --op hec.ops --cases 1",
+        "commcheck --backend sim --ranks 2",
+    };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        char cmd[256];
+        snprintf(cmd, sizeof cmd, "%s --json /nonexistent/dir/r.json", cmds[i]);
+        ck_assert_msg(tool(cmd, out, sizeof out) == 2, "%s: exit code; output: %s", cmd, out);
+        ck_assert_msg(strstr(out, "/nonexistent/dir/r.json") && strstr(out, "does not exist"), "%s: %s", cmd, out);
+        ck_assert_msg(!strstr(out, "test accuracy") && !strstr(out, "edges/s"), "%s ran: %s", cmd, out);
+    }
+    ck_assert_int_eq(tool("info builtin --json /tmp", out, sizeof out), 2); /* a directory */
+    ck_assert_ptr_nonnull(strstr(out, "is a directory"));
 }
 END_TEST
 
