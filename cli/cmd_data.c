@@ -125,8 +125,11 @@ static int gen_common_flag(int argc, char **argv, int *i, gen_common *g, uint64_
     const char *v;
     int r;
     if ((r = flag_arg(argc, argv, i, "-o", &v)) || (r = flag_arg(argc, argv, i, "--output", &v))) {
-        if (r > 0)
+        if (r > 0) {
             g->out = v;
+            if (cli_output_check("-o", v)) /* before generating, which can take long */
+                return -1;
+        }
         return r;
     }
     if ((r = flag_arg(argc, argv, i, "--json", &v))) {
@@ -333,7 +336,7 @@ int gnn_cmd_convert(int argc, char **argv)
                 return CLI_USAGE;
             format = v;
         } else if ((r = flag_arg(argc, argv, &i, "-o", &v)) || (r = flag_arg(argc, argv, &i, "--output", &v))) {
-            if (r < 0)
+            if (r < 0 || cli_output_check("-o", v))
                 return CLI_USAGE;
             out = v;
         } else if ((r = flag_arg(argc, argv, &i, "--json", &v))) {

@@ -145,16 +145,16 @@ json_object *cli_json_i64_array(const int64_t *v, int64_t n, int64_t stride)
     return a;
 }
 
-int cli_report_check(const char *path)
+int cli_output_check(const char *flag, const char *path)
 {
     if (!path)
         return 0;
     struct stat st;
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode))
-            return cli_error(CLI_USAGE, "--json %s: is a directory, not a file", path);
+            return cli_error(CLI_USAGE, "%s %s: is a directory, not a file", flag, path);
         if (access(path, W_OK) != 0)
-            return cli_error(CLI_USAGE, "--json %s: cannot write the report there: %s", path, strerror(errno));
+            return cli_error(CLI_USAGE, "%s %s: cannot write there: %s", flag, path, strerror(errno));
         return 0;
     }
     /* a new file: its directory must exist and take new files */
@@ -167,16 +167,18 @@ int cli_report_check(const char *path)
     } else {
         const size_t n = (size_t)(slash - path);
         if (n >= sizeof dir)
-            return cli_error(CLI_USAGE, "--json %s: the path is too long", path);
+            return cli_error(CLI_USAGE, "%s %s: the path is too long", flag, path);
         memcpy(dir, path, n);
         dir[n] = '\0';
     }
     if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        return cli_error(CLI_USAGE, "--json %s: cannot create the report: directory '%s' does not exist", path, dir);
+        return cli_error(CLI_USAGE, "%s %s: cannot create it: directory '%s' does not exist", flag, path, dir);
     if (access(dir, W_OK | X_OK) != 0)
-        return cli_error(CLI_USAGE, "--json %s: cannot create the report in '%s': %s", path, dir, strerror(errno));
+        return cli_error(CLI_USAGE, "%s %s: cannot create it in '%s': %s", flag, path, dir, strerror(errno));
     return 0;
 }
+
+int cli_report_check(const char *path) { return cli_output_check("--json", path); }
 
 int cli_report_write(json_object *report, const char *path)
 {

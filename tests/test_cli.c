@@ -157,18 +157,24 @@ START_TEST(train_json_report)
     /* an unwritable report path is bad input, found before the work (not after a long run) */
     static const char *const cmds[] = {
         "train --data builtin --epochs 1", "sample --data builtin --batches 1", "partition builtin --parts 2",
-        "gen sbm --nodes 100 -o /nonexistent/g.gnn", "info builtin", "oracle --op hec.ops --cases 1",
+        "gen sbm --nodes 100 -o /tmp/gnnref-cli-g.gnn", "info builtin", "oracle --op hec.ops --cases 1",
         "commcheck --backend sim --ranks 2",
     };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         char cmd[256];
         snprintf(cmd, sizeof cmd, "%s --json /nonexistent/dir/r.json", cmds[i]);
         ck_assert_msg(tool(cmd, out, sizeof out) == 2, "%s: exit code; output: %s", cmd, out);
-        ck_assert_msg(strstr(out, "/nonexistent/dir/r.json") && strstr(out, "does not exist"), "%s: %s", cmd, out);
+        ck_assert_msg(strstr(out, "--json /nonexistent/dir/r.json") && strstr(out, "does not exist"), "%s: %s", cmd,
+                      out);
         ck_assert_msg(!strstr(out, "test accuracy") && !strstr(out, "edges/s"), "%s ran: %s", cmd, out);
     }
     ck_assert_int_eq(tool("info builtin --json /tmp", out, sizeof out), 2); /* a directory */
     ck_assert_ptr_nonnull(strstr(out, "is a directory"));
+    /* gen's and convert's output file too, before generating or reading */
+    ck_assert_int_eq(tool("gen rmat --scale 20 -o /nonexistent/dir/g.gnn", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "-o /nonexistent/dir/g.gnn: cannot create it: directory"));
+    ck_assert_int_eq(tool("convert /nonexistent/in -o /nonexistent/dir/g.gnn", out, sizeof out), 2);
+    ck_assert_ptr_nonnull(strstr(out, "-o /nonexistent/dir/g.gnn: cannot create it"));
 }
 END_TEST
 

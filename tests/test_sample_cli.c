@@ -110,9 +110,11 @@ START_TEST(sample_json_report)
     get(r, "note");
     json_object_put(r);
 
-    /* an unwritable report path is an error, not silence */
-    ck_assert_int_eq(tool("sample --batches 1 --json /nonexistent/dir/r.json", out, sizeof out), 1);
+    /* an unwritable report path is bad input, found before sampling (tests/test_cli.c: all
+     * subcommands) */
+    ck_assert_int_eq(tool("sample --batches 1 --json /nonexistent/dir/r.json", out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "/nonexistent/dir/r.json"));
+    ck_assert_ptr_null(strstr(out, "edges/s"));
 }
 END_TEST
 
