@@ -50,8 +50,10 @@ int cli_report_write(json_object *report, const char *path);
  * writable, a new one's directory must exist and be writable. Returns 0, or prints an error
  * and returns CLI_USAGE, so that a typo in --json does not cost a whole run. */
 int cli_report_check(const char *path);
-/* The same check for any output file given by `flag` (gen and convert's -o). */
+/* The same check for any output file given by `flag` (gen and convert's -o), and for an
+ * output directory (partition's -o: an existing directory, or a new one in an existing one). */
 int cli_output_check(const char *flag, const char *path);
+int cli_output_dir_check(const char *flag, const char *path);
 
 /* True when stdout is a terminal (progress lines are shown only then). */
 int cli_is_tty(void);

@@ -121,7 +121,11 @@ int gnn_cmd_partition(int argc, char **argv)
             if (cli_report_check(json))
                 return CLI_USAGE;
             break;
-        case 'o': out_dir = optarg; break;
+        case 'o':
+            out_dir = optarg;
+            if (cli_output_dir_check("-o", out_dir)) /* before partitioning, which can take long */
+                return CLI_USAGE;
+            break;
         case 'h': partition_usage(stdout); return CLI_OK;
         default:
             partition_usage(stderr);

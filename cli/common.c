@@ -145,21 +145,32 @@ json_object *cli_json_i64_array(const int64_t *v, int64_t n, int64_t stride)
     return a;
 }
 
-int cli_output_check(const char *flag, const char *path)
+/* Can `path` (an output file, or with want_dir an output directory) be written? An existing
+ * one must be of the right kind and writable; a new one's directory must exist and be
+ * writable. */
+static int output_check(const char *flag, const char *path, int want_dir)
 {
     if (!path)
         return 0;
     struct stat st;
     if (stat(path, &st) == 0) {
-        if (S_ISDIR(st.st_mode))
+        if (!want_dir && S_ISDIR(st.st_mode))
             return cli_error(CLI_USAGE, "%s %s: is a directory, not a file", flag, path);
-        if (access(path, W_OK) != 0)
+        if (want_dir && !S_ISDIR(st.st_mode))
+            return cli_error(CLI_USAGE, "%s %s: exists and is not a directory", flag, path);
+        if (access(path, want_dir ? W_OK | X_OK : W_OK) != 0)
             return cli_error(CLI_USAGE, "%s %s: cannot write there: %s", flag, path, strerror(errno));
         return 0;
     }
-    /* a new file: its directory must exist and take new files */
+    /* a new one: its directory must exist and take new entries */
     char dir[4096];
-    const char *slash = strrchr(path, '/');
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/') /* "out/" names the directory "out" */
+        len--;
+    const char *slash = NULL;
+    for (size_t i = 0; i < len; i++)
+        if (path[i] == '/')
+            slash = path + i;
     if (!slash) {
         strcpy(dir, ".");
     } else if (slash == path) {
@@ -177,6 +188,10 @@ int cli_output_check(const char *flag, const char *path)
         return cli_error(CLI_USAGE, "%s %s: cannot create it in '%s': %s", flag, path, dir, strerror(errno));
     return 0;
 }
+
+int cli_output_check(const char *flag, const char *path) { return output_check(flag, path, 0); }
+
+int cli_output_dir_check(const char *flag, const char *path) { return output_check(flag, path, 1); }
 
 int cli_report_check(const char *path) { return cli_output_check("--json", path); }
 

@@ -43,6 +43,14 @@ static int tool(const char *args, char *out, size_t cap)
     return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
 }
 
+/* `$GNN_TOOL args` must exit 2 (bad usage or input) with "gnnref: error: " and `says` in its
+ * output (out, cap: the captured output, for the caller to inspect further). */
+static inline void expect_usage_error(const char *args, const char *says, char *out, size_t cap)
+{
+    ck_assert_msg(tool(args, out, cap) == 2, "%s: expected exit 2: %s", args, out);
+    ck_assert_msg(strstr(out, "gnnref: error: ") && strstr(out, says), "%s: expected '%s' in: %s", args, says, out);
+}
+
 #define NEED_TOOL()                                                                              \
     do {                                                                                         \
         if (!getenv("GNN_TOOL")) {                                                               \

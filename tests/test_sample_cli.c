@@ -45,10 +45,8 @@ START_TEST(sample_usage_errors)
         { "sample extra", "unexpected argument" },
         { "sample --data /nonexistent/graph.gnn", "/nonexistent/graph.gnn" },
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        ck_assert_msg(tool(bad[i].args, out, sizeof out) == 2, "%s: expected exit 2: %s", bad[i].args, out);
-        ck_assert_msg(strstr(out, "gnnref: error: ") && strstr(out, bad[i].says), "%s: message '%s'", bad[i].args, out);
-    }
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_usage_error(bad[i].args, bad[i].says, out, sizeof out);
 }
 END_TEST
 
