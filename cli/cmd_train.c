@@ -720,8 +720,8 @@ int gnn_cmd_train(int argc, char **argv)
                 return cli_error(CLI_USAGE, "--weight-decay-layers '%s': expected all or first", optarg);
             break;
         case 'e':
-            if (cli_parse_i64(optarg, 0, 1000000, &v))
-                return cli_error(CLI_USAGE, "--epochs '%s': expected an integer >= 0", optarg);
+            if (cli_parse_i64(optarg, 1, 1000000, &v)) /* 0 would report accuracies never measured */
+                return cli_error(CLI_USAGE, "--epochs '%s': expected an integer in 1..1000000", optarg);
             c.epochs = (int)v;
             break;
         case 'r':

@@ -337,8 +337,8 @@ static gnn_status check_inputs(const gnn_dataset *ds, const gnn_train_config *c,
         return gnn_err_set(err, GNN_ERR_INVAL, "mode %d: expected minibatch or fullbatch", (int)c->mode);
     if (c->layers < 1 || c->layers > GNN_MAX_LAYERS)
         return gnn_err_set(err, GNN_ERR_INVAL, "--layers %d: expected 1..%d", c->layers, GNN_MAX_LAYERS);
-    if (c->hidden < 1 || c->batch < 1 || c->epochs < 0)
-        return gnn_err_set(err, GNN_ERR_INVAL, "hidden, batch must be >= 1 and epochs >= 0");
+    if (c->hidden < 1 || c->batch < 1 || c->epochs < 1)
+        return gnn_err_set(err, GNN_ERR_INVAL, "hidden, batch and epochs must be >= 1");
     if (!(c->dropout >= 0.0f && c->dropout < 1.0f))
         return gnn_err_set(err, GNN_ERR_INVAL, "--dropout %g: expected [0, 1)", (double)c->dropout);
     if (!(c->attn_dropout < 1.0f)) /* negative: same as dropout */

@@ -202,8 +202,8 @@ static gnn_status check_config(const gnn_part_input *in, const gnn_train_config 
                            gnn_model_name(c->model));
     if (c->mode != GNN_MODE_MINIBATCH)
         return gnn_err_set(err, GNN_ERR_INVAL, "training on partitions is mini-batch only");
-    if (c->layers < 1 || c->layers > GNN_MAX_LAYERS || c->hidden < 1 || c->batch < 1 || c->epochs < 0)
-        return gnn_err_set(err, GNN_ERR_INVAL, "layers 1..%d, hidden and batch >= 1, epochs >= 0", GNN_MAX_LAYERS);
+    if (c->layers < 1 || c->layers > GNN_MAX_LAYERS || c->hidden < 1 || c->batch < 1 || c->epochs < 1)
+        return gnn_err_set(err, GNN_ERR_INVAL, "layers 1..%d, hidden, batch and epochs >= 1", GNN_MAX_LAYERS);
     for (int l = 0; l < c->layers; l++)
         if (c->fanouts[l] == 0 || c->fanouts[l] < -1)
             return gnn_err_set(err, GNN_ERR_INVAL, "fanout %lld for layer %d: expected >= 1 or -1 (all)",

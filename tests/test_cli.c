@@ -53,6 +53,7 @@ START_TEST(train_usage_errors)
         { "train --model gat --gat-variant kipf", "--gat-variant 'kipf'" },
         { "train --model gat --attn-dropout 1", "--attn-dropout" },
         { "train --patience -1", "--patience '-1'" },
+        { "train --epochs 0", "--epochs '0'" },
         { "train --mode fullbatch --fanouts 5,5", "--fanouts does not apply" },
         { "train --mode fullbatch --batch 64", "--batch does not apply" },
         { "train --normalize-features col", "--normalize-features 'col'" },

@@ -67,6 +67,10 @@ START_TEST(train_rejects_bad_config)
     ck_assert_int_eq(gnn_train(&ds, &c, NULL, NULL, &r, &err), GNN_ERR_INVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "--heads"));
     gnn_train_defaults(&c);
+    c.epochs = 0; /* would report accuracies that were never measured */
+    ck_assert_int_eq(gnn_train(&ds, &c, NULL, NULL, &r, &err), GNN_ERR_INVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "epochs"));
+    gnn_train_defaults(&c);
     c.patience = -1;
     ck_assert_int_eq(gnn_train(&ds, &c, NULL, NULL, &r, &err), GNN_ERR_INVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "--patience"));

@@ -45,7 +45,7 @@ typedef struct gnn_train_config {
     int64_t hidden;                     /* width of hidden layers */
     int64_t fanouts[GNN_MAX_LAYERS];    /* per layer, DGL order (fanouts[0] = input layer); -1 = all */
     int64_t batch;                      /* seeds per mini-batch */
-    int epochs;
+    int epochs;                         /* >= 1 (every run ends with an evaluation) */
     float lr;
     float dropout;                      /* p in [0, 1) */
     float weight_decay;                 /* L2 added to gradients in Adam */
