@@ -317,6 +317,24 @@ static json_object *train_report(const train_job *J, const gnn_train_result *res
     return r;
 }
 
+/* Rank 0, before training, also with --quiet: a val or test split without a labelled vertex
+ * gives accuracies of 0 that measure nothing; say so (early stopping then has nothing to go on). */
+static void warn_empty_splits(const train_job *J)
+{
+    const gnn_dataset *ds = J->ds;
+    if (!ds || !ds->split || !ds->labels)
+        return;
+    int64_t n[4] = { 0, 0, 0, 0 };
+    for (int64_t v = 0; v < ds->graph.n; v++)
+        if (ds->split[v] <= GNN_SPLIT_TEST && ds->labels[v] >= 0)
+            n[ds->split[v]]++;
+    if (n[GNN_SPLIT_VAL] == 0)
+        fprintf(stderr, "gnnref: warning: %s: no labelled validation vertex: val accuracies are reported as 0%s\n",
+                ds->name, J->cfg.patience > 0 ? " (so --patience stops the run early, never seeing a better one)" : "");
+    if (n[GNN_SPLIT_TEST] == 0)
+        fprintf(stderr, "gnnref: warning: %s: no labelled test vertex: test accuracies are reported as 0\n", ds->name);
+}
+
 /* The run's first line (rank 0): the dataset, the model and the backend; on partitions also
  * the remote mode and where the parts come from. */
 static void print_header(const train_job *J, const gnn_train_config *c, int P)
@@ -435,6 +453,8 @@ static gnn_status train_rank(gnn_comm *comm, void *arg)
     gnn_train_config c = J->cfg;
     c.comm = gnn_comm_size(comm) > 1 ? comm : NULL;
     print_ctx pc = { J->quiet || gnn_comm_rank(comm) != 0, J->tty, -1, c.layers };
+    if (gnn_comm_rank(comm) == 0)
+        warn_empty_splits(J);
     if (!pc.quiet)
         print_header(J, &c, gnn_comm_size(comm));
     c.on_step = on_step;
@@ -559,6 +579,8 @@ static gnn_status train_part_rank(gnn_comm *comm, void *arg)
 
     gnn_train_config c = J->cfg;
     print_ctx pc = { J->quiet || me != 0, J->tty, J->remote, c.layers };
+    if (me == 0)
+        warn_empty_splits(J);
     if (!pc.quiet)
         print_header(J, &c, P);
     c.on_step = on_step;

@@ -153,6 +153,12 @@ START_TEST(train_json_report)
     ck_assert_int_eq((int)json_object_array_length(get(r, "steps")), stop + 1); /* one step per epoch */
     ck_assert_int_eq(json_object_get_int(get(fin, "best_epoch")), stop - 1);
     json_object_put(r);
+    /* empty val and test splits: accuracies of 0 that measure nothing, said on stderr */
+    ck_assert_int_eq(tool("train --epochs 1 --quiet --split 1,0,0", out, sizeof out), 0);
+    ck_assert_ptr_nonnull(strstr(out, "warning: builtin: no labelled validation vertex"));
+    ck_assert_ptr_nonnull(strstr(out, "warning: builtin: no labelled test vertex"));
+    ck_assert_int_eq(tool("train --epochs 1 --quiet", out, sizeof out), 0);
+    ck_assert_ptr_null(strstr(out, "warning"));
     /* an unwritable report path is bad input, found before the work (not after a long run) */
     static const char *const cmds[] = {
         "train --data builtin --epochs 1", "sample --data builtin --batches 1", "partition builtin --parts 2",
