@@ -5,6 +5,7 @@
 #   make bench      build/bin/gnnref-bench (Google Benchmark over the oracle registry) and run it
 #   make coverage   HTML line coverage in build/coverage/
 #   make sanitize   ASan + UBSan build and tests (part of make check)
+#   make tsan       ThreadSanitizer build, the simulator's threads (part of make check)
 #   make install    PREFIX=/usr/local: library, headers, tool, pkg-config file
 # Options: NO_CUDA=1, NO_MPI=1, NO_OPENMP=1, NATIVE=1 (-march=native for opt/), V=1.
 
@@ -94,7 +95,7 @@ TOOL  := $(BUILD)/bin/gnnref
 TESTS := $(BUILD)/bin/gnnref-tests
 BENCH := $(BUILD)/bin/gnnref-bench
 
-.PHONY: all run check bench coverage sanitize install clean
+.PHONY: all run check bench coverage sanitize tsan install clean
 all: $(TOOL)
 
 $(BUILD)/obj/ref/%.o: ref/%.c
@@ -155,6 +156,8 @@ check: $(TOOL) $(TESTS)
 	$(Q)$(TOOL) oracle --cases 3
 	@echo "== AddressSanitizer + UBSan build: oracle and Check suites (ci/sanitize.sh) =="
 	$(Q)bash ci/sanitize.sh
+	@echo "== ThreadSanitizer build: the simulator's threads (ci/tsan.sh) =="
+	$(Q)bash ci/tsan.sh
 	@echo "== Check suites =="
 	$(Q)CK_DEFAULT_TIMEOUT=60 GNN_TOOL=$(TOOL) $(TESTS)
 	@echo "== MPI vs simulator (ci/mpi-check.sh) =="
@@ -163,6 +166,10 @@ check: $(TOOL) $(TESTS)
 # AddressSanitizer + UBSan build in build/asan, oracle and Check suites (ci/sanitize.sh)
 sanitize:
 	$(Q)bash ci/sanitize.sh
+
+# ThreadSanitizer build in build/tsan: the simulator's rank threads (ci/tsan.sh)
+tsan:
+	$(Q)bash ci/tsan.sh
 
 bench: $(BENCH)
 	$(BENCH) $(BENCH_ARGS)

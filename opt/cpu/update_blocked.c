@@ -28,16 +28,12 @@
 #include <string.h>
 #include "gnnref/tensor.h"
 #include "gnnref/update.h"
+#include "opt/cpu/clones.h"
 #include "opt/cpu/update_impl.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
-#define GNN_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define GNN_CLONES
-#endif
 
 #define BN 64
 #define BCK 64 /* bc and bk when they divide C and K */

@@ -11,13 +11,9 @@
 #include <string.h>
 #include "gnnref/rng.h"
 #include "opt/cpu/philox_lanes.h"
+#include "opt/cpu/clones.h"
 #include "opt/cpu/update_impl.h"
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__)
-#define GNN_CLONES __attribute__((target_clones("avx2", "default")))
-#else
-#define GNN_CLONES
-#endif
 
 #define CHUNK_BLOCKS 64 /* Philox blocks per chunk: 256 columns */
 
