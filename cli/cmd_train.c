@@ -317,22 +317,28 @@ static json_object *train_report(const train_job *J, const gnn_train_result *res
     return r;
 }
 
-/* Rank 0, before training, also with --quiet: a val or test split without a labelled vertex
- * gives accuracies of 0 that measure nothing; say so (early stopping then has nothing to go on). */
-static void warn_empty_splits(const train_job *J)
+/* Labelled vertices among the first n of split/labels: cnt[0] in val, cnt[1] in test. */
+static void count_eval_splits(const uint8_t *split, const int32_t *labels, int64_t n, double cnt[2])
 {
-    const gnn_dataset *ds = J->ds;
-    if (!ds || !ds->split || !ds->labels)
-        return;
-    int64_t n[4] = { 0, 0, 0, 0 };
-    for (int64_t v = 0; v < ds->graph.n; v++)
-        if (ds->split[v] <= GNN_SPLIT_TEST && ds->labels[v] >= 0)
-            n[ds->split[v]]++;
-    if (n[GNN_SPLIT_VAL] == 0)
+    cnt[0] = cnt[1] = 0.0;
+    for (int64_t v = 0; split && labels && v < n; v++)
+        if (labels[v] >= 0) {
+            cnt[0] += split[v] == GNN_SPLIT_VAL;
+            cnt[1] += split[v] == GNN_SPLIT_TEST;
+        }
+}
+
+/* Rank 0, before training, also with --quiet: a val or test split without a labelled vertex
+ * gives accuracies of 0 that measure nothing; say so (early stopping then has nothing to go on).
+ * cnt: the labelled val and test vertices over the whole graph. */
+static void warn_empty_splits(const train_job *J, const double cnt[2])
+{
+    const char *name = job_dataset(J);
+    if (cnt[0] == 0.0)
         fprintf(stderr, "gnnref: warning: %s: no labelled validation vertex: val accuracies are reported as 0%s\n",
-                ds->name, J->cfg.patience > 0 ? " (so --patience stops the run early, never seeing a better one)" : "");
-    if (n[GNN_SPLIT_TEST] == 0)
-        fprintf(stderr, "gnnref: warning: %s: no labelled test vertex: test accuracies are reported as 0\n", ds->name);
+                name, J->cfg.patience > 0 ? " (so --patience stops the run early, never seeing a better one)" : "");
+    if (cnt[1] == 0.0)
+        fprintf(stderr, "gnnref: warning: %s: no labelled test vertex: test accuracies are reported as 0\n", name);
 }
 
 /* The run's first line (rank 0): the dataset, the model and the backend; on partitions also
@@ -453,8 +459,11 @@ static gnn_status train_rank(gnn_comm *comm, void *arg)
     gnn_train_config c = J->cfg;
     c.comm = gnn_comm_size(comm) > 1 ? comm : NULL;
     print_ctx pc = { J->quiet || gnn_comm_rank(comm) != 0, J->tty, -1, c.layers };
-    if (gnn_comm_rank(comm) == 0)
-        warn_empty_splits(J);
+    if (gnn_comm_rank(comm) == 0 && J->ds && J->ds->split && J->ds->labels) { /* every rank holds the graph */
+        double cnt[2];
+        count_eval_splits(J->ds->split, J->ds->labels, J->ds->graph.n, cnt);
+        warn_empty_splits(J, cnt);
+    }
     if (!pc.quiet)
         print_header(J, &c, gnn_comm_size(comm));
     c.on_step = on_step;
@@ -579,8 +588,15 @@ static gnn_status train_part_rank(gnn_comm *comm, void *arg)
 
     gnn_train_config c = J->cfg;
     print_ctx pc = { J->quiet || me != 0, J->tty, J->remote, c.layers };
-    if (me == 0)
-        warn_empty_splits(J);
+    {   /* the split the parts carry (a saved set's may differ from --data's); every rank takes
+         * part in the sum, also one with no solid vertex or no split */
+        double cnt[2];
+        count_eval_splits(in.split, in.labels, in.part->n_solid, cnt);
+        if (P > 1 && (st = gnn_comm_allreduce(comm, cnt, cnt, 2, GNN_DT_F64)))
+            goto out;
+        if (me == 0)
+            warn_empty_splits(J, cnt);
+    }
     if (!pc.quiet)
         print_header(J, &c, P);
     c.on_step = on_step;

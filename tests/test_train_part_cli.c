@@ -256,6 +256,29 @@ START_TEST(saved_set_equals_memory)
 }
 END_TEST
 
+/* The warning about an empty val or test split counts the split the parts carry, summed over
+ * the ranks: a set partitioned with --split 0.5,0,0.5 has no val vertex even though --data's
+ * own split has some (fetch reads --data for the topology only). */
+START_TEST(empty_split_warning_from_the_parts)
+{
+    NEED_TOOL();
+    char args[1024];
+    snprintf(args, sizeof args, "partition builtin --parts 3 --split 0.5,0,0.5 -o %s", tmp("nosplit"));
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
+    snprintf(args, sizeof args,
+             "train --partitions %s --data builtin --remote fetch --backend sim --ranks 3 --epochs 1 --layers 2 "
+             "--fanouts 3,3 --quiet",
+             tmp("nosplit"));
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_msg(strstr(out, "no labelled validation vertex") && !strstr(out, "no labelled test vertex"), "%s", out);
+    /* the same dataset in memory, its own split: nothing to say */
+    ck_assert_msg(tool("train --remote hec --backend sim --ranks 3 --epochs 1 --layers 2 --fanouts 3,3 --quiet", out,
+                       sizeof out) == 0,
+                  "%s", out);
+    ck_assert_ptr_null(strstr(out, "warning"));
+}
+END_TEST
+
 Suite *suite_train_part_cli(void)
 {
     Suite *s = suite_create("train_part_cli");
@@ -267,6 +290,7 @@ Suite *suite_train_part_cli(void)
     tcase_add_test(tc, json_report_keys);
     tcase_add_test(tc, one_rank_equals_plain_train);
     tcase_add_test(tc, saved_set_equals_memory);
+    tcase_add_test(tc, empty_split_warning_from_the_parts);
     suite_add_tcase(s, tc);
     return s;
 }
