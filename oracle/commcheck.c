@@ -327,7 +327,12 @@ static gnn_status case_traffic(ctx *x)
     gnn_commcheck_case *cr = add_case(x, "traffic-matrix/root=%s", "last");
     if ((st = gnn_comm_traffic_matrix(x->c, root, &rb, &rm)))
         goto done;
-    if (x->me == root) {
+    if (x->me == root && (!rb || !rm)) {
+        if (cr) {
+            cr->pass = 0;
+            snprintf(cr->detail, sizeof cr->detail, "the root (rank %d) got no matrix", x->me);
+        }
+    } else if (x->me == root) {
         finish(cr, rb, bytes, n * sizeof(int64_t), sizeof(int64_t));
         finish(cr, rm, msgs, n * sizeof(int64_t), sizeof(int64_t));
     } else if ((rb || rm) && cr) {
