@@ -25,6 +25,8 @@ int gnn_cmd_partcheck(int argc, char **argv);
 int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Exit code for a library status: input problems -> 2, others -> 1. */
 int cli_status_code(gnn_status s);
+/* The library's message for a failed call, or the status's name when it left none. */
+const char *cli_errmsg(const gnn_err *err, gnn_status s);
 
 /* Strict number parsing: the whole string must be a number in range. Return 0 on success. */
 int cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out);

@@ -112,7 +112,7 @@ int gnn_cmd_commcheck(int argc, char **argv)
     if (st) {
         gnn_sim_report_free(&rep);
         free(J.all);
-        return cli_error(CLI_FAIL, "commcheck: %s", err.msg[0] ? err.msg : gnn_status_str(st));
+        return cli_error(CLI_FAIL, "commcheck: %s", cli_errmsg(&err, st));
     }
     if (!J.all) { /* an MPI rank other than 0: rank 0 reports */
         gnn_sim_report_free(&rep);

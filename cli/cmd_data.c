@@ -82,7 +82,7 @@ static int finish_output(gnn_dataset *ds, const char *out, const char *json, jso
     gnn_status s = gnn_dataset_save(ds, out, &err);
     if (s) {
         json_object_put(report);
-        return cli_error(cli_status_code(s), "%s", err.msg);
+        return cli_error(cli_status_code(s), "%s", cli_errmsg(&err, s));
     }
     print_summary(ds, out, t_make);
     report_dataset(report, ds);
@@ -207,7 +207,7 @@ static int gen_rmat(int argc, char **argv)
     gnn_status s = gnn_gen_rmat(&ds, &p, &err);
     if (s) {
         json_object_put(report);
-        return cli_error(cli_status_code(s), "%s", err.msg);
+        return cli_error(cli_status_code(s), "%s", cli_errmsg(&err, s));
     }
     int rc = finish_output(&ds, g.out, g.json, report, t0);
     gnn_dataset_free(&ds);
@@ -280,7 +280,7 @@ static int gen_sbm(int argc, char **argv)
     gnn_status s = gnn_gen_sbm(&ds, &p, &err);
     if (s) {
         json_object_put(report);
-        return cli_error(cli_status_code(s), "%s", err.msg);
+        return cli_error(cli_status_code(s), "%s", cli_errmsg(&err, s));
     }
     int rc = finish_output(&ds, g.out, g.json, report, t0);
     gnn_dataset_free(&ds);
@@ -377,10 +377,10 @@ int gnn_cmd_convert(int argc, char **argv)
     else
         return bad_value("--format", format, "auto, text, ogb, edgelist or native");
     if (s)
-        return cli_error(cli_status_code(s), "%s", err.msg);
+        return cli_error(cli_status_code(s), "%s", cli_errmsg(&err, s));
     if (have_split && (s = gnn_dataset_split_random(&ds, fr[0], fr[1], fr[2], seed, &err))) {
         gnn_dataset_free(&ds);
-        return cli_error(cli_status_code(s), "%s", err.msg);
+        return cli_error(cli_status_code(s), "%s", cli_errmsg(&err, s));
     }
     json_object *cfg;
     json_object *report = cli_report_new("convert", seed, cli_set_threads(0), "self", 1, &cfg);
@@ -539,7 +539,7 @@ static int info_partition_set(const char *dir, const char *json)
     const double t0 = now_s();
     gnn_status s = gnn_partition_load(dir, &P, &g, &m, &err);
     if (s)
-        return cli_error(cli_status_code(s), "%s", err.msg);
+        return cli_error(cli_status_code(s), "%s", cli_errmsg(&err, s));
     const double t_load = now_s() - t0;
     printf("partition set: %s (dataset %s, %lld vertices, %lld edges; loaded and checked in %.3f s)\n", dir, m.dataset,
            (long long)m.n, (long long)m.nnz, t_load);
@@ -616,12 +616,12 @@ int gnn_cmd_info(int argc, char **argv)
     double t0 = now_s();
     gnn_status s = gnn_dataset_open(&ds, path, &err);
     if (s)
-        return cli_error(cli_status_code(s), "%s", err.msg);
+        return cli_error(cli_status_code(s), "%s", cli_errmsg(&err, s));
     const double t_open = now_s() - t0;
     /* open already ran every check; run them again so "checks: ok" is said by this command */
     if ((s = gnn_dataset_validate(&ds, path, &err))) {
         gnn_dataset_free(&ds);
-        return cli_error(cli_status_code(s), "%s", err.msg);
+        return cli_error(cli_status_code(s), "%s", cli_errmsg(&err, s));
     }
     json_object *cfg;
     json_object *r = cli_report_new("info", 0, cli_set_threads(0), "self", 1, &cfg);

@@ -360,7 +360,7 @@ int gnn_cmd_partcheck(int argc, char **argv)
     rc = CLI_OK;
     if (st) {
         rc = cli_error(J.shared.st ? cli_status_code(J.shared.st) : CLI_FAIL, "partcheck: %s",
-                       err.msg[0] ? err.msg : gnn_status_str(st));
+                       cli_errmsg(&err, st));
         goto done;
     }
     if (!J.all) /* an MPI rank other than 0: rank 0 reports */

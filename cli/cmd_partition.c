@@ -146,7 +146,7 @@ int gnn_cmd_partition(int argc, char **argv)
     gnn_dataset ds;
     gnn_status st = gnn_dataset_open(&ds, data, &err);
     if (st)
-        return cli_error(cli_status_code(st), "%s", err.msg[0] ? err.msg : gnn_status_str(st));
+        return cli_error(cli_status_code(st), "%s", cli_errmsg(&err, st));
     int rc = CLI_OK;
     int32_t *part = NULL, *trainer = NULL;
     gnn_partition P;
@@ -174,11 +174,11 @@ int gnn_cmd_partition(int argc, char **argv)
     st = gnn_partition_assign2(&ds.graph, ds.split, &po, part, trainer, &info, &err);
     const double t_assign = now_s() - t0;
     if (st) {
-        rc = cli_error(cli_status_code(st), "%s: %s", data, err.msg[0] ? err.msg : gnn_status_str(st));
+        rc = cli_error(cli_status_code(st), "%s: %s", data, cli_errmsg(&err, st));
         goto done;
     }
     if ((st = gnn_partition_quality(&ds.graph, ds.split, part, po.k, po.balance, &q, &err))) {
-        rc = cli_error(cli_status_code(st), "%s: %s", data, err.msg[0] ? err.msg : gnn_status_str(st));
+        rc = cli_error(cli_status_code(st), "%s: %s", data, cli_errmsg(&err, st));
         goto done;
     }
 
@@ -188,7 +188,7 @@ int gnn_cmd_partition(int argc, char **argv)
         const double t1 = now_s();
         if ((st = gnn_partition_build_cpu(&P, &ds.graph, ds.split, part, po.k, &err)) ||
             (st = gnn_partition_set_trainers(&P, trainer, po.trainers, &err))) {
-            rc = cli_error(cli_status_code(st), "%s: %s", data, err.msg[0] ? err.msg : gnn_status_str(st));
+            rc = cli_error(cli_status_code(st), "%s: %s", data, cli_errmsg(&err, st));
             goto done;
         }
         const double t2 = now_s();
@@ -202,7 +202,7 @@ int gnn_cmd_partition(int argc, char **argv)
         memcpy(prov.split, split, sizeof split);
         prov.edge_cut = q.edge_cut;
         if ((st = gnn_partition_save(out_dir, &P, &ds, &prov, &err))) {
-            rc = cli_error(cli_status_code(st), "%s", err.msg[0] ? err.msg : gnn_status_str(st));
+            rc = cli_error(cli_status_code(st), "%s", cli_errmsg(&err, st));
             goto done;
         }
         t_build = t2 - t1;

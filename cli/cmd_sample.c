@@ -178,7 +178,7 @@ int gnn_cmd_sample(int argc, char **argv)
     gnn_err err = { "" };
     gnn_status st = gnn_dataset_open(&ds, data, &err);
     if (st)
-        return cli_error(cli_status_code(st), "%s", err.msg[0] ? err.msg : gnn_status_str(st));
+        return cli_error(cli_status_code(st), "%s", cli_errmsg(&err, st));
 
     int rc = CLI_OK, from_train = 0;
     gnn_csr topo;

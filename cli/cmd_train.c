@@ -472,7 +472,7 @@ static gnn_status train_rank(gnn_comm *comm, void *arg)
     gnn_err err = { "" };
     gnn_status st = gnn_train(J->ds, &c, on_epoch, &pc, &res, &err);
     if (st)
-        return gnn_err_set(&comm->err, st, "%s", err.msg[0] ? err.msg : gnn_status_str(st));
+        return gnn_err_set(&comm->err, st, "%s", err.msg);
     st = train_finish(comm, J, &c, &res, NULL);
     gnn_train_result_free(&res);
     return st;
@@ -914,10 +914,10 @@ int gnn_cmd_train(int argc, char **argv)
     memset(&ds, 0, sizeof ds);
     gnn_status st = need_ds ? gnn_dataset_open(&ds, data, &err) : GNN_OK;
     if (st)
-        return cli_error(cli_status_code(st), "%s", err.msg[0] ? err.msg : gnn_status_str(st));
+        return cli_error(cli_status_code(st), "%s", cli_errmsg(&err, st));
     if (have_split && (st = gnn_dataset_split_random(&ds, split[0], split[1], split[2], c.seed, &err))) {
         gnn_dataset_free(&ds);
-        return cli_error(cli_status_code(st), "%s", err.msg);
+        return cli_error(cli_status_code(st), "%s", cli_errmsg(&err, st));
     }
     gnn_train_resolve(&c); /* effective values, as reported */
     /* under the simulator every rank runs threads_per_rank OpenMP threads */
@@ -934,7 +934,7 @@ int gnn_cmd_train(int argc, char **argv)
     st = cli_backend_run(&b, on_parts ? train_part_rank : train_rank, &J, &rep, &err);
     int rc = CLI_OK;
     if (st) {
-        rc = cli_error(cli_status_code(st), "%s", err.msg[0] ? err.msg : gnn_status_str(st));
+        rc = cli_error(cli_status_code(st), "%s", cli_errmsg(&err, st));
     } else if (J.report) { /* rank 0 */
         json_object *sim = cli_backend_json(&b, &rep);
         if (sim) {

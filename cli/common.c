@@ -37,6 +37,8 @@ int cli_status_code(gnn_status s)
     }
 }
 
+const char *cli_errmsg(const gnn_err *err, gnn_status s) { return err->msg[0] ? err->msg : gnn_status_str(s); }
+
 int cli_parse_i64(const char *s, int64_t lo, int64_t hi, int64_t *out)
 {
     if (!s || !*s)

@@ -169,7 +169,7 @@ gnn_status gnn_dataset_split_random(gnn_dataset *ds, double train, double val, d
         n_test = n - n_train - n_val;
     int64_t *perm = gnn_malloc((size_t)n * sizeof(int64_t));
     if (!perm)
-        return GNN_ERR_NOMEM;
+        return gnn_err_set(err, GNN_ERR_NOMEM, "random split: out of memory for %lld vertices", (long long)n);
     gnn_status st = gnn_dataset_split_storage(ds, err);
     if (st) {
         gnn_free(perm);

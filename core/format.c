@@ -285,7 +285,7 @@ gnn_status gnn_dataset_save(const gnn_dataset *ds, const char *path, gnn_err *er
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 5);
     if (!tmp)
-        return GNN_ERR_NOMEM;
+        return gnn_err_set(err, GNN_ERR_NOMEM, "%s: out of memory", path);
     memcpy(tmp, path, plen);
     memcpy(tmp + plen, ".tmp", 5);
     FILE *fp = fopen(tmp, "wb");

@@ -44,7 +44,7 @@ static gnn_status lr_open(line_reader *lr, const char *path, gnn_err *err)
     if (!lr->buf) {
         gzclose(lr->f);
         lr->f = NULL;
-        return GNN_ERR_NOMEM;
+        return gnn_err_set(err, GNN_ERR_NOMEM, "%s: out of memory for a line buffer", path);
     }
     return GNN_OK;
 }
@@ -308,7 +308,8 @@ static gnn_status read_splits(gnn_dataset *ds, const char *dir, const char *cons
         return GNN_OK;
     ds->split = gnn_calloc((size_t)ds->graph.n, 1);
     if (!ds->split)
-        return GNN_ERR_NOMEM;
+        return gnn_err_set(err, GNN_ERR_NOMEM, "%s: out of memory for the split of %lld vertices", dir,
+                           (long long)ds->graph.n);
     for (int k = 0; k < 3; k++) {
         if (!find_maybe_gz(path, dir, names[k]))
             continue;
