@@ -18,6 +18,9 @@
 #      --balance train,degree -o SET`, then `train --partitions SET --remote hec` with 4 sim
 #      ranks and under mpirun -np 4 (every MPI rank loads only its own part): the per-step
 #      losses must be bitwise identical, as in 2.
+#   5. A failure on one rank: with rank 2's part file missing, the 4-rank simulator and
+#      mpirun -np 4 must both stop within the time limit (no rank left waiting in a
+#      collective) with exit status 2, naming the file.
 #
 # Skips (exit 0, saying so) only when mpirun is absent, or when gnnref was built with
 # NO_MPI=1. Exit status non-zero on any difference or failure.
@@ -262,9 +265,33 @@ else
     fail=1
 fi
 
+# ---- 5. one rank fails: a missing part file is rank 2's alone. Every rank must stop (no
+# rank left waiting in a collective), with the exit status the simulator gives (2: bad input)
+if [ -d "$T/set4" ]; then
+    cp -r "$T/set4" "$T/set4-bad" && rm -f "$T/set4-bad/part-00002.gnn"
+    BAD="train --partitions $T/set4-bad --remote hec --layers 2 --fanouts 5,10 --epochs 1 --hidden 16"
+    # shellcheck disable=SC2086
+    timeout -k 10 "$LIMIT" "$TOOL" $BAD --backend sim --ranks 4 >"$T/bad-sim.out" 2>"$T/bad-sim.err"
+    rs=$?
+    # shellcheck disable=SC2086
+    timeout -k 10 "$LIMIT" mpirun -np 4 --oversubscribe "$TOOL" $BAD --backend mpi >"$T/bad-mpi.out" 2>"$T/bad-mpi.err"
+    rm_=$?
+    if [ $rs -eq 2 ] && [ $rm_ -eq 2 ] && grep -q 'part-00002.gnn' "$T/bad-sim.err" &&
+        grep -q 'part-00002.gnn' "$T/bad-mpi.err"; then
+        printf '%-3s %-40s %-10s %-10s %s\n' 4 "one rank's part missing" "exit $rs" "exit $rm_" \
+            "PASS (every rank stopped, same exit status)"
+    else
+        printf '%-3s %-40s %-10s %-10s %s\n' 4 "one rank's part missing" "exit $rs" "exit $rm_" \
+            "FAIL (expected exit 2 on both, naming part-00002.gnn; 124/137: a rank hung)"
+        sed 's/^/    | /' "$T/bad-sim.err" "$T/bad-mpi.err" | tail -20
+        fail=1
+    fi
+fi
+
 if [ $fail -ne 0 ]; then
     echo "mpi-check: FAIL (sim and MPI differ, or a run failed; see above)"
     exit 1
 fi
 echo "mpi-check: PASS (np $NPS: every collective bitwise equal to the simulator; 4-rank training losses bitwise equal;" \
-    "4-rank db_halo tables and feature pulls identical; 4-rank hec training on a saved set bitwise equal)"
+    "4-rank db_halo tables and feature pulls identical; 4-rank hec training on a saved set bitwise equal;" \
+    "a failure on one rank stops every rank with exit 2)"

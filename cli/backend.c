@@ -142,7 +142,7 @@ gnn_status cli_backend_run(const cli_backend *b, gnn_spmd_fn fn, void *arg, gnn_
         /* under MPI the other ranks may wait in a collective for this one: end them all */
         if (b->kind == CLI_BACKEND_MPI && c->size > 1) {
             fprintf(stderr, "gnnref: error: %s\n", err->msg);
-            gnn_comm_mpi_abort(c, 1);
+            gnn_comm_mpi_abort(c, cli_status_code(st)); /* the exit code of the same error under sim */
         }
     }
     gnn_comm_free(c);
