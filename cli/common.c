@@ -197,12 +197,45 @@ int cli_output_dir_check(const char *flag, const char *path) { return output_che
 
 int cli_report_check(const char *path) { return cli_output_check("--json", path); }
 
+static int report_write_error(const char *path)
+{
+    /* json-c's message ends with a newline; cli_error adds its own */
+    char msg[512];
+    const char *e = json_util_get_last_err();
+    snprintf(msg, sizeof msg, "%s", e ? e : "unknown error");
+    size_t n = strlen(msg);
+    while (n > 0 && (msg[n - 1] == '\n' || msg[n - 1] == '\r'))
+        msg[--n] = '\0';
+    return cli_error(CLI_FAIL, "%s: cannot write JSON report: %s", path, msg);
+}
+
+/* A regular file (or a new one) is written as PATH.tmp.PID and renamed over PATH, as datasets
+ * are: a reader never sees half a report, and a failed write (a full disk) leaves no empty
+ * or truncated report behind; an existing one stays as it was. Written in place: anything
+ * that is not a regular file (a symbolic link, /dev/stdout, a pipe), and a writable report
+ * in a directory that takes no new file. */
 int cli_report_write(json_object *report, const char *path)
 {
     if (!path)
         return 0;
-    if (json_object_to_file_ext(path, report, JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE) != 0)
-        return cli_error(CLI_FAIL, "%s: cannot write JSON report: %s", path, json_util_get_last_err());
+    const int flags = JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE;
+    struct stat st;
+    char tmp[4096 + 32];
+    if ((lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) ||
+        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= (int)sizeof tmp)
+        return json_object_to_file_ext(path, report, flags) == 0 ? 0 : report_write_error(path);
+    if (json_object_to_file_ext(tmp, report, flags) != 0) {
+        if (access(tmp, F_OK) != 0) /* not even created: try the report itself */
+            return json_object_to_file_ext(path, report, flags) == 0 ? 0 : report_write_error(path);
+        const int rc = report_write_error(path);
+        unlink(tmp);
+        return rc;
+    }
+    if (rename(tmp, path) != 0) {
+        const int e = errno;
+        unlink(tmp);
+        return cli_error(CLI_FAIL, "%s: cannot write JSON report: rename: %s", path, strerror(e));
+    }
     return 0;
 }
 

@@ -185,6 +185,56 @@ START_TEST(train_json_report)
 }
 END_TEST
 
+/* A report that cannot be written in full (a file-size limit stands in for a full disk:
+ * writes past it fail with EFBIG) is an error, exit 1, and leaves no half report and no
+ * temporary file behind: an existing report keeps its old content. */
+START_TEST(report_write_failure)
+{
+    NEED_TOOL();
+    static const char *const cmds[] = { "train --data builtin --epochs 1 --quiet", "oracle --op idmap.build --cases 3" };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        const char *rep = tmp("r.json");
+        FILE *f = fopen(rep, "w");
+        ck_assert_ptr_nonnull(f);
+        fputs("old", f);
+        fclose(f);
+        /* 1 KB blocks: each report (3 KB, 76 KB) exceeds 2, the captured output (< 1 KB) does not */
+        char cmd[2048];
+        snprintf(cmd, sizeof cmd, "sh -c 'ulimit -f 2; trap \"\" XFSZ; exec %s %s --json %s' >%s 2>&1 </dev/null",
+                 getenv("GNN_TOOL"), cmds[i], rep, tmp("o.txt"));
+        const int rc = system(cmd);
+        f = fopen(tmp("o.txt"), "r");
+        const size_t n = f ? fread(out, 1, sizeof out - 1, f) : 0;
+        out[n] = '\0';
+        if (f)
+            fclose(f);
+        ck_assert_msg(WIFEXITED(rc) && WEXITSTATUS(rc) == 1, "%s: expected exit 1: %s", cmds[i], out);
+        ck_assert_msg(strstr(out, "cannot write JSON report"), "%s: %s", cmds[i], out);
+        char got[16] = { 0 };
+        f = fopen(rep, "r");
+        ck_assert_ptr_nonnull(f);
+        ck_assert_int_eq((int)fread(got, 1, sizeof got - 1, f), 3);
+        fclose(f);
+        ck_assert_str_eq(got, "old");
+        /* nothing else in the directory but the report and the captured outputs */
+        snprintf(cmd, sizeof cmd, "ls %s | grep -c tmp", g_dir);
+        FILE *p = popen(cmd, "r");
+        ck_assert_ptr_nonnull(p);
+        int left = -1;
+        ck_assert_int_eq(fscanf(p, "%d", &left), 1);
+        pclose(p);
+        ck_assert_msg(left == 0, "%s: a temporary file was left in %s", cmds[i], g_dir);
+    }
+    /* without the limit the report replaces the old one whole */
+    char args[512];
+    snprintf(args, sizeof args, "info builtin --json %s", tmp("r.json"));
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
+    json_object *r = json_object_from_file(tmp("r.json"));
+    ck_assert_ptr_nonnull(r);
+    json_object_put(r);
+}
+END_TEST
+
 /* --impl and --threads change nothing in the per-step losses (the JSON prints them with
  * 17 significant digits, so equal text means equal bits). */
 START_TEST(train_cli_bitwise)
@@ -228,6 +278,7 @@ Suite *suite_cli(void)
     tcase_add_test(tc, top_level);
     tcase_add_test(tc, train_usage_errors);
     tcase_add_test(tc, train_json_report);
+    tcase_add_test(tc, report_write_failure);
     tcase_add_test(tc, train_cli_bitwise);
     suite_add_tcase(s, tc);
     return s;
