@@ -500,7 +500,9 @@ gnn_status gnn_dataset_load(gnn_dataset *ds, const char *path, gnn_err *err)
     memset(ds, 0, sizeof *ds);
     if (!host_is_little_endian())
         return gnn_err_set(err, GNN_ERR_UNSUPPORTED, "%s: the binary format needs a little-endian host", path);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer, forever; a
+     * regular file's reads ignore the flag */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0)
         return gnn_err_set(err, GNN_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     gnn_status st = GNN_OK;

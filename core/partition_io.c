@@ -51,9 +51,21 @@ static void part_path(char *buf, size_t cap, const char *dir, int64_t r)
 
 static void *xmalloc(size_t count, size_t size) { return gnn_malloc((count > 0 ? count : 1) * size); }
 
+/* Files of a partition set must be regular files: opening a FIFO would wait for a writer. */
+static gnn_status check_regular(const char *path, gnn_err *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return gnn_err_set(err, GNN_ERR_IO, "%s: not a regular file", path);
+    return GNN_OK;
+}
+
 /* CRC32C and size of a whole file. */
 static gnn_status file_crc(const char *path, uint32_t *crc, int64_t *bytes, gnn_err *err)
 {
+    gnn_status st = check_regular(path, err);
+    if (st)
+        return st;
     FILE *f = fopen(path, "rb");
     if (!f)
         return gnn_err_set(err, GNN_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
@@ -404,6 +416,9 @@ static gnn_status manifest_read(const char *dir, gnn_part_manifest *m, file_entr
     memset(m, 0, sizeof *m);
     if (files)
         *files = NULL;
+    gnn_status rst = check_regular(path, err);
+    if (rst)
+        return rst;
     FILE *f = fopen(path, "rb");
     if (!f)
         return gnn_err_set(err, GNN_ERR_IO, "%s: cannot open: %s (not a partition set? write one with `gnnref "

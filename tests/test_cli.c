@@ -24,6 +24,14 @@ START_TEST(top_level)
     ck_assert_ptr_nonnull(strstr(out, "gnnref "));
     ck_assert_int_eq(tool("frobnicate", out, sizeof out), 2);
     ck_assert_ptr_nonnull(strstr(out, "gnnref: error: unknown command 'frobnicate'"));
+    /* a FIFO as the dataset: refused at once (opening it for reading used to wait for a
+     * writer forever) */
+    ck_assert_int_eq(mkfifo(tmp("fifo.gnn"), 0600), 0);
+    char args[600];
+    snprintf(args, sizeof args, "info %s", tmp("fifo.gnn"));
+    expect_usage_error(args, "not a regular file", out, sizeof out);
+    snprintf(args, sizeof args, "train --data %s --epochs 1", tmp("fifo.gnn"));
+    expect_usage_error(args, "not a regular file", out, sizeof out);
 }
 END_TEST
 

@@ -345,7 +345,16 @@ START_TEST(every_flipped_byte_is_refused)
     copy_file(keep, a);
     ck_assert_int_eq(unlink(mpath), 0);
     must_fail(dir, 0, "manifest.json", "missing manifest");
+    /* a FIFO in place of a file is refused, not waited on for a writer */
+    ck_assert_int_eq(mkfifo(mpath, 0600), 0);
+    must_fail(dir, 0, "manifest.json", "a FIFO as the manifest");
+    ck_assert_int_eq(unlink(mpath), 0);
     copy_file(mkeep, mpath);
+    ck_assert_int_eq(unlink(a), 0);
+    ck_assert_int_eq(mkfifo(a, 0600), 0);
+    must_fail(dir, 1, "part-00001.gnn", "a FIFO as a part file");
+    ck_assert_int_eq(unlink(a), 0);
+    copy_file(keep, a);
     ck_assert_msg(gnn_partition_load(dir, &Q, NULL, NULL, &err) == GNN_OK, "%s", err.msg);
     ck_assert_msg(gnn_partition_compare(&P, &Q, &err) == GNN_OK, "%s", err.msg);
     gnn_partition_free(&Q);
