@@ -118,7 +118,9 @@ typedef struct sampler_input {
 /* gen 0: R-MAT (Graph500 a, b, c), edge factor ef; gen 1: SBM with 4 classes and average degree
  * ef (70% inside the class). Both 2^scale vertices, seeded by the case. Weights (stream 4):
  * zero with probability zeros/100, else (1/4 + u) 2^e, e in [-8, 8]. Seeds (stream 3): distinct,
- * in random order; n_seeds = -1 takes every vertex; dup repeats the first seed at the end. */
+ * in random order; n_seeds = -1 takes every vertex. dup 1 repeats the first seed at the end,
+ * dup 2 puts an id out of range (n) there; dup 3 changes nothing here (layer_run corrupts a
+ * weight). */
 static gnn_oracle_outcome make_input(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, int gen, int scale, int64_t ef,
                                      int64_t n_seeds, int weighted, int64_t zeros, int dup, sampler_input *in)
 {
@@ -146,9 +148,9 @@ static gnn_oracle_outcome make_input(gnn_oracle_ctx *ctx, const gnn_oracle_case 
     const int64_t n = g->n;
     if (n_seeds < 0)
         n_seeds = n;
-    if (n_seeds > n || (dup && n_seeds < 2))
+    if (n_seeds > n || (dup && n_seeds < 2) || (dup == 3 && !weighted))
         return gnn_oracle_fail(ctx, "invalid case: seeds=%lld with %lld vertices%s", (long long)n_seeds, (long long)n,
-                               dup ? " (dup needs 2 seeds)" : "");
+                               dup == 3 && !weighted ? " (dup=3 needs weighted=1)" : dup ? " (dup needs 2 seeds)" : "");
     in->seeds = gnn_oracle_alloc(ctx, ((size_t)n + 1) * sizeof(int64_t));
     if (!in->seeds)
         return gnn_oracle_fail(ctx, "out of memory");
@@ -160,8 +162,10 @@ static gnn_oracle_outcome make_input(gnn_oracle_ctx *ctx, const gnn_oracle_case 
         in->seeds[i] = in->seeds[j];
         in->seeds[j] = t;
     }
-    if (dup)
+    if (dup == 1)
         in->seeds[n_seeds - 1] = in->seeds[0];
+    if (dup == 2)
+        in->seeds[n_seeds - 1] = n;
     in->n_seeds = n_seeds;
     return GNN_ORACLE_PASS;
 }
@@ -245,11 +249,14 @@ static const gnn_oracle_param k_l_params[N_L_PARAMS] = {
     { "zeros", GNN_PARAM_INT, 0, 100, "weighted: percent of edges with weight 0" },
     { "step", GNN_PARAM_INT, 0, 4294967294.0, "global iteration of the first call (the second uses step + 1)" },
     { "layer", GNN_PARAM_INT, 0, 255, "model layer (stream layer)" },
-    { "dup", GNN_PARAM_INT, 0, 1, "1: the last seed repeats the first (GNN_ERR_INVAL), then the valid prefix" },
+    { "dup", GNN_PARAM_INT, 0, 3,
+      "a bad batch first, then the valid one: 1 the last seed repeats the first (GNN_ERR_INVAL); 2 the last seed is "
+      "out of range (GNN_ERR_RANGE); 3 a negative weight in a sampled row (GNN_ERR_INVAL; weighted=1)" },
 };
 /* the four modes on both graphs; whole graphs (with isolated vertices: degree-0 seeds), fanout
  * above every degree, all neighbors, a single seed, the empty batch, all-zero weights, a size
- * where threads race, a repeated seed */
+ * where threads race, bad batches (a repeated seed, an id out of range, a negative weight),
+ * fanouts above 64 */
 static const char *const k_l_presets[] = {
     "gen=0,scale=9,ef=8,seeds=64,fanout=5,replace=0,weighted=0,zeros=0,step=3,layer=1,dup=0",
     "gen=0,scale=9,ef=8,seeds=64,fanout=5,replace=1,weighted=0,zeros=0,step=3,layer=1,dup=0",
@@ -268,6 +275,14 @@ static const char *const k_l_presets[] = {
     "gen=1,scale=8,ef=6,seeds=40,fanout=3,replace=1,weighted=1,zeros=100,step=4,layer=0,dup=0",
     "gen=0,scale=12,ef=8,seeds=1024,fanout=10,replace=0,weighted=0,zeros=0,step=9,layer=1,dup=0",
     "gen=0,scale=8,ef=4,seeds=20,fanout=5,replace=0,weighted=0,zeros=0,step=0,layer=0,dup=1",
+    "gen=0,scale=8,ef=4,seeds=20,fanout=5,replace=1,weighted=1,zeros=0,step=0,layer=0,dup=2",
+    "gen=1,scale=8,ef=6,seeds=20,fanout=3,replace=0,weighted=1,zeros=0,step=2,layer=1,dup=3",
+    "gen=1,scale=8,ef=6,seeds=20,fanout=3,replace=1,weighted=1,zeros=0,step=2,layer=1,dup=3",
+    /* fanouts above 64 on R-MAT hubs: the dense Fisher-Yates, draws beyond one small batch */
+    "gen=0,scale=12,ef=16,seeds=300,fanout=80,replace=0,weighted=0,zeros=0,step=3,layer=1,dup=0",
+    "gen=0,scale=12,ef=16,seeds=300,fanout=100,replace=1,weighted=0,zeros=0,step=3,layer=1,dup=0",
+    "gen=0,scale=12,ef=16,seeds=300,fanout=80,replace=0,weighted=1,zeros=10,step=3,layer=1,dup=0",
+    "gen=0,scale=12,ef=16,seeds=300,fanout=100,replace=1,weighted=1,zeros=10,step=3,layer=1,dup=0",
     NULL,
 };
 
@@ -297,7 +312,20 @@ static gnn_oracle_outcome layer_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
     if (!b)
         return gnn_oracle_fail(ctx, "out of memory");
     int64_t n_seeds = in.n_seeds;
-    if (dup) { /* the repeated seed first; then the object must still work on the valid prefix */
+    if (dup) { /* the bad batch first; then the object must still work on the valid batch */
+        int64_t at = -1; /* dup 3: the first edge of the first seed with one */
+        float saved = 0.0f;
+        if (dup == 3) {
+            for (int64_t i = 0; i < n_seeds && at < 0; i++)
+                if (in.g->indptr[in.seeds[i] + 1] > in.g->indptr[in.seeds[i]])
+                    at = in.g->indptr[in.seeds[i]];
+            if (at < 0)
+                return gnn_oracle_fail(ctx, "invalid case: dup=3 needs a seed with an edge");
+            saved = in.weights[at];
+            in.weights[at] = -1.0f;
+        }
+        const gnn_status expect = dup == 2 ? GNN_ERR_RANGE : GNN_ERR_INVAL;
+        static const char *const what[] = { "", "a repeated seed", "a seed id out of range", "a negative weight" };
         gnn_block bad_ref, bad_impl;
         memset(&bad_impl, 0, sizeof bad_impl);
         const gnn_status sr = ref->layer(in.g, in.seeds, n_seeds, &p, &bad_ref);
@@ -306,11 +334,13 @@ static gnn_oracle_outcome layer_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
         const gnn_status si = impl_layer(ops, s, &in, n_seeds, &p, &bad_impl);
         if (si == GNN_OK)
             gnn_block_free(&bad_impl);
-        if (sr != GNN_ERR_INVAL || si != GNN_ERR_INVAL)
-            return gnn_oracle_fail(ctx, "seed %lld repeated (positions 0 and %lld): ref returned %s, impl %s; both must "
-                                   "return %s", (long long)in.seeds[0], (long long)(n_seeds - 1), gnn_status_str(sr),
-                                   gnn_status_str(si), gnn_status_str(GNN_ERR_INVAL));
-        n_seeds--;
+        if (sr != expect || si != expect)
+            return gnn_oracle_fail(ctx, "%s: ref returned %s, impl %s; both must return %s", what[dup],
+                                   gnn_status_str(sr), gnn_status_str(si), gnn_status_str(expect));
+        if (dup == 3)
+            in.weights[at] = saved;
+        else
+            n_seeds--;
     }
     for (int call = 0; call < 2; call++, p.step++) {
         gnn_block *want = &b[2 * call], *got = &b[2 * call + 1];
@@ -365,7 +395,7 @@ static const gnn_oracle_param k_bl_params[N_BL_PARAMS] = {
     { "step", GNN_PARAM_INT, 0, 4294967294.0, "global iteration of the first call (the second uses step + 1)" },
 };
 /* fanouts like DGL's 15,10,5 scaled down, each mode on both graphs, a single seed, the whole
- * graph, all neighbors and fanout above every degree, a larger batch */
+ * graph, all neighbors and fanout above every degree, a larger batch, fanouts above 64 */
 static const char *const k_bl_presets[] = {
     "gen=0,scale=10,ef=8,seeds=32,L=3,fo0=8,fo1=5,fo2=3,replace=0,weighted=0,zeros=0,step=0",
     "gen=0,scale=10,ef=8,seeds=32,L=3,fo0=8,fo1=5,fo2=3,replace=1,weighted=0,zeros=0,step=0",
@@ -375,6 +405,7 @@ static const char *const k_bl_presets[] = {
     "gen=1,scale=8,ef=3,seeds=-1,L=2,fo0=3,fo1=2,fo2=0,replace=0,weighted=0,zeros=0,step=1",
     "gen=0,scale=8,ef=4,seeds=16,L=2,fo0=-1,fo1=1000,fo2=0,replace=0,weighted=0,zeros=0,step=3",
     "gen=0,scale=10,ef=8,seeds=128,L=2,fo0=10,fo1=5,fo2=0,replace=1,weighted=0,zeros=0,step=5",
+    "gen=0,scale=12,ef=16,seeds=16,L=2,fo0=70,fo1=80,fo2=0,replace=0,weighted=0,zeros=0,step=6",
     NULL,
 };
 
