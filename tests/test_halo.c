@@ -241,6 +241,38 @@ START_TEST(db_halo_errors)
         const char *const needle[3] = { "(first: rank 1)", "me is NULL", "(first: rank 1)" };
         expect_all_fail(&J, 3, want, needle);
     }
+    /* a halo whose owner field names the wrong rank. ref (Algorithm 1: every rank scans every
+     * halo list) never reads the field and builds the right tables; cpu sends each id to the
+     * owner the field names, so that rank receives an id it does not hold as a solid vertex and
+     * says so, while the others finish (the exchange is complete by then) */
+    ck_assert_int_gt(P3.parts[0].n_halo, 0);
+    {
+        int32_t *own = &P3.parts[0].halo_owner[0];
+        const int32_t right = *own, wrong = 3 - right; /* right is 1 or 2: the other of the two */
+        ck_assert(right == 1 || right == 2);
+        *own = wrong;
+        memset(&J, 0, sizeof J);
+        J.ops = ops;
+        J.n = 6;
+        for (int r = 0; r < 3; r++)
+            J.parts[r] = &P3.parts[r];
+        db_run(&J, 3);
+        const int routed = ops == &gnn_db_halo_cpu;
+        for (int r = 0; r < 3; r++) {
+            const gnn_status want = routed && r == wrong ? GNN_ERR_INVAL : GNN_OK;
+            ck_assert_msg(J.st[r] == want, "%s rank %d: %s (%s), expected %s", ops->name, r, gnn_status_str(J.st[r]),
+                          J.msg[r], gnn_status_str(want));
+        }
+        if (routed) {
+            ck_assert_msg(strstr(J.msg[wrong], "rank 0 says vertex") && strstr(J.msg[wrong], "inconsistent partition"),
+                          "%s: %s", ops->name, J.msg[wrong]);
+            ck_assert_ptr_null(J.t[wrong].off);
+        }
+        *own = right;
+        for (int r = 0; !routed && r < 3; r++) /* ref: the tables of the right owner field */
+            ck_assert_msg(gnn_db_halo_verify(&P3, r, &J.t[r], &err) == GNN_OK, "rank %d: %s", r, err.msg);
+        db_free(&J);
+    }
     /* no communicator: the one error returned without communicating */
     gnn_db_halo t;
     ck_assert_int_eq(ops->build(NULL, &PA.parts[0], 6, &t, &err), GNN_ERR_INVAL);
