@@ -472,7 +472,7 @@ static gnn_status train_rank(gnn_comm *comm, void *arg)
     gnn_err err = { "" };
     gnn_status st = gnn_train(J->ds, &c, on_epoch, &pc, &res, &err);
     if (st)
-        return gnn_err_set(&comm->err, st, "%s", err.msg);
+        return gnn_err_set(&comm->err, st, "%s", cli_errmsg(&err, st));
     st = train_finish(comm, J, &c, &res, NULL);
     gnn_train_result_free(&res);
     return st;
