@@ -224,7 +224,7 @@ START_TEST(report_write_failure)
         ck_assert_int_eq((int)fread(got, 1, sizeof got - 1, f), 3);
         fclose(f);
         ck_assert_str_eq(got, "old");
-        /* nothing else in the directory but the report and the captured outputs */
+        /* and no temporary file (r.json.tmp.PID) is left in the directory */
         snprintf(cmd, sizeof cmd, "ls %s | grep -c tmp", g_dir);
         FILE *p = popen(cmd, "r");
         ck_assert_ptr_nonnull(p);
