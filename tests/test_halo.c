@@ -78,6 +78,17 @@ static void db_run(db_job *J, int P)
     ck_assert_msg(gnn_sim_run(&cfg, db_rank, J, NULL, &err) == GNN_OK, "%s", err.msg);
 }
 
+/* Run the builder on P's parts, one per rank, on the 6-vertex tiny graph. */
+static void db_run_parts(db_job *J, const gnn_db_halo_ops *ops, gnn_partition *P, int ranks)
+{
+    memset(J, 0, sizeof *J);
+    J->ops = ops;
+    J->n = 6;
+    for (int r = 0; r < ranks; r++)
+        J->parts[r] = &P->parts[r];
+    db_run(J, ranks);
+}
+
 static void db_free(db_job *J)
 {
     for (int r = 0; r < MAXP; r++)
@@ -110,12 +121,7 @@ START_TEST(tiny_tables)
     gnn_partition P2;
     ck_assert_int_eq(gnn_partition_build_ref(&P2, &g, NULL, part2, 2, &err), GNN_OK);
     db_job J;
-    memset(&J, 0, sizeof J);
-    J.ops = ops;
-    J.n = 6;
-    J.parts[0] = &P2.parts[0];
-    J.parts[1] = &P2.parts[1];
-    db_run(&J, 2);
+    db_run_parts(&J, ops, &P2, 2);
     for (int r = 0; r < 2; r++) {
         ck_assert_msg(J.st[r] == GNN_OK, "%s rank %d: %s", ops->name, r, J.msg[r]);
         ck_assert_int_eq(gnn_db_halo_verify(&P2, r, &J.t[r], &err), GNN_OK);
@@ -133,12 +139,7 @@ START_TEST(tiny_tables)
     const int32_t part3[6] = { 0, 0, 1, 1, 2, 2 };
     gnn_partition P3;
     ck_assert_int_eq(gnn_partition_build_ref(&P3, &g, NULL, part3, 3, &err), GNN_OK);
-    memset(&J, 0, sizeof J);
-    J.ops = ops;
-    J.n = 6;
-    for (int r = 0; r < 3; r++)
-        J.parts[r] = &P3.parts[r];
-    db_run(&J, 3);
+    db_run_parts(&J, ops, &P3, 3);
     for (int r = 0; r < 3; r++) {
         ck_assert_msg(J.st[r] == GNN_OK, "%s rank %d: %s", ops->name, r, J.msg[r]);
         ck_assert_int_eq(gnn_db_halo_verify(&P3, r, &J.t[r], &err), GNN_OK);
@@ -251,12 +252,7 @@ START_TEST(db_halo_errors)
         const int32_t right = *own, wrong = 3 - right; /* right is 1 or 2: the other of the two */
         ck_assert(right == 1 || right == 2);
         *own = wrong;
-        memset(&J, 0, sizeof J);
-        J.ops = ops;
-        J.n = 6;
-        for (int r = 0; r < 3; r++)
-            J.parts[r] = &P3.parts[r];
-        db_run(&J, 3);
+        db_run_parts(&J, ops, &P3, 3);
         const int routed = ops == &gnn_db_halo_cpu;
         for (int r = 0; r < 3; r++) {
             const gnn_status want = routed && r == wrong ? GNN_ERR_INVAL : GNN_OK;
