@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h> /* mkfifo */
 #include <sys/wait.h>
 #include <unistd.h>
 
