@@ -496,6 +496,12 @@ static const char *const k_tp_presets[] = {
     "model=0,remote=1,ranks=8,scale=3,method=0,layers=2,cs=0,nc=0,ls=2,d=1,drop=0,delay=0",
     "model=1,remote=0,ranks=8,scale=3,method=0,layers=2,cs=0,nc=0,ls=2,d=1,drop=0,delay=0",
     "model=0,remote=2,ranks=8,scale=3,method=0,layers=2,cs=0,nc=0,ls=2,d=1,drop=0,delay=0",
+    /* 3 layers on 2^12 vertices: blocks of over 256 rows, wider than every chunk, tile and
+     * SIMD block of the optimized kernels (GAT's attention-vector sums, the UPDATE's row
+     * blocks, the samplers' work items), so a kernel whose order differs from ref shows here */
+    "model=1,remote=1,ranks=2,scale=12,method=3,layers=3,cs=0,nc=0,ls=2,d=1,drop=0,delay=0",
+    "model=0,remote=1,ranks=2,scale=12,method=3,layers=3,cs=0,nc=0,ls=2,d=1,drop=0,delay=0",
+    "model=2,remote=2,ranks=3,scale=11,method=3,layers=3,cs=0,nc=0,ls=2,d=1,drop=0,delay=0",
     NULL,
 };
 

@@ -63,6 +63,7 @@ static const char *const k_fwd_presets[] = {
     "n=70,c=64,k=33,bias=0,p=0.3,gid=1",
     "n=600,c=7,k=64,bias=1,p=0.5,gid=1",
     "n=45,c=20,k=19,bias=1,p=0,gid=0", /* bias without dropout (evaluation): its own epilogue loop */
+    "n=40,c=9,k=300,bias=1,p=0.5,gid=1", /* k > 256: a row's dropout mask crosses the epilogue's Philox chunk */
     NULL,
 };
 static const char *const k_bwd_presets[] = {
@@ -77,6 +78,7 @@ static const char *const k_bwd_presets[] = {
     "n=70,c=64,k=33,bias=0,p=0.3,gid=1,dx=0",
     "n=600,c=7,k=64,bias=1,p=0.5,gid=1,dx=1",
     "n=45,c=20,k=19,bias=1,p=0,gid=0,dx=1",
+    "n=40,c=9,k=300,bias=1,p=0.5,gid=1,dx=1",
     NULL,
 };
 

@@ -15,10 +15,11 @@
  *    row. The edges are then transposed by a stable counting sort on src (order: v, then edge
  *    position: the reference's scatter order) and each dz[u] and del[u] is gathered by one
  *    thread in that order, no atomics: dz is bitwise.
- *  - dal, dar (sums over all rows): partial sums over fixed chunks of GAT_RED_ROWS rows, each
- *    in row order, then the partials in chunk order. The grouping never depends on the thread
- *    count (same bits at 1, 2 or 64 threads), but differs from the reference's single running
- *    sum once there is more than one chunk: compared with a tolerance (oracle gat.bwd.dattn). */
+ *  - dal, dar (sums over all rows): the reference's one running sum per column, rows in
+ *    order, with the threads splitting the columns instead of the rows: bitwise. (An earlier
+ *    version summed fixed chunks of 256 rows and then the partials; it was thread-count
+ *    independent but not the reference's order, and the training oracle, which claims bitwise,
+ *    failed as soon as a block had more than 256 rows.) */
 #include <math.h>
 #include <string.h>
 #include "gnnref/aggregate.h" /* GNN_CAP_* */
@@ -30,7 +31,7 @@
 #endif
 
 #define GAT_FB 64          /* floats per register block of a feature row */
-#define GAT_RED_ROWS 256   /* rows per partial sum of dal / dar */
+#define GAT_RED_COLS 16    /* columns of dal / dar per thread task: one 64-byte line */
 
 static int num_threads(void)
 {
@@ -246,49 +247,29 @@ static gnn_status gat_forward_cpu(const gnn_block *blk, const float *z, const fl
     return nomem ? GNN_ERR_NOMEM : GNN_OK;
 }
 
-/* out[k] = sum over rows r in [r0, r1) ascending of g[r*H + k/F] * z[r*HF + k], from 0.0f. */
-static void weighted_rows(const float *g, const float *z, int64_t H, int64_t F, int64_t r0, int64_t r1, float *out)
+/* dst[k] = sum over rows r ascending of g[r*H + k/F] * z[r*HF + k], from 0.0f: the reference's
+ * one running sum per column, so the result is bitwise. The parallelism is across columns, not
+ * rows: each thread owns blocks of GAT_RED_COLS columns and runs every row of them in order
+ * (splitting the rows would regroup the sum). */
+static void reduce_rows(const float *g, const float *z, int64_t n, int64_t H, int64_t F, float *dst)
 {
-    const int64_t HF = H * F;
-    for (int64_t c0 = 0; c0 < HF; c0 += GAT_FB) {
-        const int64_t cb = HF - c0 < GAT_FB ? HF - c0 : GAT_FB;
-        float acc[GAT_FB], bc[GAT_FB];
+    const int64_t HF = H * F, nblk = (HF + GAT_RED_COLS - 1) / GAT_RED_COLS;
+#pragma omp parallel for schedule(static)
+    for (int64_t b = 0; b < nblk; b++) {
+        const int64_t c0 = b * GAT_RED_COLS, cb = HF - c0 < GAT_RED_COLS ? HF - c0 : GAT_RED_COLS;
+        float acc[GAT_RED_COLS], bc[GAT_RED_COLS];
 #pragma omp simd
         for (int64_t k = 0; k < cb; k++)
             acc[k] = 0.0f;
-        for (int64_t r = r0; r < r1; r++) {
+        for (int64_t r = 0; r < n; r++) {
             broadcast_heads(g + r * H, F, c0, cb, bc);
             const float *z_r = z + r * HF + c0;
 #pragma omp simd
             for (int64_t k = 0; k < cb; k++)
                 acc[k] += bc[k] * z_r[k];
         }
-        memcpy(out + c0, acc, (size_t)cb * sizeof(float));
+        memcpy(dst + c0, acc, (size_t)cb * sizeof(float));
     }
-}
-
-/* dst = sum over rows [0, n) of g[r][h] * z[r][h][:] as fixed-order partials (see the top). */
-static gnn_status reduce_rows(const float *g, const float *z, int64_t n, int64_t H, int64_t F, float *dst)
-{
-    const int64_t HF = H * F, nch = (n + GAT_RED_ROWS - 1) / GAT_RED_ROWS;
-    float *part = gnn_malloc((size_t)(nch * HF) * sizeof(float));
-    if (!part)
-        return GNN_ERR_NOMEM;
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int64_t k = 0; k < nch; k++) {
-        const int64_t r0 = k * GAT_RED_ROWS, r1 = r0 + GAT_RED_ROWS < n ? r0 + GAT_RED_ROWS : n;
-        weighted_rows(g, z, H, F, r0, r1, part + k * HF);
-    }
-    for (int64_t c = 0; c < HF; c++)
-        dst[c] = 0.0f;
-    for (int64_t k = 0; k < nch; k++) {
-        const float *p_k = part + k * HF;
-#pragma omp simd
-        for (int64_t c = 0; c < HF; c++)
-            dst[c] += p_k[c];
-    }
-    gnn_free(part);
-    return GNN_OK;
 }
 
 static gnn_status gat_backward_cpu(const gnn_block *blk, const float *z, const float *al, const float *ar,
@@ -429,8 +410,8 @@ static gnn_status gat_backward_cpu(const gnn_block *blk, const float *z, const f
             }
         }
     }
-    if (reduce_rows(del, z, n_src, H, F, dal) || reduce_rows(der, z, n_dst, H, F, dar))
-        nomem = 1;
+    reduce_rows(del, z, n_src, H, F, dal);
+    reduce_rows(der, z, n_dst, H, F, dar);
 done:
     gnn_free(el);
     gnn_free(er);
