@@ -18,7 +18,7 @@ const char *cli_backend_help(void)
 {
     return "  --backend self|sim|mpi  communicator: one rank (default), the in-process simulator, or MPI\n"
            "                        (run under mpirun -np P); docs/comm.md, docs/simulator.md\n"
-           "  --ranks P             sim: number of simulated ranks (default 1)\n"
+           "  --ranks P             sim: number of simulated ranks, 1..1024 (default 1)\n"
            "  --alpha S             sim: latency per message in seconds (default 2e-6)\n"
            "  --bandwidth G         sim: link bandwidth in Gbit/s (default 100)\n"
            "  --sim-timeout S       sim: bound on every wait in seconds (default 60)\n"
@@ -47,8 +47,9 @@ int cli_backend_option(int ch, const char *arg, cli_backend *b)
         b->name = b->kind == CLI_BACKEND_SIM ? "sim" : b->kind == CLI_BACKEND_MPI ? "mpi" : "self";
         return 0;
     case CLI_OPT_RANKS:
-        if (cli_parse_i64(arg, 1, 4096, &v))
-            return cli_error(CLI_USAGE, "--ranks '%s': expected an integer in 1..4096", arg);
+        if (cli_parse_i64(arg, 1, GNN_SIM_MAX_RANKS, &v)) /* the simulator's limit */
+            return cli_error(CLI_USAGE, "--ranks '%s': expected an integer in 1..%d (the simulator's limit)", arg,
+                             GNN_SIM_MAX_RANKS);
         b->sim.ranks = (int)v;
         b->ranks_given = 1;
         return 0;

@@ -304,7 +304,7 @@ int gnn_cmd_gen(int argc, char **argv)
 
 static const char k_convert_usage[] =
     "usage: gnnref convert [--format auto|text|ogb|edgelist|native] IN -o OUT\n"
-    "                      [--split TRAIN,VAL,TEST [--seed N]] [--json FILE]\n"
+    "                      [--split TRAIN,VAL,TEST [--seed N]] [--max-vertices N] [--json FILE]\n"
     "\n"
     "Import IN and write it as a gnnref binary file (checked, CRC32C per section).\n"
     "  text      a directory in the shared/datasets layout (meta.txt, edges.txt, features.txt,\n"
@@ -316,7 +316,10 @@ static const char k_convert_usage[] =
     "  native    a gnnref binary file (re-checked and rewritten)\n"
     "  auto      (default) 'builtin', a native file, a text directory or an OGB directory\n"
     "--split adds a seeded random split (replacing any split in IN), e.g. for data without one.\n"
-    "Rules and counts reported: docs/formats.md.\n";
+    "--max-vertices N (default 16777216, at most 2^40): refuse a text, OGB or edge-list input\n"
+    "            with more vertices (a vertex id, num_nodes or a row count) before allocating\n"
+    "            for them; a 12-byte edge list '0 100000000' would otherwise cost 800 MB.\n"
+    "Rules, limits and counts reported: docs/formats.md.\n";
 
 int gnn_cmd_convert(int argc, char **argv)
 {
@@ -324,6 +327,8 @@ int gnn_cmd_convert(int argc, char **argv)
     double fr[3];
     int have_split = 0;
     uint64_t seed = 1;
+    gnn_import_options io;
+    gnn_import_defaults(&io);
     for (int i = 1; i < argc; i++) {
         const char *v;
         int r;
@@ -350,6 +355,9 @@ int gnn_cmd_convert(int argc, char **argv)
             if (r < 0 || cli_parse_f64_list(v, 0, 1, fr, 3) != 3 || fr[0] + fr[1] + fr[2] > 1 + 1e-9)
                 return r < 0 ? CLI_USAGE : bad_value("--split", v, "TRAIN,VAL,TEST fractions summing to at most 1");
             have_split = 1;
+        } else if ((r = flag_arg(argc, argv, &i, "--max-vertices", &v))) {
+            if (r < 0 || cli_parse_i64(v, 1, (int64_t)1 << 40, &io.max_vertices))
+                return r < 0 ? CLI_USAGE : bad_value("--max-vertices", v, "an integer in [1, 2^40]");
         } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
             return cli_error(CLI_USAGE, "convert: unknown flag '%s' (see gnnref convert --help)", argv[i]);
         } else if (!in) {
@@ -364,12 +372,17 @@ int gnn_cmd_convert(int argc, char **argv)
     gnn_err err;
     gnn_status s;
     double t0 = now_s();
+    if (!strcmp(format, "auto")) { /* the importers of text and OGB directories take the limit */
+        const char *kind = gnn_dataset_spec_kind(in);
+        if (kind && (!strcmp(kind, "text") || !strcmp(kind, "ogb")))
+            format = kind;
+    }
     if (!strcmp(format, "text"))
-        s = gnn_import_text(&ds, in, &err);
+        s = gnn_import_text(&ds, in, &io, &err);
     else if (!strcmp(format, "ogb"))
-        s = gnn_import_ogb(&ds, in, &err);
+        s = gnn_import_ogb(&ds, in, &io, &err);
     else if (!strcmp(format, "edgelist"))
-        s = gnn_import_edgelist(&ds, in, &err);
+        s = gnn_import_edgelist(&ds, in, &io, &err);
     else if (!strcmp(format, "native"))
         s = gnn_dataset_load(&ds, in, &err);
     else if (!strcmp(format, "auto"))
@@ -387,6 +400,7 @@ int gnn_cmd_convert(int argc, char **argv)
     json_object_object_add(cfg, "format", json_object_new_string(format));
     json_object_object_add(cfg, "input", json_object_new_string(in));
     json_object_object_add(cfg, "output", json_object_new_string(out));
+    json_object_object_add(cfg, "max_vertices", json_object_new_int64(io.max_vertices));
     if (have_split) {
         json_object *sp = json_object_new_array();
         for (int k = 0; k < 3; k++)

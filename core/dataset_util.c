@@ -26,11 +26,18 @@ static gnn_status validate_graph(const gnn_csr *g, const char *what, gnn_err *er
         return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section 'indptr': indptr[0] is %lld, expected 0", what,
                            (long long)g->indptr[0]);
     for (int64_t v = 0; v < g->n; v++)
-        if (g->indptr[v + 1] < g->indptr[v])
+        if (g->indptr[v + 1] < g->indptr[v]) {
+            /* the degree is printed only where the difference fits an int64: indptr[v] =
+             * INT64_MAX, indptr[v+1] = INT64_MIN would overflow it */
+            int64_t deg;
+            if (__builtin_sub_overflow(g->indptr[v + 1], g->indptr[v], &deg))
+                return gnn_err_set(err, GNN_ERR_RANGE,
+                                   "%s: section 'indptr': vertex %lld has a negative degree (indptr %lld -> %lld)", what,
+                                   (long long)v, (long long)g->indptr[v], (long long)g->indptr[v + 1]);
             return gnn_err_set(err, GNN_ERR_RANGE,
                                "%s: section 'indptr': vertex %lld has negative degree %lld (indptr %lld -> %lld)", what,
-                               (long long)v, (long long)(g->indptr[v + 1] - g->indptr[v]), (long long)g->indptr[v],
-                               (long long)g->indptr[v + 1]);
+                               (long long)v, (long long)deg, (long long)g->indptr[v], (long long)g->indptr[v + 1]);
+        }
     if (g->indptr[g->n] != g->nnz)
         return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section 'indptr': indptr[n] is %lld, expected nnz = %lld", what,
                            (long long)g->indptr[g->n], (long long)g->nnz);
@@ -50,6 +57,10 @@ static gnn_status validate_values(const gnn_dataset *ds, const char *what, gnn_e
     if (f < 0 || c < 0 || c > INT32_MAX)
         return gnn_err_set(err, GNN_ERR_RANGE, "%s: section 'header': num_features %lld, num_classes %lld", what,
                            (long long)f, (long long)c);
+    if (c > (n > GNN_CLASSES_ANY ? n : GNN_CLASSES_ANY))
+        return gnn_err_set(err, GNN_ERR_RANGE,
+                           "%s: section 'header': num_classes %lld for %lld vertices: a dataset has at most max(n, %d) "
+                           "classes", what, (long long)c, (long long)n, GNN_CLASSES_ANY);
     if (f > 0 && !ds->feat)
         return gnn_err_set(err, GNN_ERR_INVAL, "%s: section 'features': %lld features but no array", what, (long long)f);
     for (int64_t v = 0; f > 0 && v < n; v++) {
@@ -137,9 +148,9 @@ gnn_status gnn_dataset_open(gnn_dataset *ds, const char *spec, gnn_err *err)
     if (!strcmp(kind, "builtin"))
         return gnn_dataset_builtin(ds, err);
     if (!strcmp(kind, "text"))
-        return gnn_import_text(ds, spec, err);
+        return gnn_import_text(ds, spec, NULL, err);
     if (!strcmp(kind, "ogb"))
-        return gnn_import_ogb(ds, spec, err);
+        return gnn_import_ogb(ds, spec, NULL, err);
     return gnn_dataset_load(ds, spec, err);
 }
 

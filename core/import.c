@@ -29,7 +29,12 @@ typedef struct line_reader {
     char *buf;      /* the current line, NUL-terminated, without its '\n' (and '\r') */
     size_t cap;
     int64_t lineno; /* 1-based number of the current line */
+    unsigned char *chunk; /* decompressed bytes not yet split into lines: [pos, end) */
+    size_t pos, end;
+    int eof;
 } line_reader;
+
+#define LR_CHUNK ((size_t)1 << 18)
 
 static gnn_status lr_open(line_reader *lr, const char *path, gnn_err *err)
 {
@@ -41,9 +46,14 @@ static gnn_status lr_open(line_reader *lr, const char *path, gnn_err *err)
     gzbuffer(lr->f, 1 << 18);
     lr->cap = 4096;
     lr->buf = malloc(lr->cap);
-    if (!lr->buf) {
+    lr->chunk = malloc(LR_CHUNK);
+    if (!lr->buf || !lr->chunk) {
         gzclose(lr->f);
         lr->f = NULL;
+        free(lr->buf);
+        free(lr->chunk);
+        lr->buf = NULL;
+        lr->chunk = NULL;
         return gnn_err_set(err, GNN_ERR_NOMEM, "%s: out of memory for a line buffer", path);
     }
     return GNN_OK;
@@ -54,41 +64,67 @@ static void lr_close(line_reader *lr)
     if (lr->f)
         gzclose(lr->f);
     free(lr->buf);
+    free(lr->chunk);
     lr->f = NULL;
     lr->buf = NULL;
+    lr->chunk = NULL;
 }
 
 /* Next line into lr->buf. Returns 1 (a line), 0 (end of file) or a negative gnn_status
- * (read or gzip error, message in err). Lines of any length are read whole. */
+ * (read or gzip error, or a NUL byte, message in err). Lines of any length are read whole.
+ * The bytes are read with gzread and split here, not with gzgets: gzgets copies a NUL byte
+ * into the line and reports no length, so a NUL in a last line without '\n' cut the line
+ * short unseen, and whatever followed it was lost. A NUL is an error wherever it appears. */
 static int lr_next(line_reader *lr, gnn_err *err)
 {
     size_t len = 0;
+    int have = 0; /* any byte of this line read, its '\n' included */
     for (;;) {
-        if (!gzgets(lr->f, lr->buf + len, (int)(lr->cap - len > INT32_MAX ? INT32_MAX : lr->cap - len)))
-            break;
-        len += strlen(lr->buf + len);
-        if (len > 0 && lr->buf[len - 1] == '\n')
-            break;
-        if (len + 1 < lr->cap) {
-            /* a short piece without newline is the end of the file, unless a NUL byte cut it */
-            if (gzeof(lr->f))
+        if (lr->pos == lr->end) {
+            if (lr->eof)
                 break;
+            const int got = gzread(lr->f, lr->chunk, (unsigned)LR_CHUNK);
+            int zerr = Z_OK;
+            const char *zmsg = gzerror(lr->f, &zerr);
+            /* a truncated gzip stream gives its data, then 0 with Z_BUF_ERROR: an error, not
+             * a short file */
+            if (got < 0 || (got == 0 && zerr != Z_OK && zerr != Z_STREAM_END))
+                return -(int)gnn_err_set(err, zerr == Z_ERRNO ? GNN_ERR_IO : GNN_ERR_FORMAT, "%s:%lld: read error: %s",
+                                         lr->path, (long long)lr->lineno + 1, zerr == Z_ERRNO ? strerror(errno) : zmsg);
+            if (got == 0) {
+                lr->eof = 1;
+                break;
+            }
+            lr->pos = 0;
+            lr->end = (size_t)got;
+        }
+        const unsigned char *at = lr->chunk + lr->pos;
+        const unsigned char *nl = memchr(at, '\n', lr->end - lr->pos);
+        const size_t take = nl ? (size_t)(nl - at) + 1 : lr->end - lr->pos;
+        if (memchr(at, '\0', take))
             return -(int)gnn_err_set(err, GNN_ERR_FORMAT, "%s:%lld: a NUL byte in a text file (binary data?)", lr->path,
                                      (long long)lr->lineno + 1);
+        if (len + take + 1 > lr->cap) {
+            size_t cap = lr->cap;
+            while (len + take + 1 > cap)
+                cap *= 2;
+            char *nb = realloc(lr->buf, cap);
+            if (!nb)
+                return -(int)gnn_err_set(err, GNN_ERR_NOMEM, "%s:%lld: line too long", lr->path,
+                                         (long long)lr->lineno + 1);
+            lr->buf = nb;
+            lr->cap = cap;
         }
-        char *nb = realloc(lr->buf, lr->cap * 2);
-        if (!nb)
-            return -(int)gnn_err_set(err, GNN_ERR_NOMEM, "%s:%lld: line too long", lr->path, (long long)lr->lineno + 1);
-        lr->buf = nb;
-        lr->cap *= 2;
+        memcpy(lr->buf + len, at, take);
+        len += take;
+        lr->pos += take;
+        have = 1;
+        if (nl)
+            break;
     }
-    int zerr = Z_OK;
-    const char *zmsg = gzerror(lr->f, &zerr);
-    if (zerr != Z_OK && zerr != Z_STREAM_END)
-        return -(int)gnn_err_set(err, zerr == Z_ERRNO ? GNN_ERR_IO : GNN_ERR_FORMAT, "%s:%lld: read error: %s", lr->path,
-                                 (long long)lr->lineno + 1, zerr == Z_ERRNO ? strerror(errno) : zmsg);
-    if (len == 0)
+    if (!have)
         return 0;
+    lr->buf[len] = '\0';
     lr->lineno++;
     while (len > 0 && (lr->buf[len - 1] == '\n' || lr->buf[len - 1] == '\r'))
         lr->buf[--len] = '\0';
@@ -109,11 +145,43 @@ static gnn_status lr_fail(const line_reader *lr, gnn_status s, const char *reaso
     return gnn_err_set(err, s, "%s:%lld: %s (got '%s')", lr->path, (long long)lr->lineno, reason, shown);
 }
 
+/* A vertex id that would make the graph larger than the limit, at the current line. */
+static gnn_status id_above_limit(const line_reader *lr, int64_t id, int64_t max_v, gnn_err *err)
+{
+    char why[200];
+    snprintf(why, sizeof why,
+             "vertex id %lld needs %lld vertices, above the limit of %lld (gnnref convert --max-vertices N raises it)",
+             (long long)id, (long long)id + 1, (long long)max_v);
+    return lr_fail(lr, GNN_ERR_RANGE, why, err);
+}
+
 static int is_blank(const char *s)
 {
     while (*s == ' ' || *s == '\t')
         s++;
     return *s == '\0';
+}
+
+/* ==== limits ==== */
+
+static int64_t max_vertices_of(const gnn_import_options *opt)
+{
+    return opt ? opt->max_vertices : GNN_IMPORT_MAX_VERTICES;
+}
+
+/* The message for a vertex count above the limit, from `what` (the file and its claim). */
+static gnn_status too_many_vertices(const char *what, int64_t n, int64_t max_v, gnn_err *err)
+{
+    return gnn_err_set(err, GNN_ERR_RANGE,
+                       "%s: %lld vertices, above the limit of %lld (gnnref convert --max-vertices N raises it; "
+                       "docs/formats.md, \"Limits\")",
+                       what, (long long)n, (long long)max_v);
+}
+
+void gnn_import_defaults(gnn_import_options *o)
+{
+    if (o)
+        o->max_vertices = GNN_IMPORT_MAX_VERTICES;
 }
 
 /* ==== strict field parsing ==== */
@@ -497,12 +565,17 @@ static gnn_status read_text_labels(const char *path, int64_t n, int64_t c, int32
     return st;
 }
 
-static gnn_status import_text_body(gnn_dataset *ds, const char *dir, gnn_err *err)
+static gnn_status import_text_body(gnn_dataset *ds, const char *dir, int64_t max_v, gnn_err *err)
 {
     text_meta m;
     gnn_status st = read_meta(dir, &m, err);
     if (st)
         return st;
+    if (m.n > max_v) {
+        char what[PATH_CAP + 48];
+        snprintf(what, sizeof what, "%s/meta.txt: num_nodes", dir);
+        return too_many_vertices(what, m.n, max_v, err);
+    }
     char path[PATH_CAP];
     i64_vec src = { 0 }, dst = { 0 };
     if ((st = join(path, dir, "edges.txt", err)) || (st = read_text_edges(path, m.n, &src, &dst, err)))
@@ -570,14 +643,26 @@ out:
     return st;
 }
 
-gnn_status gnn_import_text(gnn_dataset *ds, const char *dir, gnn_err *err)
+static gnn_status check_import_args(const void *ds, const char *path, const gnn_import_options *opt,
+                                    const char *what, gnn_err *err)
 {
-    if (!ds || !dir)
-        return gnn_err_set(err, GNN_ERR_INVAL, "import text: NULL argument");
+    if (!ds || !path)
+        return gnn_err_set(err, GNN_ERR_INVAL, "import %s: NULL argument", what);
+    if (opt && (opt->max_vertices < 1 || opt->max_vertices > MAX_ID + 1))
+        return gnn_err_set(err, GNN_ERR_INVAL, "import %s: max_vertices %lld outside [1, 2^40]", what,
+                           (long long)opt->max_vertices);
+    return GNN_OK;
+}
+
+gnn_status gnn_import_text(gnn_dataset *ds, const char *dir, const gnn_import_options *opt, gnn_err *err)
+{
+    gnn_status ast = check_import_args(ds, dir, opt, "text", err);
+    if (ast)
+        return ast;
     memset(ds, 0, sizeof *ds);
     ds->owns_arrays = 1; /* so gnn_dataset_free cleans up a partial import */
     set_name(ds, dir, 0);
-    gnn_status st = import_text_body(ds, dir, err);
+    gnn_status st = import_text_body(ds, dir, max_vertices_of(opt), err);
     if (!st)
         st = gnn_dataset_validate(ds, dir, err);
     if (st)
@@ -588,7 +673,8 @@ gnn_status gnn_import_text(gnn_dataset *ds, const char *dir, gnn_err *err)
 /* ==== OGB raw CSV ==== */
 
 /* "u,v" rows; ids >= 0 and <= MAX_ID (n is known only later). */
-static gnn_status read_ogb_edges(const char *path, i64_vec *src, i64_vec *dst, int64_t *max_id, gnn_err *err)
+static gnn_status read_ogb_edges(const char *path, int64_t max_v, i64_vec *src, i64_vec *dst, int64_t *max_id,
+                                 gnn_err *err)
 {
     line_reader lr;
     gnn_status st = lr_open(&lr, path, err);
@@ -607,6 +693,10 @@ static gnn_status read_ogb_edges(const char *path, i64_vec *src, i64_vec *dst, i
         }
         if (u < 0 || v < 0 || u > MAX_ID || v > MAX_ID) {
             st = lr_fail(&lr, GNN_ERR_RANGE, "vertex id negative or above 2^40", err);
+            break;
+        }
+        if (u >= max_v || v >= max_v) {
+            st = id_above_limit(&lr, u > v ? u : v, max_v, err);
             break;
         }
         if (vec_push(src, u) || vec_push(dst, v)) {
@@ -832,7 +922,7 @@ static gnn_status ogb_dirs(const char *dir, char *raw, char *split_root, gnn_err
     return gnn_err_set(err, GNN_ERR_IO, "%s: no edge.csv[.gz] here or in %s/raw (OGB layout)", dir, dir);
 }
 
-static gnn_status import_ogb_body(gnn_dataset *ds, const char *dir, gnn_err *err)
+static gnn_status import_ogb_body(gnn_dataset *ds, const char *dir, int64_t max_v, gnn_err *err)
 {
     char raw[PATH_CAP], split_root[PATH_CAP], path[PATH_CAP];
     gnn_status st = ogb_dirs(dir, raw, split_root, err);
@@ -846,11 +936,15 @@ static gnn_status import_ogb_body(gnn_dataset *ds, const char *dir, gnn_err *err
         if ((st = read_ogb_num_nodes(path, &n, err)))
             goto out;
         n_from = "num-node-list.csv";
+        if (n > max_v) {
+            st = too_many_vertices(path, n, max_v, err);
+            goto out;
+        }
     }
     find_maybe_gz(path, raw, "edge.csv");
     char edge_path[PATH_CAP];
     memcpy(edge_path, path, PATH_CAP);
-    if ((st = read_ogb_edges(edge_path, &src, &dst, &max_id, err)))
+    if ((st = read_ogb_edges(edge_path, max_v, &src, &dst, &max_id, err)))
         goto out;
     int have_feat = find_maybe_gz(path, raw, "node-feat.csv");
     if (have_feat && (st = read_ogb_features(path, &feat, &rows, &width, err)))
@@ -870,6 +964,12 @@ static gnn_status import_ogb_body(gnn_dataset *ds, const char *dir, gnn_err *err
         n = lab.len, n_from = "the lines of node-label.csv";
     if (n < 0)
         n = max_id + 1;
+    if (n > max_v) { /* the rows of node-feat.csv or the lines of node-label.csv */
+        char what[PATH_CAP + 64];
+        snprintf(what, sizeof what, "%s (the vertex count from %s)", dir, n_from);
+        st = too_many_vertices(what, n, max_v, err);
+        goto out;
+    }
     if (have_lab && lab.len != n) {
         st = gnn_err_set(err, GNN_ERR_FORMAT, "%s: %lld lines, expected %lld nodes (from %s)", label_path,
                          (long long)lab.len, (long long)n, n_from);
@@ -911,10 +1011,11 @@ out:
     return st;
 }
 
-gnn_status gnn_import_ogb(gnn_dataset *ds, const char *dir, gnn_err *err)
+gnn_status gnn_import_ogb(gnn_dataset *ds, const char *dir, const gnn_import_options *opt, gnn_err *err)
 {
-    if (!ds || !dir)
-        return gnn_err_set(err, GNN_ERR_INVAL, "import ogb: NULL argument");
+    gnn_status ast = check_import_args(ds, dir, opt, "ogb", err);
+    if (ast)
+        return ast;
     memset(ds, 0, sizeof *ds);
     ds->owns_arrays = 1;
     set_name(ds, dir, 0);
@@ -930,7 +1031,7 @@ gnn_status gnn_import_ogb(gnn_dataset *ds, const char *dir, gnn_err *err)
                 set_name(ds, parent, 0);
         }
     }
-    gnn_status st = import_ogb_body(ds, dir, err);
+    gnn_status st = import_ogb_body(ds, dir, max_vertices_of(opt), err);
     if (!st)
         st = gnn_dataset_validate(ds, dir, err);
     if (st)
@@ -940,7 +1041,7 @@ gnn_status gnn_import_ogb(gnn_dataset *ds, const char *dir, gnn_err *err)
 
 /* ==== plain edge lists ==== */
 
-static gnn_status import_edgelist_body(gnn_dataset *ds, const char *path, gnn_err *err)
+static gnn_status import_edgelist_body(gnn_dataset *ds, const char *path, int64_t max_v, gnn_err *err)
 {
     line_reader lr;
     gnn_status st = lr_open(&lr, path, err);
@@ -964,6 +1065,10 @@ static gnn_status import_edgelist_body(gnn_dataset *ds, const char *path, gnn_er
             st = lr_fail(&lr, GNN_ERR_RANGE, "vertex id negative or above 2^40", err);
             break;
         }
+        if (u >= max_v || v >= max_v) {
+            st = id_above_limit(&lr, u > v ? u : v, max_v, err);
+            break;
+        }
         if (vec_push(&src, u) || vec_push(&dst, v)) {
             st = gnn_err_set(err, GNN_ERR_NOMEM, "%s: out of memory", path);
             break;
@@ -983,14 +1088,15 @@ static gnn_status import_edgelist_body(gnn_dataset *ds, const char *path, gnn_er
     return st;
 }
 
-gnn_status gnn_import_edgelist(gnn_dataset *ds, const char *path, gnn_err *err)
+gnn_status gnn_import_edgelist(gnn_dataset *ds, const char *path, const gnn_import_options *opt, gnn_err *err)
 {
-    if (!ds || !path)
-        return gnn_err_set(err, GNN_ERR_INVAL, "import edgelist: NULL argument");
+    gnn_status ast = check_import_args(ds, path, opt, "edgelist", err);
+    if (ast)
+        return ast;
     memset(ds, 0, sizeof *ds);
     ds->owns_arrays = 1;
     set_name(ds, path, 1);
-    gnn_status st = import_edgelist_body(ds, path, err);
+    gnn_status st = import_edgelist_body(ds, path, max_vertices_of(opt), err);
     if (!st)
         st = gnn_dataset_validate(ds, path, err);
     if (st)

@@ -49,7 +49,8 @@ static void part_path(char *buf, size_t cap, const char *dir, int64_t r)
     snprintf(buf, cap, "%s/part-%05lld.gnn", dir, (long long)r);
 }
 
-static void *xmalloc(size_t count, size_t size) { return gnn_malloc((count > 0 ? count : 1) * size); }
+/* count * size bytes, NULL when the product overflows: counts come from files. */
+static void *xmalloc(size_t count, size_t size) { return gnn_malloc_array(count > 0 ? count : 1, size); }
 
 /* Files of a partition set must be regular files: opening a FIFO would wait for a writer. */
 static gnn_status check_regular(const char *path, gnn_err *err)
@@ -408,6 +409,52 @@ static gnn_status get_hex(json_object *o, const char *key, int digits, uint64_t 
     return GNN_OK;
 }
 
+/* Checksums prove integrity, not sanity: a manifest and part files edited together, with every
+ * CRC recomputed, can claim any count. Before anything is allocated from them, every count is
+ * bounded by bytes that exist: each part file must have the size the manifest gives it (a stat,
+ * not a read), each file's counts must fit in that size (a solid vertex takes at least 16
+ * bytes, its indptr and vid_o entries; a halo 32, adding its halo pair; an edge 8), and the
+ * global counts must be the sums of the parts' (every vertex is solid in exactly one part, and
+ * its in-edges are stored there). So n, and with it every O(n) array of a rank, is at most the
+ * set's size on disk over 16. */
+static gnn_status check_counts(const char *dir, const gnn_part_manifest *m, const file_entry *files, gnn_err *err)
+{
+    int64_t n = 0, nnz = 0;
+    for (int64_t r = 0; r < m->k; r++) {
+        const file_entry *fe = &files[r];
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", dir, fe->name);
+        struct stat sb;
+        if (stat(path, &sb) != 0)
+            return gnn_err_set(err, GNN_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+        if (!S_ISREG(sb.st_mode))
+            return gnn_err_set(err, GNN_ERR_IO, "%s: not a regular file", path);
+        if ((int64_t)sb.st_size != fe->bytes)
+            return gnn_err_set(err, GNN_ERR_CHECKSUM,
+                               "%s: %lld bytes, the manifest says %lld: the file is truncated, corrupted or belongs to "
+                               "another partition set",
+                               path, (long long)sb.st_size, (long long)fe->bytes);
+        if (fe->n_solid > fe->bytes / 16 || fe->n_halo > fe->bytes / 32 || fe->nnz > fe->bytes / 8 ||
+            fe->n_solid > m->n || fe->n_halo > m->n)
+            return gnn_err_set(err, GNN_ERR_FORMAT,
+                               "%s/%s: files[%lld] claims %lld solid vertices, %lld halos and %lld edges; a %lld-byte "
+                               "file of a set of %lld vertices cannot hold them",
+                               dir, MANIFEST, (long long)r, (long long)fe->n_solid, (long long)fe->n_halo,
+                               (long long)fe->nnz, (long long)fe->bytes, (long long)m->n);
+        n += fe->n_solid; /* each term is at most a real file's size: no overflow */
+        nnz += fe->nnz;
+    }
+    if (n != m->n || nnz != m->nnz)
+        return gnn_err_set(err, GNN_ERR_FORMAT,
+                           "%s/%s: the dataset has %lld vertices and %lld edges, the parts %lld solid vertices and %lld "
+                           "edges: every vertex is solid in one part and its in-edges are stored there",
+                           dir, MANIFEST, (long long)m->n, (long long)m->nnz, (long long)n, (long long)nnz);
+    if (m->num_classes > (m->n > GNN_CLASSES_ANY ? m->n : GNN_CLASSES_ANY))
+        return gnn_err_set(err, GNN_ERR_FORMAT, "%s/%s: %lld classes for %lld vertices (at most max(n, %d))", dir,
+                           MANIFEST, (long long)m->num_classes, (long long)m->n, GNN_CLASSES_ANY);
+    return GNN_OK;
+}
+
 /* Parse and check dir/manifest.json; *files (k entries) allocated when files != NULL. */
 static gnn_status manifest_read(const char *dir, gnn_part_manifest *m, file_entry **files, gnn_err *err)
 {
@@ -580,6 +627,7 @@ static gnn_status manifest_read(const char *dir, gnn_part_manifest *m, file_entr
                 goto done;
             fe->crc = (uint32_t)u;
         }
+        st = check_counts(dir, m, *files, err);
     }
 done:
     if (st && files) {

@@ -49,6 +49,13 @@ void *gnn_calloc(size_t count, size_t size)
     return p;
 }
 
+void *gnn_malloc_array(size_t count, size_t size)
+{
+    if (size && count > SIZE_MAX / size)
+        return NULL;
+    return gnn_malloc(count * size);
+}
+
 void gnn_free(void *p) { free(p); }
 
 gnn_status gnn_tensor_alloc(gnn_tensor *t, int64_t rows, int64_t cols)

@@ -13,10 +13,7 @@
 
 #include "gnnref/sim.h"
 
-/* At most this many ranks: the fault key packs src * P + dst into 32 bits, and the
- * accounting matrices grow as P^2. Ranks are threads, so this is far beyond what one
- * machine runs usefully anyway. */
-#define SIM_MAX_RANKS 1024
+#define SIM_MAX_RANKS GNN_SIM_MAX_RANKS /* include/gnnref/sim.h says why */
 
 /* Philox `layer` field of the fault streams: blocking messages and async segments draw
  * from different streams (docs/simulator.md, "Fault model"). */

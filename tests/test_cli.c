@@ -191,6 +191,15 @@ START_TEST(train_json_report)
     };
     for (size_t i = 0; i < sizeof outs / sizeof outs[0]; i++)
         expect_usage_error(outs[i].cmd, outs[i].msg, out, sizeof out);
+    /* --ranks is bounded by the simulator's limit (GNN_SIM_MAX_RANKS): 4096 was accepted and
+     * then refused inside the simulator by a message that did not name the flag */
+    static const char *const too_many[] = {
+        "commcheck --backend sim --ranks 1025", "train --data builtin --backend sim --ranks 4096 --epochs 1",
+        "partcheck builtin --backend sim --ranks 2000",
+    };
+    for (size_t i = 0; i < sizeof too_many / sizeof too_many[0]; i++)
+        expect_usage_error(too_many[i], "--ranks", out, sizeof out);
+    ck_assert_ptr_nonnull(strstr(out, "1..1024"));
 }
 END_TEST
 

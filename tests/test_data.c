@@ -440,7 +440,7 @@ START_TEST(text_import_fixture)
 {
     gnn_dataset ds;
     gnn_err err;
-    ck_assert_msg(gnn_import_text(&ds, FIXTURES "/text_tiny", &err) == GNN_OK, "%s", err.msg);
+    ck_assert_msg(gnn_import_text(&ds, FIXTURES "/text_tiny", NULL, &err) == GNN_OK, "%s", err.msg);
     ck_assert_str_eq(ds.name, "text_tiny");
     ck_assert_int_eq(ds.graph.n, 6);
     ck_assert_int_eq(ds.graph.nnz, 8);
@@ -488,23 +488,23 @@ START_TEST(text_malformed_line)
     gnn_dataset ds;
     gnn_err err;
     const char *dir = text_copy_with("edges.txt", "0 1\n1 0\n1 x\n");
-    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_FORMAT);
+    ck_assert_int_eq(gnn_import_text(&ds, dir, NULL, &err), GNN_ERR_FORMAT);
     ck_assert_msg_has(err, "edges.txt:3: ");
     ck_assert_msg_has(err, "(got '1 x')");
     dir = text_copy_with("edges.txt", "0 1 2\n");
-    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_FORMAT);
+    ck_assert_int_eq(gnn_import_text(&ds, dir, NULL, &err), GNN_ERR_FORMAT);
     ck_assert_msg_has(err, "edges.txt:1: ");
     dir = text_copy_with("features.txt", "0 0 1\n0 0 1\n");
-    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_FORMAT); /* repeated entry */
+    ck_assert_int_eq(gnn_import_text(&ds, dir, NULL, &err), GNN_ERR_FORMAT); /* repeated entry */
     ck_assert_msg_has(err, "features.txt:2: ");
     dir = text_copy_with("labels.txt", "0\n1\n");
-    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_FORMAT); /* too few lines */
+    ck_assert_int_eq(gnn_import_text(&ds, dir, NULL, &err), GNN_ERR_FORMAT); /* too few lines */
     ck_assert_msg_has(err, "2 label lines, expected num_nodes = 6");
     dir = text_copy_with("meta.txt", "num_features 3\n");
-    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_FORMAT);
+    ck_assert_int_eq(gnn_import_text(&ds, dir, NULL, &err), GNN_ERR_FORMAT);
     ck_assert_msg_has(err, "num_nodes");
     dir = text_copy_with("edges.txt", "0 1\n1 0\n\x01\x02\n");
-    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_FORMAT);
+    ck_assert_int_eq(gnn_import_text(&ds, dir, NULL, &err), GNN_ERR_FORMAT);
 }
 END_TEST
 
@@ -513,19 +513,19 @@ START_TEST(text_bad_values)
     gnn_dataset ds;
     gnn_err err;
     const char *dir = text_copy_with("edges.txt", "0 1\n1 0\n1 6\n");
-    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_RANGE);
+    ck_assert_int_eq(gnn_import_text(&ds, dir, NULL, &err), GNN_ERR_RANGE);
     ck_assert_msg_has(err, "edges.txt:3: vertex id 6 outside [0, 6)");
     dir = text_copy_with("labels.txt", "0\n1\n0\n9\n-1\n0\n");
-    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_RANGE);
+    ck_assert_int_eq(gnn_import_text(&ds, dir, NULL, &err), GNN_ERR_RANGE);
     ck_assert_msg_has(err, "labels.txt:4: node 3 has label 9, expected -1 or [0, 2)");
     dir = text_copy_with("features.txt", "0 0 1\n2 1 nan\n");
-    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_NAN);
+    ck_assert_int_eq(gnn_import_text(&ds, dir, NULL, &err), GNN_ERR_NAN);
     ck_assert_msg_has(err, "features.txt:2: node 2 feature 1");
     dir = text_copy_with("val.txt", "1\n");
-    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_FORMAT);
+    ck_assert_int_eq(gnn_import_text(&ds, dir, NULL, &err), GNN_ERR_FORMAT);
     ck_assert_msg_has(err, "val.txt:1: vertex 1 is already in the train split");
     dir = text_copy_with("meta.txt", "num_nodes 6\nnum_features 3\nnum_classes 2\nnum_directed_edges 10\n");
-    ck_assert_int_eq(gnn_import_text(&ds, dir, &err), GNN_ERR_FORMAT);
+    ck_assert_int_eq(gnn_import_text(&ds, dir, NULL, &err), GNN_ERR_FORMAT);
     ck_assert_msg_has(err, "num_directed_edges 10");
 }
 END_TEST
@@ -613,10 +613,10 @@ START_TEST(ogb_import_gz_and_plain)
     ck_assert_msg(gnn_dataset_open(&a, tmp_path("gz"), &err) == GNN_OK, "%s", err.msg);
     check_ogb_tiny(&a);
     ck_assert_str_eq(a.name, "gz");
-    ck_assert_msg(gnn_import_ogb(&b, tmp_path("plain/raw"), &err) == GNN_OK, "%s", err.msg); /* DIR/raw works too */
+    ck_assert_msg(gnn_import_ogb(&b, tmp_path("plain/raw"), NULL, &err) == GNN_OK, "%s", err.msg); /* DIR/raw works too */
     check_ogb_tiny(&b);
     ck_assert_str_eq(b.name, "plain");
-    ck_assert_msg(gnn_import_ogb(&c, FIXTURES "/ogb_tiny", &err) == GNN_OK, "%s", err.msg);
+    ck_assert_msg(gnn_import_ogb(&c, FIXTURES "/ogb_tiny", NULL, &err) == GNN_OK, "%s", err.msg);
     check_ogb_tiny(&c);
     gnn_dataset_free(&a);
     gnn_dataset_free(&b);
@@ -630,23 +630,23 @@ START_TEST(ogb_bad_input)
     gnn_err err;
     write_ogb(tmp_path("o"), 1);
     write_gz(tmp_path("o/raw/node-feat.csv.gz"), "0.5,1\n-1\n3,4\n0,0\n");
-    ck_assert_int_eq(gnn_import_ogb(&ds, tmp_path("o"), &err), GNN_ERR_FORMAT);
+    ck_assert_int_eq(gnn_import_ogb(&ds, tmp_path("o"), NULL, &err), GNN_ERR_FORMAT);
     ck_assert_msg_has(err, "node-feat.csv.gz:2: row has 1 values, expected 2");
     write_gz(tmp_path("o/raw/node-feat.csv.gz"), "0.5,1\n-1,inf\n3,4\n0,0\n");
-    ck_assert_int_eq(gnn_import_ogb(&ds, tmp_path("o"), &err), GNN_ERR_NAN);
+    ck_assert_int_eq(gnn_import_ogb(&ds, tmp_path("o"), NULL, &err), GNN_ERR_NAN);
     ck_assert_msg_has(err, "node-feat.csv.gz:2: node 1 feature 1");
     write_gz(tmp_path("o/raw/node-feat.csv.gz"), "0.5,1\n-1,2\n3,4\n0,0\n");
     write_gz(tmp_path("o/raw/edge.csv.gz"), "0,1\n1,7\n");
-    ck_assert_int_eq(gnn_import_ogb(&ds, tmp_path("o"), &err), GNN_ERR_RANGE);
+    ck_assert_int_eq(gnn_import_ogb(&ds, tmp_path("o"), NULL, &err), GNN_ERR_RANGE);
     ck_assert_msg_has(err, "vertex id 7 outside [0, 4)");
     write_gz(tmp_path("o/raw/edge.csv.gz"), "0,1\n1;2\n");
-    ck_assert_int_eq(gnn_import_ogb(&ds, tmp_path("o"), &err), GNN_ERR_FORMAT);
+    ck_assert_int_eq(gnn_import_ogb(&ds, tmp_path("o"), NULL, &err), GNN_ERR_FORMAT);
     ck_assert_msg_has(err, "edge.csv.gz:2: expected 'u,v' (got '1;2')");
     /* a truncated gzip stream is an error, not a short file */
     write_gz(tmp_path("o/raw/edge.csv.gz"), "0,1\n1,2\n2,3\n0,2\n1,3\n0,3\n");
     blob b = read_blob(tmp_path("o/raw/edge.csv.gz"));
     write_blob(tmp_path("o/raw/edge.csv.gz"), b, b.len - 6);
-    ck_assert_int_ne(gnn_import_ogb(&ds, tmp_path("o"), &err), GNN_OK);
+    ck_assert_int_ne(gnn_import_ogb(&ds, tmp_path("o"), NULL, &err), GNN_OK);
     ck_assert_msg_has(err, "edge.csv.gz");
 }
 END_TEST
@@ -657,7 +657,7 @@ START_TEST(edgelist_import)
 {
     gnn_dataset ds;
     gnn_err err;
-    ck_assert_msg(gnn_import_edgelist(&ds, FIXTURES "/tiny.edges", &err) == GNN_OK, "%s", err.msg);
+    ck_assert_msg(gnn_import_edgelist(&ds, FIXTURES "/tiny.edges", NULL, &err) == GNN_OK, "%s", err.msg);
     ck_assert_str_eq(ds.name, "tiny");
     ck_assert_int_eq(ds.graph.n, 6);        /* max id 5 + 1 */
     ck_assert_int_eq(ds.graph.nnz, 8);      /* {0-1, 1-2, 2-0, 4-5} both ways */
@@ -669,10 +669,10 @@ START_TEST(edgelist_import)
     ck_assert_ptr_null(ds.labels);
     gnn_dataset_free(&ds);
     write_text(tmp_path("bad.edges"), "# ok\n0 1\n-3 2\n");
-    ck_assert_int_eq(gnn_import_edgelist(&ds, tmp_path("bad.edges"), &err), GNN_ERR_RANGE);
+    ck_assert_int_eq(gnn_import_edgelist(&ds, tmp_path("bad.edges"), NULL, &err), GNN_ERR_RANGE);
     ck_assert_msg_has(err, "bad.edges:3: ");
     write_text(tmp_path("bad.edges"), "0 1 0.5\n");
-    ck_assert_int_eq(gnn_import_edgelist(&ds, tmp_path("bad.edges"), &err), GNN_ERR_FORMAT);
+    ck_assert_int_eq(gnn_import_edgelist(&ds, tmp_path("bad.edges"), NULL, &err), GNN_ERR_FORMAT);
     ck_assert_msg_has(err, "bad.edges:1: expected two vertex ids 'u v' (got '0 1 0.5')");
 }
 END_TEST
@@ -980,6 +980,172 @@ START_TEST(cli_exit_codes)
 }
 END_TEST
 
+/* ==== what a file may claim: the robustness run's findings ==== */
+
+static void write_bytes(const char *path, const char *bytes, size_t len)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(bytes, 1, len, f), len);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* A NUL is an error wherever it appears: in a last line without '\n' it used to end the line
+ * unseen, and `0 1\n2 3\0 99 98` converted with exit 0, losing the edge 99-98. */
+START_TEST(text_nul_byte_anywhere)
+{
+    static const struct { const char *bytes; size_t len; int line; } cases[] = {
+        { "0 1\n2 3\0 99 98", 14, 2 },  /* the finding: last line, no newline */
+        { "0 1\n2 3\0 99 98\n", 15, 2 }, /* the same with a newline */
+        { "0 1\n2\0 3\n4 5\n", 12, 2 },  /* mid-file */
+        { "\0", 1, 1 },                   /* alone */
+        { "0 1\n\0", 5, 2 },              /* after the last newline */
+    };
+    gnn_dataset ds;
+    gnn_err err;
+    char want[64];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        write_bytes(tmp_path("nul.edges"), cases[i].bytes, cases[i].len);
+        ck_assert_int_eq(gnn_import_edgelist(&ds, tmp_path("nul.edges"), NULL, &err), GNN_ERR_FORMAT);
+        snprintf(want, sizeof want, "nul.edges:%d: a NUL byte", cases[i].line);
+        ck_assert_msg_has(err, want);
+    }
+    /* in the text layout's edges and the OGB edge list (gzipped: the NUL is in the
+     * decompressed bytes) */
+    const char *dir = text_copy_with("edges.txt", "0 1\n1 0\n");
+    char p[512];
+    snprintf(p, sizeof p, "%s/edges.txt", dir);
+    write_bytes(p, cases[0].bytes, cases[0].len);
+    ck_assert_int_eq(gnn_import_text(&ds, dir, NULL, &err), GNN_ERR_FORMAT);
+    ck_assert_msg_has(err, "edges.txt:2: a NUL byte");
+    const char *root = tmp_path("ogbnul");
+    write_ogb(root, 1);
+    snprintf(p, sizeof p, "%s/raw/edge.csv.gz", root);
+    gzFile g = gzopen(p, "wb");
+    ck_assert_ptr_nonnull(g);
+    ck_assert_int_eq(gzwrite(g, "0,1\n2,3\0,9", 10), 10);
+    ck_assert_int_eq(gzclose(g), Z_OK);
+    ck_assert_int_eq(gnn_import_ogb(&ds, root, NULL, &err), GNN_ERR_FORMAT);
+    ck_assert_msg_has(err, "edge.csv.gz:2: a NUL byte");
+    /* a file without NULs still reads its last line without a newline */
+    write_bytes(tmp_path("last.edges"), "0 1\n2 3", 7);
+    ck_assert_msg(gnn_import_edgelist(&ds, tmp_path("last.edges"), NULL, &err) == GNN_OK, "%s", err.msg);
+    ck_assert_int_eq(ds.graph.n, 4);
+    ck_assert_int_eq(ds.graph.nnz, 4);
+    gnn_dataset_free(&ds);
+}
+END_TEST
+
+/* indptr INT64_MAX then INT64_MIN: the degree does not fit an int64. The message used to
+ * compute it anyway (signed overflow: UBSan's report, and a nonsense degree in the release
+ * build); now it gives the two indptr values. */
+START_TEST(binary_degree_overflow_message)
+{
+    gnn_err err;
+    const char *path = saved_sbm("degov.gnn");
+    blob b = read_blob(path);
+    int64_t *indptr = (int64_t *)(void *)section_ptr(b, GNN_SEC_INDPTR);
+    indptr[1] = INT64_MAX;
+    indptr[2] = INT64_MIN;
+    refresh_crcs(b, GNN_SEC_INDPTR);
+    write_blob(path, b, b.len);
+    load_expect(path, GNN_ERR_RANGE, &err);
+    ck_assert_msg_has(err, "vertex 1 has a negative degree (indptr 9223372036854775807 -> -9223372036854775808)");
+}
+END_TEST
+
+/* A 648-byte file claiming 50,000,000 classes made `gnnref info` run 50 s in 3.5 GB. A dataset
+ * has at most max(n, GNN_CLASSES_ANY) classes. */
+START_TEST(binary_classes_bounded_by_vertices)
+{
+    gnn_err err;
+    const char *path = saved_sbm("classes.gnn"); /* 300 vertices, 5 classes */
+    const int64_t claims[] = { 50000000, GNN_CLASSES_ANY + 1, INT32_MAX };
+    for (size_t i = 0; i < sizeof claims / sizeof claims[0]; i++) {
+        blob b = read_blob(path);
+        for (int k = 0; k < 8; k++)
+            b.p[GNN_HDR_OFF_NUM_CLASSES + k] = (unsigned char)((uint64_t)claims[i] >> (8 * k));
+        put_le32(b.p + GNN_HDR_OFF_CRC, gnn_crc32c(0, b.p, GNN_HDR_OFF_CRC));
+        const char *forged = tmp_path("classes_forged.gnn");
+        write_blob(forged, b, b.len);
+        load_expect(forged, GNN_ERR_RANGE, &err);
+        ck_assert_msg_has(err, "num_classes");
+        ck_assert_msg_has(err, "for 300 vertices");
+    }
+    /* the floor: 300 vertices may carry up to 1024 classes (a partition part of a dataset with
+     * many classes); a larger graph as many as it has vertices */
+    gnn_dataset ds;
+    small_sbm(&ds);
+    ds.num_classes = GNN_CLASSES_ANY;
+    ck_assert_msg(gnn_dataset_save(&ds, tmp_path("c1024.gnn"), &err) == GNN_OK, "%s", err.msg);
+    ds.num_classes = GNN_CLASSES_ANY + 1;
+    ck_assert_int_eq(gnn_dataset_save(&ds, tmp_path("c1025.gnn"), &err), GNN_ERR_RANGE);
+    gnn_dataset_free(&ds);
+    if (getenv("GNN_TOOL")) {
+        char e[4096], args[1024];
+        snprintf(args, sizeof args, "info %s", tmp_path("classes_forged.gnn"));
+        ck_assert_int_eq(run_tool(args, e, sizeof e), 2);
+        ck_assert_msg(contains(e, "num_classes"), "%s", e);
+    }
+}
+END_TEST
+
+/* A 12-byte edge list `0 100000000` took 19 s and 2.35 GB and wrote 800 MB. Every importer
+ * refuses more than max_vertices vertices (default 2^24) before it allocates for them. */
+START_TEST(import_max_vertices)
+{
+    gnn_dataset ds;
+    gnn_err err;
+    write_text(tmp_path("big.edges"), "0 100000000");
+    ck_assert_int_eq(gnn_import_edgelist(&ds, tmp_path("big.edges"), NULL, &err), GNN_ERR_RANGE);
+    ck_assert_msg_has(err, "big.edges:1: vertex id 100000000 needs 100000001 vertices, above the limit of 16777216");
+    gnn_import_options o;
+    gnn_import_defaults(&o);
+    ck_assert_int_eq(o.max_vertices, (int64_t)1 << 24);
+    o.max_vertices = 100;
+    write_text(tmp_path("e.edges"), "0 99\n");
+    ck_assert_msg(gnn_import_edgelist(&ds, tmp_path("e.edges"), &o, &err) == GNN_OK, "%s", err.msg);
+    ck_assert_int_eq(ds.graph.n, 100);
+    gnn_dataset_free(&ds);
+    write_text(tmp_path("e.edges"), "0 99\n3 100\n");
+    ck_assert_int_eq(gnn_import_edgelist(&ds, tmp_path("e.edges"), &o, &err), GNN_ERR_RANGE);
+    ck_assert_msg_has(err, "e.edges:2: vertex id 100 needs 101 vertices, above the limit of 100");
+    o.max_vertices = 0;
+    ck_assert_int_eq(gnn_import_edgelist(&ds, tmp_path("e.edges"), &o, &err), GNN_ERR_INVAL);
+    /* text: num_nodes in meta.txt is the claim, checked before anything is allocated */
+    const char *dir = text_copy_with("meta.txt", "num_nodes 1000000000\nnum_features 3\nnum_classes 2\n");
+    ck_assert_int_eq(gnn_import_text(&ds, dir, NULL, &err), GNN_ERR_RANGE);
+    ck_assert_msg_has(err, "meta.txt: num_nodes: 1000000000 vertices, above the limit of 16777216");
+    /* OGB: num-node-list.csv, or the largest id in edge.csv */
+    const char *root = tmp_path("ogbbig");
+    write_ogb(root, 0);
+    char p[512];
+    snprintf(p, sizeof p, "%s/raw/num-node-list.csv", root);
+    write_text(p, "1000000000\n");
+    ck_assert_int_eq(gnn_import_ogb(&ds, root, NULL, &err), GNN_ERR_RANGE);
+    ck_assert_msg_has(err, "num-node-list.csv: 1000000000 vertices, above the limit of 16777216");
+    ck_assert_int_eq(unlink(p), 0);
+    snprintf(p, sizeof p, "%s/raw/edge.csv", root);
+    write_text(p, "0,1\n1,100000000\n");
+    ck_assert_int_eq(gnn_import_ogb(&ds, root, NULL, &err), GNN_ERR_RANGE);
+    ck_assert_msg_has(err, "edge.csv:2: vertex id 100000000 needs 100000001 vertices");
+    if (getenv("GNN_TOOL")) {
+        char e[4096], args[1024];
+        snprintf(args, sizeof args, "convert --format edgelist %s -o %s", tmp_path("big.edges"), tmp_path("big.gnn"));
+        ck_assert_int_eq(run_tool(args, e, sizeof e), 2);
+        ck_assert_msg(contains(e, "--max-vertices"), "%s", e);
+        ck_assert_int_eq(access(tmp_path("big.gnn"), F_OK), -1); /* nothing written */
+        snprintf(args, sizeof args, "convert --format edgelist %s -o %s --max-vertices 0", tmp_path("e.edges"),
+                 tmp_path("e.gnn"));
+        ck_assert_int_eq(run_tool(args, e, sizeof e), 2);
+        ck_assert_msg(contains(e, "--max-vertices"), "%s", e);
+        snprintf(args, sizeof args, "convert --format edgelist %s -o %s --max-vertices 101", tmp_path("e.edges"),
+                 tmp_path("e.gnn"));
+        ck_assert_int_eq(run_tool(args, e, sizeof e), 0);
+    }
+}
+END_TEST
+
 Suite *suite_data(void)
 {
     Suite *s = suite_create("data");
@@ -1014,6 +1180,10 @@ Suite *suite_data(void)
     tcase_add_test(tc, split_random_counts);
     tcase_add_test(tc, open_by_spec);
     tcase_add_test(tc, cli_exit_codes);
+    tcase_add_test(tc, text_nul_byte_anywhere);
+    tcase_add_test(tc, binary_degree_overflow_message);
+    tcase_add_test(tc, binary_classes_bounded_by_vertices);
+    tcase_add_test(tc, import_max_vertices);
     suite_add_tcase(s, tc);
     return s;
 }

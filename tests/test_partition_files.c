@@ -15,6 +15,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <json-c/json.h>
+#include "gnnref/crc32c.h"
 #include "gnnref/dataset.h"
 #include "gnnref/partition.h"
 #include "gnnref/tensor.h"
@@ -403,6 +405,148 @@ START_TEST(format_extension_sections)
 }
 END_TEST
 
+/* ---- forged counts ------------------------------------------------------------------------------
+ * Checksums prove integrity, not sanity. These sets are rewritten as someone who knows the format
+ * would: the manifest and every part's partmeta agree on a vertex count n, part 0 may claim
+ * another solid count, and every CRC (sections, header, whole file, manifest) is recomputed. The
+ * loader used to allocate n-sized arrays from such a claim: with n = 2^61 + 1, n * 8 wrapped to
+ * 8 bytes and the fill loop wrote past the end (SIGSEGV in `gnnref info DIR`); with n = 2^31 it
+ * allocated and touched 24 GB. */
+
+/* Rewrite part r's partmeta (N = n; N_SOLID = n_solid when >= 0) with every CRC recomputed;
+ * returns the new file's size and CRC32C through bytes and crc. */
+static void forge_part(const char *dir, int64_t r, int64_t n, int64_t n_solid, int64_t *bytes, uint32_t *crc)
+{
+    char path[700];
+    snprintf(path, sizeof path, "%s/part-%05lld.gnn", dir, (long long)r);
+    gnn_dataset ds;
+    gnn_err err = { "" };
+    ck_assert_msg(gnn_dataset_load(&ds, path, &err) == GNN_OK, "%s", err.msg);
+    int64_t meta[GNN_PARTMETA_COUNT];
+    int at = -1;
+    for (int i = 0; i < ds.num_ext; i++)
+        if (!strcmp(ds.ext[i].name, "partmeta"))
+            at = i;
+    ck_assert_int_ge(at, 0);
+    memcpy(meta, ds.ext[at].data, sizeof meta);
+    meta[GNN_PARTMETA_N] = n;
+    if (n_solid >= 0)
+        meta[GNN_PARTMETA_N_SOLID] = n_solid;
+    ds.ext[at].data = meta; /* borrowed for the save; the mapping is unchanged */
+    ck_assert_msg(gnn_dataset_save(&ds, path, &err) == GNN_OK, "%s", err.msg);
+    gnn_dataset_free(&ds);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    static unsigned char buf[1 << 20];
+    size_t got;
+    uint32_t c = 0;
+    int64_t total = 0;
+    while ((got = fread(buf, 1, sizeof buf, f)) > 0) {
+        c = gnn_crc32c(c, buf, got);
+        total += (int64_t)got;
+    }
+    fclose(f);
+    *bytes = total;
+    *crc = c;
+}
+
+/* Rewrite the set in dir (k parts): n everywhere, part 0's solid count n_solid0 when >= 0. */
+static void forge_set(const char *dir, int64_t k, int64_t n, int64_t n_solid0)
+{
+    char mpath[700];
+    snprintf(mpath, sizeof mpath, "%s/manifest.json", dir);
+    json_object *root = json_object_from_file(mpath), *x, *files;
+    ck_assert_ptr_nonnull(root);
+    ck_assert(json_object_object_get_ex(root, "dataset", &x));
+    json_object_object_add(x, "n", json_object_new_int64(n));
+    ck_assert(json_object_object_get_ex(root, "files", &files));
+    for (int64_t r = 0; r < k; r++) {
+        int64_t bytes;
+        uint32_t crc;
+        forge_part(dir, r, n, r == 0 ? n_solid0 : -1, &bytes, &crc);
+        json_object *e = json_object_array_get_idx(files, (size_t)r);
+        char hex[16];
+        snprintf(hex, sizeof hex, "0x%08x", crc);
+        json_object_object_add(e, "bytes", json_object_new_int64(bytes));
+        json_object_object_add(e, "crc32c", json_object_new_string(hex));
+        if (r == 0 && n_solid0 >= 0)
+            json_object_object_add(e, "n_solid", json_object_new_int64(n_solid0));
+    }
+    json_object_object_add(root, "manifest_crc32c", json_object_new_string("0x00000000"));
+    size_t len = 0;
+    const char *js = json_object_to_json_string_length(root, JSON_C_TO_STRING_PRETTY, &len);
+    char *text = malloc(len + 2);
+    ck_assert_ptr_nonnull(text);
+    memcpy(text, js, len);
+    text[len++] = '\n';
+    text[len] = '\0';
+    char *d = strstr(text, "\"manifest_crc32c\"");
+    ck_assert_ptr_nonnull(d);
+    d = strstr(d, "\"0x00000000\"");
+    ck_assert_ptr_nonnull(d);
+    char hex[9];
+    snprintf(hex, sizeof hex, "%08x", gnn_crc32c(0, text, len));
+    memcpy(d + 3, hex, 8);
+    FILE *f = fopen(mpath, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fwrite(text, 1, len, f), len);
+    fclose(f);
+    free(text);
+    json_object_put(root);
+}
+
+START_TEST(forged_counts_are_refused)
+{
+    gnn_dataset ds;
+    small_sbm(&ds, 300, 12);
+    gnn_part_options o;
+    gnn_part_defaults(&o);
+    o.method = GNN_PART_HASH;
+    o.k = 2;
+    gnn_partition P;
+    build(&P, &ds, &o);
+    const int64_t solid0 = P.parts[0].n_solid;
+    const struct { int64_t n, n_solid0; const char *what; } forged[] = {
+        { ((int64_t)1 << 61) + 1, -1, "n = 2^61 + 1 (n * 8 wraps to 8 bytes)" },
+        { ((int64_t)1 << 62) + 1, -1, "n = 2^62 + 1" },
+        { (int64_t)1 << 31, -1, "n = 2^31 (24 GB of tables)" },
+        { ((int64_t)1 << 61) + 1, ((int64_t)1 << 61) + 1 - (300 - solid0), "n = 2^61 + 1, part 0 as many solid" },
+        { (int64_t)1 << 31, ((int64_t)1 << 31) - (300 - solid0), "n = 2^31, part 0 as many solid" },
+    };
+    char dir[600];
+    for (size_t i = 0; i < sizeof forged / sizeof forged[0]; i++) {
+        snprintf(dir, sizeof dir, "%s", tmp("forged"));
+        gnn_err err = { "" };
+        ck_assert_msg(gnn_partition_save(dir, &P, &ds, NULL, &err) == GNN_OK, "%s", err.msg);
+        forge_set(dir, 2, forged[i].n, forged[i].n_solid0);
+        gnn_part_manifest m;
+        ck_assert_msg(gnn_partition_manifest_load(dir, &m, &err) == GNN_OK, "%s: %s", forged[i].what, err.msg);
+        ck_assert_int_eq(m.n, forged[i].n); /* the forgery is consistent: only the counts are insane */
+        must_fail(dir, 0, "manifest.json", forged[i].what);
+        must_fail(dir, 1, "manifest.json", forged[i].what);
+    }
+    /* the same forgery with the true n loads: the rewriting itself is sound */
+    gnn_err err = { "" };
+    ck_assert_msg(gnn_partition_save(dir, &P, &ds, NULL, &err) == GNN_OK, "%s", err.msg);
+    forge_set(dir, 2, 300, -1);
+    gnn_partition Q;
+    ck_assert_msg(gnn_partition_load(dir, &Q, NULL, NULL, &err) == GNN_OK, "%s", err.msg);
+    ck_assert_msg(gnn_partition_compare(&P, &Q, &err) == GNN_OK, "%s", err.msg);
+    gnn_partition_free(&Q);
+    /* what the robustness run saw: the tool exits 2 (bad input), not with a signal */
+    forge_set(dir, 2, ((int64_t)1 << 61) + 1, -1);
+    if (getenv("GNN_TOOL")) {
+        char args[800], out[4096];
+        snprintf(args, sizeof args, "info %s", dir);
+        expect_usage_error(args, "manifest.json", out, sizeof out);
+        snprintf(args, sizeof args, "train --partitions %s --backend sim --ranks 2 --epochs 1", dir);
+        expect_usage_error(args, "manifest.json", out, sizeof out);
+    }
+    gnn_partition_free(&P);
+    gnn_dataset_free(&ds);
+}
+END_TEST
+
 START_TEST(cli_writes_a_set)
 {
     NEED_TOOL();
@@ -493,6 +637,7 @@ Suite *suite_partition_files(void)
     tcase_add_test(tc, save_and_reload_bitwise);
     tcase_add_test(tc, every_flipped_byte_is_refused);
     tcase_add_test(tc, format_extension_sections);
+    tcase_add_test(tc, forged_counts_are_refused);
     tcase_add_test(tc, cli_writes_a_set);
     tcase_add_test(tc, block_ids_on_a_part);
     suite_add_tcase(s, tc);

@@ -40,6 +40,12 @@ typedef struct gnn_format_ext {
     uint32_t elem_size; /* 1, 2, 4 or 8 */
 } gnn_format_ext;
 
+/* What a header may claim is bounded by what the file holds (docs/formats.md, "Limits"): a
+ * dataset has at most max(n, GNN_CLASSES_ANY) classes, no more classes than vertices to label,
+ * so that a small file cannot make its readers allocate for millions of classes. The floor
+ * keeps tiny graphs and partition parts (which carry their whole dataset's count) valid. */
+#define GNN_CLASSES_ANY 1024
+
 typedef struct gnn_dataset {
     char name[64];
     gnn_csr graph;         /* in-neighbors: row v lists sources u of edges u -> v */
@@ -121,10 +127,19 @@ gnn_status gnn_dataset_split_storage(gnn_dataset *ds, gnn_err *err);
  *   num-node-list.csv, split/<name>/{train,valid,test}.csv, each optionally .gz);
  *   edges symmetrized and deduplicated;
  * - edgelist: "u v" lines, '#' or '%' comments, n = max id + 1; symmetrized, deduplicated,
- *   self-loops dropped; no features, labels or split. */
-gnn_status gnn_import_text(gnn_dataset *ds, const char *dir, gnn_err *err);     /* shared/datasets layout */
-gnn_status gnn_import_ogb(gnn_dataset *ds, const char *dir, gnn_err *err);      /* OGB raw CSV, .gz or not */
-gnn_status gnn_import_edgelist(gnn_dataset *ds, const char *path, gnn_err *err); /* "u v" lines, '#' comments */
+ *   self-loops dropped; no features, labels or split.
+ * A text file's vertex count is a claim (an id, num_nodes): a 12-byte edge list "0 100000000"
+ * would cost 800 MB of indptr. So every importer refuses more than opt->max_vertices vertices
+ * before it allocates for them, naming the file, the line and the limit (GNN_ERR_RANGE). */
+#define GNN_IMPORT_MAX_VERTICES ((int64_t)1 << 24) /* the default: 16,777,216 (Graph500 scale 24) */
+typedef struct gnn_import_options {
+    int64_t max_vertices; /* 1 .. 2^40 */
+} gnn_import_options;
+void gnn_import_defaults(gnn_import_options *o);
+/* opt may be NULL: the defaults */
+gnn_status gnn_import_text(gnn_dataset *ds, const char *dir, const gnn_import_options *opt, gnn_err *err);
+gnn_status gnn_import_ogb(gnn_dataset *ds, const char *dir, const gnn_import_options *opt, gnn_err *err);
+gnn_status gnn_import_edgelist(gnn_dataset *ds, const char *path, const gnn_import_options *opt, gnn_err *err);
 
 /* Open anything: "builtin", a native file, a text-layout directory (meta.txt) or an OGB directory. */
 gnn_status gnn_dataset_open(gnn_dataset *ds, const char *spec, gnn_err *err);

@@ -27,6 +27,11 @@
 extern "C" {
 #endif
 
+/* At most this many ranks: the fault key packs src * P + dst into 32 bits, and the
+ * accounting matrices grow as P^2. Ranks are threads, so this is far beyond what one
+ * machine runs usefully anyway. */
+#define GNN_SIM_MAX_RANKS 1024
+
 typedef struct gnn_sim_faults {
     uint64_t seed;      /* fault decisions: Philox (seed, GNN_TAG_FAULT, step, id) per message */
     double drop_p;      /* asynchronous segments dropped with this probability */

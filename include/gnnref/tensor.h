@@ -18,6 +18,7 @@ extern "C" {
 /* Aligned allocation; size 0 returns a valid unique pointer. Free with gnn_free. */
 void *gnn_malloc(size_t bytes);
 void *gnn_calloc(size_t count, size_t size); /* zeroed; checks count*size overflow */
+void *gnn_malloc_array(size_t count, size_t size); /* not zeroed; NULL when count*size overflows */
 void gnn_free(void *p);
 /* The same, 2 MiB aligned with a transparent-huge-page hint (gnn_malloc does this by itself
  * from 4 MiB up). Free with gnn_free. */
