@@ -185,6 +185,9 @@ static void visit(const gnn_oracle_case *c, const gnn_oracle_result *r, void *us
         json_object_object_add(o, "outcome", json_object_new_string(gnn_oracle_outcome_str(r->outcome)));
         json_object_object_add(o, "detail", json_object_new_string(r->detail));
         json_object_object_add(o, "seconds", json_object_new_double(r->seconds));
+        char dig[16];
+        snprintf(dig, sizeof dig, "0x%08x", r->digest); /* CRC32C of the outputs: equal across refactors */
+        json_object_object_add(o, "digest", json_object_new_string(dig));
         json_object_array_add(st->results, o);
     }
 }
