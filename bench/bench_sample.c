@@ -268,7 +268,8 @@ static int check_case(sample_case *c, int grp)
     const gnn_sample_params base = params_of(c, 0);
     int ok = 0;
     gnn_sampler *s = NULL;
-    gnn_status st = gnn_sampler_create(&s, &g_topo, c->variant, (int)c->idmap);
+    gnn_status st = gnn_sampler_create(&s, &gnn_sampler_cpu, &g_topo,
+                                       &(gnn_sampler_options){ c->variant, (int)c->idmap });
     if (st) {
         snprintf(c->msg, sizeof c->msg, "gnn_sampler_create: %s", gnn_status_str(st));
         goto done;
@@ -341,7 +342,8 @@ static void sample_bench(void *st, void *arg)
     }
     gnn_sampler *s = NULL;
     gnn_status rc = GNN_OK;
-    if (c->opt && (rc = gnn_sampler_create(&s, &g_topo, c->variant, (int)c->idmap))) {
+    if (c->opt && (rc = gnn_sampler_create(&s, &gnn_sampler_cpu, &g_topo,
+                                                  &(gnn_sampler_options){ c->variant, (int)c->idmap }))) {
         skip(st, gnn_status_str(rc));
         return;
     }

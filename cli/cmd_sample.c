@@ -17,6 +17,7 @@
 #include "cli/cli.h"
 #include "gnnref/dataset.h"
 #include "gnnref/idmap.h"
+#include "gnnref/impl.h"
 #include "gnnref/rng.h"
 #include "gnnref/sample.h"
 #include "gnnref/tensor.h"
@@ -239,12 +240,13 @@ int gnn_cmd_sample(int argc, char **argv)
         printf("note: --variant and --idmap apply to --impl opt only; the reference path ignores them\n");
 
     double setup_s = 0.0;
-    if (impl_opt) {
+    {
+        const gnn_impl *impl = gnn_impl_select(impl_opt ? "opt" : "ref");
         const double t0 = now_s();
-        st = gnn_sampler_create(&sampler, g, variant, (int)idmap);
+        st = gnn_sampler_create(&sampler, impl->sampler, g, &(gnn_sampler_options){ variant, (int)idmap });
         setup_s = now_s() - t0;
         if (st) {
-            rc = cli_error(cli_status_code(st), "cannot create the %s/%s sampler: %s", variant_name, idmap_name,
+            rc = cli_error(cli_status_code(st), "cannot create the %s sampler: %s", impl->sampler->name,
                            gnn_status_str(st));
             goto done;
         }
@@ -269,10 +271,7 @@ int gnn_cmd_sample(int argc, char **argv)
         const int64_t bn = pos * batch + batch <= n_seeds ? batch : n_seeds - pos * batch;
         base.step = (uint32_t)t;
         const double t0 = now_s();
-        if (impl_opt)
-            st = gnn_sampler_blocks(sampler, bs, bn, fanouts, L, &base, blk);
-        else
-            st = gnn_sample_blocks(&gnn_sample_ref, g, bs, bn, fanouts, L, &base, blk);
+        st = gnn_sampler_blocks(sampler, bs, bn, fanouts, L, &base, blk);
         seconds += now_s() - t0;
         if (st) {
             rc = cli_error(cli_status_code(st), "sampling batch %lld failed: %s", (long long)t, gnn_status_str(st));

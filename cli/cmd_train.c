@@ -13,6 +13,7 @@
 #include <string.h>
 #include "cli/backend.h"
 #include "gnnref/dataset.h"
+#include "gnnref/impl.h"
 #include "gnnref/partition.h"
 #include "gnnref/train.h"
 #include "gnnref/train_part.h"
@@ -252,7 +253,7 @@ static json_object *train_report(const train_job *J, const gnn_train_result *res
                                : NULL);
     json_object_object_add(cfg, "attn_dropout", gat ? json_object_new_double(c.attn_dropout) : NULL);
     json_object_object_add(cfg, "gat_slope", gat ? json_object_new_double(c.gat_slope) : NULL);
-    json_object_object_add(cfg, "impl", json_object_new_string(c.impl_opt ? "opt" : "ref"));
+    json_object_object_add(cfg, "impl", json_object_new_string(c.impl->name));
     json_object_object_add(cfg, "threads", json_object_new_int(J->nthreads));
     json_object_object_add(cfg, "eval_every", json_object_new_int(c.eval_every));
     /* a saved set carries its split: the fractions it was made with, if any */
@@ -352,7 +353,7 @@ static void print_header(const train_job *J, const gnn_train_config *c, int P)
            "batch=%lld impl=%s threads=%d seed=%llu backend=%s ranks=%d",
            job_dataset(J), (long long)n, (long long)nnz, (long long)f, (long long)classes, J->model,
            gnn_mode_name(c->mode), c->layers, (long long)c->hidden,
-           c->mode == GNN_MODE_FULLBATCH ? (long long)n : (long long)c->batch, c->impl_opt ? "opt" : "ref",
+           c->mode == GNN_MODE_FULLBATCH ? (long long)n : (long long)c->batch, c->impl->name,
            J->nthreads, (unsigned long long)c->seed, J->backend->name, P);
     if (J->remote >= 0 && J->parts_dir)
         printf(" remote=%s parts=%s", gnn_remote_name(J->remote), J->parts_dir);
@@ -518,7 +519,7 @@ static gnn_status prepare_parts(void *arg, int P, gnn_err *err)
     J->po.k = P;
     st = gnn_partition_assign(&ds->graph, ds->split, &J->po, part, NULL, err);
     if (!st)
-        st = gnn_partition_build_cpu(&J->full, &ds->graph, ds->split, part, P, err);
+        st = J->cfg.impl->partition->build(&J->full, &ds->graph, ds->split, part, P, err);
     free(part);
     return st;
 }
@@ -788,11 +789,7 @@ int gnn_cmd_train(int argc, char **argv)
             have_split = 1;
             break;
         case 'i':
-            if (!strcmp(optarg, "ref"))
-                c.impl_opt = 0;
-            else if (!strcmp(optarg, "opt") || !strcmp(optarg, "cpu"))
-                c.impl_opt = 1;
-            else
+            if (!(c.impl = gnn_impl_select(!strcmp(optarg, "cpu") ? "opt" : optarg)))
                 return cli_error(CLI_USAGE, "--impl '%s': expected ref or opt", optarg);
             break;
         case 't':

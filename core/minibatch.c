@@ -1,8 +1,11 @@
-/* core/minibatch.c -- multi-layer sampling glue (DGL's MultiLayerNeighborSampler order) and
- * the synthetic edge weights used by measurements.
+/* core/minibatch.c -- multi-layer sampling glue (DGL's MultiLayerNeighborSampler order), the
+ * sampler objects' checked entry points (sample.h: create, layer, blocks, destroy, dispatched
+ * to an implementation's gnn_sampler_ops) and the synthetic edge weights used by measurements.
  * blocks[L-1] has the seeds as dst and fanout fanouts[L-1]; the src vertices of blocks[l+1]
  * are the dst vertices (the seeds) of blocks[l]. The RNG layer index is the block's model layer. */
+#include <stdlib.h>
 #include <string.h>
+#include "gnnref/idmap.h"
 #include "gnnref/rng.h"
 #include "gnnref/sample.h"
 
@@ -54,6 +57,94 @@ gnn_status gnn_sample_blocks(const gnn_sample_ops *ops, const gnn_csr *g, const 
         return GNN_ERR_INVAL;
     ops_ctx c = { ops, g };
     return gnn_sample_layers(ops_layer, &c, seeds, n_seeds, fanouts, L, base, blocks);
+}
+
+/* ---- sampler objects ------------------------------------------------------------------------ */
+
+struct gnn_sampler {
+    const gnn_sampler_ops *ops;
+    void *state; /* the implementation's object */
+};
+
+const char *gnn_sampler_variant_name(gnn_sampler_variant v)
+{
+    return v == GNN_SAMPLER_FUSED ? "fused" : v == GNN_SAMPLER_UNFUSED ? "unfused" : "unknown";
+}
+
+void gnn_sampler_defaults(gnn_sampler_options *o)
+{
+    if (!o)
+        return;
+    o->variant = GNN_SAMPLER_FUSED;
+    o->idmap = GNN_IDMAP_DENSE;
+}
+
+gnn_status gnn_sampler_create(gnn_sampler **out, const gnn_sampler_ops *ops, const gnn_csr *g,
+                              const gnn_sampler_options *o)
+{
+    if (!out)
+        return GNN_ERR_INVAL;
+    *out = NULL;
+    gnn_sampler_options def;
+    if (!o) {
+        gnn_sampler_defaults(&def);
+        o = &def;
+    }
+    if (!ops || !ops->create || !ops->layer || !ops->destroy || !g ||
+        (o->variant != GNN_SAMPLER_FUSED && o->variant != GNN_SAMPLER_UNFUSED) || o->idmap < 0 ||
+        o->idmap >= GNN_IDMAP_KIND_COUNT)
+        return GNN_ERR_INVAL;
+    gnn_sampler *s = calloc(1, sizeof *s);
+    if (!s)
+        return GNN_ERR_NOMEM;
+    s->ops = ops;
+    gnn_status st = ops->create(&s->state, g, o);
+    if (st) {
+        free(s);
+        return st;
+    }
+    *out = s;
+    return GNN_OK;
+}
+
+void gnn_sampler_destroy(gnn_sampler *s)
+{
+    if (!s)
+        return;
+    s->ops->destroy(s->state);
+    free(s);
+}
+
+const gnn_sampler_ops *gnn_sampler_ops_of(const gnn_sampler *s) { return s ? s->ops : NULL; }
+
+gnn_status gnn_sampler_layer(gnn_sampler *s, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
+                             gnn_block *out)
+{
+    if (!out)
+        return GNN_ERR_INVAL;
+    memset(out, 0, sizeof *out);
+    if (!s || !p || n_seeds < 0 || (n_seeds > 0 && !seeds))
+        return GNN_ERR_INVAL;
+    return s->ops->layer(s->state, seeds, n_seeds, p, out);
+}
+
+static gnn_status sampler_layer_fn(void *ctx, const int64_t *dst, int64_t n_dst, const gnn_sample_params *p,
+                                   gnn_block *out)
+{
+    return gnn_sampler_layer(ctx, dst, n_dst, p, out);
+}
+
+gnn_status gnn_sampler_blocks(gnn_sampler *s, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts, int L,
+                              const gnn_sample_params *base, gnn_block *blocks)
+{
+    if (!s)
+        return GNN_ERR_INVAL;
+    if (s->ops->blocks) {
+        if (L < 1 || L > 255 || !fanouts || !base || !blocks || n_seeds < 0 || (n_seeds > 0 && !seeds))
+            return GNN_ERR_INVAL;
+        return s->ops->blocks(s->state, seeds, n_seeds, fanouts, L, base, blocks);
+    }
+    return gnn_sample_layers(sampler_layer_fn, s, seeds, n_seeds, fanouts, L, base, blocks);
 }
 
 gnn_status gnn_sample_random_weights(float *w, int64_t nnz, uint64_t seed)

@@ -38,10 +38,11 @@ gnn_status gnn_model_init(model *m, const gnn_train_config *c, int64_t in, int64
     m->L = c->layers;
     m->ln = c->layernorm;
     m->slope = c->gat_slope;
-    m->agg = c->impl_opt ? &gnn_aggregate_cpu : &gnn_aggregate_ref;
-    m->nn = c->impl_opt ? &gnn_nn_cpu : &gnn_nn_ref;
-    m->gat = c->impl_opt ? &gnn_gat_cpu : &gnn_gat_ref;
-    m->act = c->impl_opt ? &gnn_act_cpu : &gnn_act_ref;
+    const gnn_impl *impl = gnn_config_impl(c);
+    m->agg = impl->aggregate;
+    m->nn = impl->nn;
+    m->gat = impl->gat;
+    m->act = impl->act;
     int64_t width = in;
     for (int l = 0; l < m->L; l++) {
         mlayer *S = &m->layer[l];

@@ -11,6 +11,7 @@
 #include "gnnref/aggregate.h"
 #include "gnnref/gat.h"
 #include "gnnref/graph.h"
+#include "gnnref/impl.h"
 #include "gnnref/nn.h"
 #include "gnnref/tensor.h"
 #include "gnnref/train.h"
@@ -73,6 +74,12 @@ static inline double gnn_now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* The context a config names (NULL: the optimized one). */
+static inline const gnn_impl *gnn_config_impl(const gnn_train_config *c)
+{
+    return c->impl ? c->impl : gnn_impl_opt();
 }
 
 /* Glorot weights, zero biases, LayerNorm gamma 1 (parameter indices: model.c). */

@@ -56,7 +56,7 @@ void gnn_train_defaults(gnn_train_config *c)
     c->dropout = 0.5f;
     c->weight_decay = 5e-4f;
     c->seed = 1;
-    c->impl_opt = 1;
+    c->impl = gnn_impl_opt();
     c->eval_every = 1;
     c->patience = 0;
     c->heads = 8;
@@ -90,7 +90,7 @@ typedef struct trainer {
     const float *feat;      /* ds->feat, or `normed` */
     float *normed;          /* row-normalized features */
     gnn_block full;         /* the full block of `graph` (evaluation, full-batch steps) */
-    gnn_sampler *sampler;   /* opt mini-batch: fused sampling with the dense ordered ID map */
+    gnn_sampler *sampler;   /* mini-batch: the context's sampler (opt: fused, dense ordered ID map) */
     model m;
     int64_t *train_ids;
     int64_t n_train;
@@ -254,9 +254,8 @@ static gnn_status minibatch_step(trainer *T, const int64_t *seeds, int64_t n_see
         return st;
     }
     const gnn_sample_params base = { .seed = c->seed, .step = step };
-    /* the fused sampler's blocks equal the reference's bit for bit (ordered ID map) */
-    st = T->sampler ? gnn_sampler_blocks(T->sampler, seeds, n_seeds, c->fanouts, L, &base, blk)
-                    : gnn_sample_blocks(&gnn_sample_ref, T->graph, seeds, n_seeds, c->fanouts, L, &base, blk);
+    /* every sampler's blocks equal the reference's bit for bit (ordered ID maps) */
+    st = gnn_sampler_blocks(T->sampler, seeds, n_seeds, c->fanouts, L, &base, blk);
     if (st)
         goto done;
     for (int l = 0; l < L; l++) {
@@ -441,8 +440,8 @@ static gnn_status trainer_init(trainer *T, const gnn_dataset *ds, gnn_err *err)
         T->n_params += T->m.layer[l].count;
     if (T->P > 1 && !(T->gbuf = falloc(T->n_params)))
         return GNN_ERR_NOMEM;
-    if (c->impl_opt && c->mode == GNN_MODE_MINIBATCH &&
-        (st = gnn_sampler_create(&T->sampler, T->graph, GNN_SAMPLER_FUSED, GNN_IDMAP_DENSE)))
+    if (c->mode == GNN_MODE_MINIBATCH &&
+        (st = gnn_sampler_create(&T->sampler, gnn_config_impl(c)->sampler, T->graph, NULL)))
         return gnn_err_set(err, st, "sampler: %s", gnn_status_str(st));
     return GNN_OK;
 }

@@ -85,7 +85,7 @@ typedef struct ptrainer {
     float *normed;                /* row-normalized solid features, or NULL */
     const float *fsolid;          /* (n_solid, f) the features used */
     float *halo_feat;             /* (n_halo, f) evaluation: halo features from their owners */
-    gnn_sampler *sampler;         /* opt: fused sampler on the graph sampled on */
+    gnn_sampler *sampler;         /* the context's sampler on the graph sampled on */
     const gnn_hec_ops *hec_ops;
     const gnn_aep_ops *aep_ops;
     int64_t *train;               /* local ids of labelled train vertices, increasing */
@@ -269,8 +269,8 @@ static gnn_status setup(ptrainer *T)
     T->n_local = L->n_solid + L->n_halo;
     T->f = in->num_features;
     T->classes = in->num_classes;
-    T->hec_ops = c->impl_opt ? &gnn_hec_cpu : &gnn_hec_ref;
-    T->aep_ops = c->impl_opt ? &gnn_aep_cpu : &gnn_aep_ref;
+    T->hec_ops = gnn_config_impl(c)->hec;
+    T->aep_ops = gnn_config_impl(c)->aep;
     const int gat = c->model == GNN_MODEL_GAT;
 
     /* every rank's verdict and train count: a rank with bad input fails every rank */
@@ -309,7 +309,7 @@ static gnn_status setup(ptrainer *T)
         return gnn_err_set(err, GNN_ERR_INVAL, "no rank has a labelled training vertex");
 
     /* db_halo: the push targets (hec) and the evaluation's exchange (every mode) */
-    const gnn_db_halo_ops *dbo = c->impl_opt ? &gnn_db_halo_cpu : &gnn_db_halo_ref;
+    const gnn_db_halo_ops *dbo = gnn_config_impl(c)->db_halo;
     if ((st = dbo->build(T->comm, L, in->n_global, &T->db, err)))
         return st;
     if ((st = exchange_plan(T)))
@@ -371,8 +371,8 @@ static gnn_status setup(ptrainer *T)
             return st;
         T->kv_made = 1;
     }
-    if (c->impl_opt && (st = gnn_sampler_create(&T->sampler, local_mode(T) ? T->lgraph : T->ggraph,
-                                                GNN_SAMPLER_FUSED, GNN_IDMAP_DENSE)))
+    if ((st = gnn_sampler_create(&T->sampler, gnn_config_impl(c)->sampler, local_mode(T) ? T->lgraph : T->ggraph,
+                                 NULL)))
         return gnn_err_set(err, st, "sampler: %s", gnn_status_str(st));
 
     if ((st = gnn_model_init(&T->m, c, T->f, T->classes)))
@@ -768,9 +768,7 @@ static gnn_status step_part(ptrainer *T, const int64_t *seeds, int64_t n_seeds, 
             s = gseeds;
         }
         gnn_sample_params base = { .seed = c->seed, .step = step, .rng_ids = local ? T->L->vid_o : NULL };
-        st = T->sampler ? gnn_sampler_blocks(T->sampler, s, n_seeds, c->fanouts, L, &base, blk)
-                        : gnn_sample_blocks(&gnn_sample_ref, local ? T->lgraph : T->ggraph, s, n_seeds, c->fanouts,
-                                            L, &base, blk);
+        st = gnn_sampler_blocks(T->sampler, s, n_seeds, c->fanouts, L, &base, blk);
         if (st)
             goto done;
         for (int l = 0; l < L; l++) {

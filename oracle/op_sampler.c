@@ -177,8 +177,8 @@ static gnn_oracle_outcome make_sampler(gnn_oracle_ctx *ctx, const gnn_oracle_sam
     *s = NULL;
     if (ops->layer || ops->blocks)
         return GNN_ORACLE_PASS;
-    gnn_oracle_outcome o = gnn_oracle_status(ctx, "gnn_sampler_create",
-                                             gnn_sampler_create(s, g, (gnn_sampler_variant)ops->variant, ops->idmap));
+    const gnn_sampler_options opt = { (gnn_sampler_variant)ops->variant, ops->idmap };
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, "gnn_sampler_create", gnn_sampler_create(s, &gnn_sampler_cpu, g, &opt));
     if (o == GNN_ORACLE_PASS)
         gnn_oracle_defer(ctx, free_sampler, *s);
     return o;

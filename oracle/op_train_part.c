@@ -2,8 +2,8 @@
  * (include/gnnref/train_part.h; DistGNN-MB Algorithm 2), run SPMD under the simulator.
  *
  *   train.part         bitwise: a whole run with the optimized kernels, HEC, push selection,
- *                      db_halo and sampler (impl_opt = 1, at 1, 2 and 4 OpenMP threads per
- *                      rank) against the same run with the references (impl_opt = 0): every
+ *                      db_halo and sampler (the opt context, at 1, 2 and 4 OpenMP threads per
+ *                      rank) against the same run with the references (the ref context): every
  *                      `steps` loss, the final accuracies, and on every rank the HEC trace of
  *                      every (step, layer): pairs received, halo lookups and hits, pairs
  *                      pushed, the cache's counters and a CRC32C of its whole state. Then the
@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gnnref/dataset.h"
+#include "gnnref/impl.h"
 #include "gnnref/oracle.h"
 #include "gnnref/partition.h"
 #include "gnnref/sim.h"
@@ -244,7 +245,7 @@ static gnn_oracle_outcome run_job(gnn_oracle_ctx *ctx, const gnn_oracle_case *c,
     J->ds = in->ds;
     J->full = in->full;
     J->cfg = in->cfg;
-    J->cfg.impl_opt = opt;
+    J->cfg.impl = opt ? gnn_impl_opt() : gnn_impl_ref();
     J->pc = in->pc;
     gnn_oracle_defer(ctx, job_free, J);
     gnn_sim_config sc;
@@ -448,7 +449,7 @@ static gnn_oracle_outcome single_run(gnn_oracle_ctx *ctx, const gnn_oracle_case 
     if ((o = run_job(ctx, c, &in, opt, c->threads, 0.0, 0, I)) != GNN_ORACLE_PASS)
         return o;
     gnn_train_config cfg = in.cfg;
-    cfg.impl_opt = opt;
+    cfg.impl = opt ? gnn_impl_opt() : gnn_impl_ref();
     gnn_train_result res;
     gnn_err err = { "" };
     gnn_status st = gnn_train(in.ds, &cfg, NULL, NULL, &res, &err);

@@ -138,3 +138,45 @@ const gnn_sample_ops gnn_sample_ref = {
     .sample = gnn_sample_uniform_ref,
     .build = gnn_block_build_ref,
 };
+
+/* ---- the reference as a sampler object (gnn_sampler_ops, sample.h) ----------------------
+ * The object is only the graph; a layer is the specification's two steps: sample the seeds'
+ * neighbors in global ids, then build the block in first-appearance order. */
+typedef struct ref_sampler {
+    const gnn_csr *g;
+} ref_sampler;
+
+static gnn_status ref_create(void **state, const gnn_csr *g, const gnn_sampler_options *o)
+{
+    (void)o; /* one plain pipeline: no variants */
+    ref_sampler *s = malloc(sizeof *s);
+    if (!s)
+        return GNN_ERR_NOMEM;
+    s->g = g;
+    *state = s;
+    return GNN_OK;
+}
+
+static gnn_status ref_layer(void *state, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
+                            gnn_block *out)
+{
+    const ref_sampler *s = state;
+    gnn_sampled sm;
+    gnn_status st = gnn_sample_uniform_ref(s->g, seeds, n_seeds, p, &sm);
+    if (st)
+        return st;
+    st = gnn_block_build_ref(&sm, out);
+    gnn_sampled_free(&sm);
+    return st;
+}
+
+static void ref_destroy(void *state) { free(state); }
+
+const gnn_sampler_ops gnn_sampler_ref = {
+    .name = "ref",
+    .caps = GNN_CAP_DETERMINISTIC,
+    .create = ref_create,
+    .layer = ref_layer,
+    .blocks = NULL, /* the generic layer loop */
+    .destroy = ref_destroy,
+};

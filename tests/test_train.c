@@ -12,6 +12,7 @@
 #endif
 #include "gnnref/dataset.h"
 #include "gnnref/sample.h"
+#include "gnnref/impl.h"
 #include "gnnref/train.h"
 
 static void small_sbm(gnn_dataset *ds, uint64_t seed)
@@ -155,13 +156,13 @@ START_TEST(train_bitwise_reproducible)
     gnn_train_result base;
     gnn_err err;
     set_threads(1);
-    c.impl_opt = 0;
+    c.impl = gnn_impl_ref();
     ck_assert_msg(gnn_train_sage(&ds, &c, NULL, NULL, &base, &err) == GNN_OK, "%s", err.msg);
     ck_assert_int_gt(base.n_steps, 4);
     for (int impl = 0; impl < 2; impl++)
         for (int t = 1; t <= 2; t++) {
             set_threads(t);
-            c.impl_opt = impl;
+            c.impl = impl ? gnn_impl_opt() : gnn_impl_ref();
             gnn_train_result r;
             ck_assert_msg(gnn_train_sage(&ds, &c, NULL, NULL, &r, &err) == GNN_OK, "%s", err.msg);
             ck_assert_int_eq(r.n_steps, base.n_steps);
@@ -249,16 +250,16 @@ static void check_model_steps(gnn_model_kind model, gnn_train_mode mode, int lay
     gnn_train_result base, opt1;
     gnn_err err;
     set_threads(1);
-    c.impl_opt = 0;
+    c.impl = gnn_impl_ref();
     ck_assert_msg(gnn_train(&ds, &c, NULL, NULL, &base, &err) == GNN_OK, "%s", err.msg);
     ck_assert_int_ge(base.n_steps, 4);
-    c.impl_opt = 1;
+    c.impl = gnn_impl_opt();
     ck_assert_msg(gnn_train(&ds, &c, NULL, NULL, &opt1, &err) == GNN_OK, "%s", err.msg);
     double worst = 0.0;
     for (int impl = 0; impl < 2; impl++)
         for (int t = 1; t <= 2; t++) {
             set_threads(t);
-            c.impl_opt = impl;
+            c.impl = impl ? gnn_impl_opt() : gnn_impl_ref();
             gnn_train_result r;
             ck_assert_msg(gnn_train(&ds, &c, NULL, NULL, &r, &err) == GNN_OK, "%s", err.msg);
             ck_assert_int_eq(r.n_steps, base.n_steps);

@@ -11,6 +11,7 @@
 #define GNNREF_SAMPLE_H
 
 #include <stdint.h>
+#include "gnnref/aggregate.h" /* GNN_CAP_* */
 #include "gnnref/graph.h"
 
 #ifdef __cplusplus
@@ -86,7 +87,8 @@ gnn_status gnn_sample_layers(gnn_sample_layer_fn layer, void *ctx, const int64_t
 #define GNN_SAMPLE_WEIGHT_LAYER 8u
 gnn_status gnn_sample_random_weights(float *w, int64_t nnz, uint64_t seed);
 
-/* ---- optimized samplers (opt/cpu/sample.c): one reusable object per graph ----------------
+/* ---- sampler objects: one reusable object per graph, from an ops table ----------------------
+ * The cpu samplers (opt/cpu/sample.c):
  * variant FUSED: one pass per layer samples every dst in parallel and inserts each sampled
  *   neighbor into the ID map as it is drawn, writing the CSC block directly (the Intel/DGL
  *   fused sampling with compaction);
@@ -97,21 +99,52 @@ gnn_status gnn_sample_random_weights(float *w, int64_t nnz, uint64_t seed);
  * GNN_IDMAP_FUSED (FastGL's Fused-Map) the src order is unordered and equal to the reference
  * only after canonical relabelling. */
 typedef enum gnn_sampler_variant { GNN_SAMPLER_FUSED = 0, GNN_SAMPLER_UNFUSED = 1 } gnn_sampler_variant;
+const char *gnn_sampler_variant_name(gnn_sampler_variant v);
 
-typedef struct gnn_sampler gnn_sampler; /* opaque: the graph, the ID map and scratch buffers */
+/* What an implementation may be told beyond the graph; the reference ignores both (it is
+ * one plain pipeline), the cpu sampler uses them. */
+typedef struct gnn_sampler_options {
+    gnn_sampler_variant variant; /* default GNN_SAMPLER_FUSED */
+    int idmap;                   /* a gnn_idmap_kind (idmap.h); default GNN_IDMAP_DENSE */
+} gnn_sampler_options;
+void gnn_sampler_defaults(gnn_sampler_options *o);
 
-/* idmap: a gnn_idmap_kind (include/gnnref/idmap.h). The graph must outlive the sampler. */
-gnn_status gnn_sampler_create(gnn_sampler **s, const gnn_csr *g, gnn_sampler_variant variant, int idmap);
+/* A sampler implementation: an object per graph that samples layers. The entry points below
+ * check every argument once, so the bodies may assume valid ones. */
+typedef struct gnn_sampler_ops {
+    const char *name; /* "ref", "cpu" */
+    unsigned caps;    /* GNN_CAP_* (aggregate.h) */
+    /* *state: the implementation's object for g (g outlives it) */
+    gnn_status (*create)(void **state, const gnn_csr *g, const gnn_sampler_options *o);
+    /* one layer into out (zeroed by the caller; allocated here, freed on error) */
+    gnn_status (*layer)(void *state, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
+                        gnn_block *out);
+    /* L layers in DGL order; NULL: gnn_sample_layers over layer */
+    gnn_status (*blocks)(void *state, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts, int L,
+                         const gnn_sample_params *base, gnn_block *blocks);
+    void (*destroy)(void *state);
+} gnn_sampler_ops;
+
+/* ref: gnn_sample_ref's sample then build per layer (ref/sample.c);
+ * cpu: the OpenMP samplers above (opt/cpu/sample.c). */
+extern const gnn_sampler_ops gnn_sampler_ref, gnn_sampler_cpu;
+
+typedef struct gnn_sampler gnn_sampler; /* an implementation's object and its ops */
+
+/* o may be NULL: gnn_sampler_defaults. GNN_ERR_INVAL for a NULL ops or graph, an unknown
+ * variant or ID map kind. The graph must outlive the sampler. */
+gnn_status gnn_sampler_create(gnn_sampler **s, const gnn_sampler_ops *ops, const gnn_csr *g,
+                              const gnn_sampler_options *o);
 void gnn_sampler_destroy(gnn_sampler *s);
-/* One layer: sample p->fanout neighbors of each seed and build the block (out must be zeroed
- * or freed; it is allocated here). Seeds must be unique (GNN_ERR_INVAL) and in range. */
+const gnn_sampler_ops *gnn_sampler_ops_of(const gnn_sampler *s);
+/* One layer: sample p->fanout neighbors of each seed and build the block (out is zeroed
+ * here, then allocated). Seeds must be unique (GNN_ERR_INVAL) and in range (GNN_ERR_RANGE). */
 gnn_status gnn_sampler_layer(gnn_sampler *s, const int64_t *seeds, int64_t n_seeds,
                              const gnn_sample_params *p, gnn_block *out);
 /* L layers in DGL order, as gnn_sample_blocks. */
 gnn_status gnn_sampler_blocks(gnn_sampler *s, const int64_t *seeds, int64_t n_seeds,
                               const int64_t *fanouts, int L, const gnn_sample_params *base,
                               gnn_block *blocks);
-const char *gnn_sampler_variant_name(gnn_sampler_variant v);
 
 #ifdef __cplusplus
 }

@@ -50,7 +50,9 @@ typedef struct gnn_train_config {
     float dropout;                      /* p in [0, 1) */
     float weight_decay;                 /* L2 added to gradients in Adam */
     uint64_t seed;
-    int impl_opt;                       /* 0: ref kernels, 1: opt/cpu kernels */
+    const struct gnn_impl *impl;        /* the implementation context (impl.h): every kernel, the
+                                           sampler, and on partitions the HEC, push selection and
+                                           db_halo; default gnn_impl_opt(); NULL is the default too */
     int eval_every;                     /* evaluate every k epochs (and always the last); 0 = never */
     int patience;                       /* early stopping: stop after this many evaluated epochs
                                            without a better validation accuracy; 0 = off */
@@ -121,8 +123,8 @@ void gnn_train_result_free(gnn_train_result *r);
 typedef void (*gnn_epoch_cb)(const gnn_epoch_stats *st, void *ctx);
 
 /* Train cfg->model. Needs labels and a split with at least one train vertex.
- * The result depends only on (dataset, config): not on the thread count, nor on impl_opt
- * (for gat with impl_opt, as far as gnn_gat_cpu and gnn_act_cpu are bitwise; see models.md). */
+ * The result depends only on (dataset, config): not on the thread count, nor on cfg->impl
+ * (every kernel of the models is bitwise equal to its reference; see models.md). */
 gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epoch_cb cb,
                      void *ctx, gnn_train_result *res, gnn_err *err);
 /* gnn_train with cfg->model replaced by GNN_MODEL_SAGE (the earlier entry point). */

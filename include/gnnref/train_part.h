@@ -26,8 +26,8 @@
  * dropout and attention dropout are keyed by global id; the epoch order of a rank's train
  * vertices is Fisher-Yates with (seed, SHUFFLE, epoch, id = rank). With one rank, every mode
  * is bit for bit gnn_train (train.h) on the same graph. With P ranks the `steps` losses are
- * the same bits under the simulator and MPI, and with impl_opt 0 and 1 wherever the kernels
- * are bitwise (sage, gin; gat as far as gnn_gat_cpu is).
+ * the same bits under the simulator and MPI, and with the ref and opt contexts (cfg->impl):
+ * every kernel they use is bitwise equal to its reference.
  *
  * Evaluation is exact and distributed: full-neighborhood inference layer by layer over each
  * rank's solid vertices, with the halo rows of every layer's input exchanged from their owners
@@ -115,7 +115,7 @@ typedef struct gnn_part_report {
 } gnn_part_report;
 
 /* Train on this rank's part (collective). cfg->comm is ignored (comm is the communicator);
- * cfg->impl_opt also picks the HEC, push selection, db_halo and sampler implementations.
+ * cfg->impl also picks the HEC, push selection, db_halo and sampler implementations.
  * res is gnn_train's result (the same on every rank); rep may be NULL. Per-epoch HEC and
  * byte figures are in res->epochs[e] (summed over ranks). */
 gnn_status gnn_train_part(gnn_comm *comm, const gnn_part_input *in, const gnn_train_config *cfg,

@@ -31,7 +31,7 @@
 #include <omp.h>
 #endif
 
-struct gnn_sampler {
+typedef struct cpu_sampler {
     const gnn_csr *g;
     gnn_sampler_variant variant;
     gnn_idmap_kind kind;
@@ -39,25 +39,17 @@ struct gnn_sampler {
     int64_t *nbr, *row; /* (cap) sampled global ids; COO rows (unfused) */
     int32_t *local;     /* (cap) unfused relabel output */
     int64_t cap;
-};
+} cpu_sampler;
 
-const char *gnn_sampler_variant_name(gnn_sampler_variant v)
+/* o is valid (gnn_sampler_create checks it). */
+static gnn_status cpu_create(void **out, const gnn_csr *g, const gnn_sampler_options *o)
 {
-    return v == GNN_SAMPLER_FUSED ? "fused" : v == GNN_SAMPLER_UNFUSED ? "unfused" : "unknown";
-}
-
-gnn_status gnn_sampler_create(gnn_sampler **out, const gnn_csr *g, gnn_sampler_variant variant, int idmap)
-{
-    *out = NULL;
-    if (!g || (variant != GNN_SAMPLER_FUSED && variant != GNN_SAMPLER_UNFUSED) || idmap < 0 ||
-        idmap >= GNN_IDMAP_KIND_COUNT)
-        return GNN_ERR_INVAL;
-    gnn_sampler *s = calloc(1, sizeof *s);
+    cpu_sampler *s = calloc(1, sizeof *s);
     if (!s)
         return GNN_ERR_NOMEM;
     s->g = g;
-    s->variant = variant;
-    s->kind = (gnn_idmap_kind)idmap;
+    s->variant = o->variant;
+    s->kind = (gnn_idmap_kind)o->idmap;
     /* the fused pass inserts into a parallel map; REF is serial, so it runs unfused-style */
     gnn_status st = gnn_idmap_create(&s->map, s->kind == GNN_IDMAP_REF ? GNN_IDMAP_ORDERED : s->kind, g->n);
     if (st) {
@@ -68,8 +60,9 @@ gnn_status gnn_sampler_create(gnn_sampler **out, const gnn_csr *g, gnn_sampler_v
     return GNN_OK;
 }
 
-void gnn_sampler_destroy(gnn_sampler *s)
+static void cpu_destroy(void *vs)
 {
+    cpu_sampler *s = vs;
     if (!s)
         return;
     gnn_idmap_destroy(s->map);
@@ -79,7 +72,7 @@ void gnn_sampler_destroy(gnn_sampler *s)
     free(s);
 }
 
-static gnn_status reserve(gnn_sampler *s, int64_t nnz)
+static gnn_status reserve(cpu_sampler *s, int64_t nnz)
 {
     if (nnz <= s->cap)
         return GNN_OK;
@@ -322,7 +315,7 @@ static inline const void *map_cell(const gnn_idmap *m, int64_t gid)
  * Work goes in chunks of dst vertices; per chunk: (a) draw positions for each dst, (b) gather
  * the neighbor ids, (c) insert them into the ID map, with prefetching: the three loops are
  * independent across edges, so their cache misses overlap instead of queueing. */
-static gnn_status draw_all(gnn_sampler *s, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
+static gnn_status draw_all(cpu_sampler *s, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
                            const int64_t *offsets, int insert, int64_t *row)
 {
     const gnn_csr *g = s->g;
@@ -372,12 +365,11 @@ static gnn_status draw_all(gnn_sampler *s, const int64_t *seeds, int64_t n_seeds
     return oom ? GNN_ERR_NOMEM : GNN_OK;
 }
 
-gnn_status gnn_sampler_layer(gnn_sampler *s, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
-                             gnn_block *out)
+/* Arguments checked and out zeroed by gnn_sampler_layer (core/minibatch.c). */
+static gnn_status cpu_layer(void *vs, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
+                            gnn_block *out)
 {
-    memset(out, 0, sizeof *out);
-    if (!s || !p || n_seeds < 0 || (n_seeds > 0 && !seeds))
-        return GNN_ERR_INVAL;
+    cpu_sampler *s = vs;
     int64_t *offsets = gnn_malloc(((size_t)n_seeds + 1) * sizeof(int64_t));
     if (!offsets)
         return GNN_ERR_NOMEM;
@@ -440,16 +432,11 @@ done:
     return st;
 }
 
-static gnn_status sampler_layer_fn(void *ctx, const int64_t *dst, int64_t n_dst, const gnn_sample_params *p,
-                                   gnn_block *out)
-{
-    return gnn_sampler_layer(ctx, dst, n_dst, p, out);
-}
-
-gnn_status gnn_sampler_blocks(gnn_sampler *s, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts, int L,
-                              const gnn_sample_params *base, gnn_block *blocks)
-{
-    if (!s)
-        return GNN_ERR_INVAL;
-    return gnn_sample_layers(sampler_layer_fn, s, seeds, n_seeds, fanouts, L, base, blocks);
-}
+const gnn_sampler_ops gnn_sampler_cpu = {
+    .name = "cpu",
+    .caps = GNN_CAP_DETERMINISTIC | GNN_CAP_THREADED,
+    .create = cpu_create,
+    .layer = cpu_layer,
+    .blocks = NULL, /* the generic layer loop */
+    .destroy = cpu_destroy,
+};

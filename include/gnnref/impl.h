@@ -1,0 +1,63 @@
+/* include/gnnref/impl.h -- the implementation context: every subsystem's ops table in one
+ * struct, the one place where an implementation is chosen (docs/architecture.md, "The
+ * implementation context").
+ *
+ * In the spirit of BLIS's context (config/<arch>/bli_cntx_init_<arch>.c): the "ref" context
+ * holds the reference of every subsystem; the "opt" context starts as a copy of it and each
+ * optimized tier overrides only the tables it has (opt/cpu/impl_cpu.c; a CUDA or BLAS-backed
+ * tier will be one more override function). So an optimized tier can grow one op at a time,
+ * and whatever it lacks falls back to the reference.
+ *
+ * The model, the trainers, the HEC, the partitioner, the samplers and the CLI take a context
+ * (gnn_train_config.impl, the CLI's --impl ref|opt); no other code chooses between ref and
+ * opt. The oracle still names implementations one by one (it checks each table against the
+ * reference), and benchmarks time them one by one. */
+#ifndef GNNREF_IMPL_H
+#define GNNREF_IMPL_H
+
+#include "gnnref/act.h"
+#include "gnnref/aep.h"
+#include "gnnref/aggregate.h"
+#include "gnnref/gat.h"
+#include "gnnref/halo.h"
+#include "gnnref/hec.h"
+#include "gnnref/index_add.h"
+#include "gnnref/nn.h"
+#include "gnnref/partition.h"
+#include "gnnref/sample.h"
+#include "gnnref/update.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct gnn_impl {
+    const char *name;                      /* "ref", "opt" */
+    const gnn_aggregate_ops *aggregate;    /* neighbor aggregation (aggregate.h) */
+    const gnn_index_add_ops *index_add;    /* scatter-add by index (index_add.h) */
+    const gnn_nn_ops *nn;                  /* linear layer, ReLU, dropout (nn.h) */
+    const gnn_update_ops *update;          /* DistGNN-MB's fused UPDATE (update.h) */
+    const gnn_gat_ops *gat;                /* graph attention (gat.h) */
+    const gnn_act_ops *act;                /* ELU, LayerNorm (act.h) */
+    const gnn_sampler_ops *sampler;        /* neighbor sampler objects (sample.h) */
+    const gnn_hec_ops *hec;                /* historical embedding cache (hec.h) */
+    const gnn_aep_ops *aep;                /* HEC push selection (aep.h) */
+    const gnn_db_halo_ops *db_halo;        /* DistGNN-MB Algorithm 1 (halo.h) */
+    const gnn_partition_ops *partition;    /* partition structure builder (partition.h) */
+} gnn_impl;
+
+/* The reference context: every table is the subsystem's reference. */
+const gnn_impl *gnn_impl_ref(void);
+/* The optimized context: the reference, overridden by every optimized table in this build. */
+const gnn_impl *gnn_impl_opt(void);
+/* "ref" or "opt"; NULL for any other name (the CLI turns that into a usage error). */
+const gnn_impl *gnn_impl_select(const char *name);
+
+/* The override functions of the optimized tiers, applied in order by gnn_impl_opt (each sets
+ * only the fields it has an implementation for). */
+void gnn_impl_override_cpu(gnn_impl *c);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
