@@ -13,6 +13,7 @@ static const gnn_impl k_ref = {
     .gat = &gnn_gat_ref,
     .act = &gnn_act_ref,
     .sampler = &gnn_sampler_ref,
+    .idmap = &gnn_idmap_ref,
     .hec = &gnn_hec_ref,
     .aep = &gnn_aep_ref,
     .db_halo = &gnn_db_halo_ref,

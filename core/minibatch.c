@@ -1,6 +1,7 @@
 /* core/minibatch.c -- multi-layer sampling glue (DGL's MultiLayerNeighborSampler order), the
  * sampler objects' checked entry points (sample.h: create, layer, blocks, destroy, dispatched
- * to an implementation's gnn_sampler_ops) and the synthetic edge weights used by measurements.
+ * to an implementation's gnn_sampler_ops), the ID map objects' (idmap.h: create, build,
+ * destroy, dispatched to a gnn_idmap_ops) and the synthetic edge weights used by measurements.
  * blocks[L-1] has the seeds as dst and fanout fanouts[L-1]; the src vertices of blocks[l+1]
  * are the dst vertices (the seeds) of blocks[l]. The RNG layer index is the block's model layer. */
 #include <stdlib.h>
@@ -146,6 +147,88 @@ gnn_status gnn_sampler_blocks(gnn_sampler *s, const int64_t *seeds, int64_t n_se
     }
     return gnn_sample_layers(sampler_layer_fn, s, seeds, n_seeds, fanouts, L, base, blocks);
 }
+
+/* ---- ID map objects ------------------------------------------------------------------------- */
+
+static const char *const k_idmap_kind_names[GNN_IDMAP_KIND_COUNT] = { "ref", "ordered", "fused", "dense" };
+
+const char *gnn_idmap_kind_name(gnn_idmap_kind k)
+{
+    return (unsigned)k < GNN_IDMAP_KIND_COUNT ? k_idmap_kind_names[k] : "unknown";
+}
+
+gnn_status gnn_idmap_kind_parse(const char *name, gnn_idmap_kind *k)
+{
+    for (int i = 0; i < GNN_IDMAP_KIND_COUNT; i++)
+        if (name && !strcmp(name, k_idmap_kind_names[i])) {
+            *k = (gnn_idmap_kind)i;
+            return GNN_OK;
+        }
+    return GNN_ERR_INVAL;
+}
+
+int gnn_idmap_kind_ordered(gnn_idmap_kind k) { return k != GNN_IDMAP_FUSED; }
+
+struct gnn_idmap {
+    const gnn_idmap_ops *ops;
+    void *state;        /* the implementation's map */
+    int64_t n_vertices; /* ids are in [0, n_vertices): checked here on every build */
+};
+
+gnn_status gnn_idmap_create(gnn_idmap **out, const gnn_idmap_ops *ops, gnn_idmap_kind kind, int64_t n_vertices)
+{
+    if (!out)
+        return GNN_ERR_INVAL;
+    *out = NULL;
+    if (!ops || !ops->create || !ops->build || !ops->destroy || (unsigned)kind >= GNN_IDMAP_KIND_COUNT ||
+        n_vertices < 0)
+        return GNN_ERR_INVAL;
+    gnn_idmap *m = calloc(1, sizeof *m);
+    if (!m)
+        return GNN_ERR_NOMEM;
+    m->ops = ops;
+    m->n_vertices = n_vertices;
+    gnn_status st = ops->create(&m->state, kind, n_vertices);
+    if (st) {
+        free(m);
+        return st;
+    }
+    *out = m;
+    return GNN_OK;
+}
+
+void gnn_idmap_destroy(gnn_idmap *m)
+{
+    if (!m)
+        return;
+    m->ops->destroy(m->state);
+    free(m);
+}
+
+/* 1 when some id of v (n entries) lies outside [0, n_vertices); in parallel: the neighbor list
+ * is as long as a layer's sampled edges */
+static int ids_out_of_range(const int64_t *v, int64_t n, int64_t n_vertices)
+{
+    int bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad)
+    for (int64_t i = 0; i < n; i++)
+        bad |= v[i] < 0 || v[i] >= n_vertices;
+    return bad;
+}
+
+gnn_status gnn_idmap_build(gnn_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
+                           int32_t *local, int64_t *src_gid, int64_t *n_src)
+{
+    if (!m || (n_dst > 0 && !dst) || (nnz > 0 && (!nbr || !local)) || !src_gid || !n_src)
+        return GNN_ERR_INVAL;
+    if (n_dst < 0 || nnz < 0 || n_dst + nnz > INT32_MAX)
+        return GNN_ERR_RANGE;
+    if (ids_out_of_range(nbr, nnz, m->n_vertices) || ids_out_of_range(dst, n_dst, m->n_vertices))
+        return GNN_ERR_RANGE;
+    return m->ops->build(m->state, dst, n_dst, nbr, nnz, local, src_gid, n_src);
+}
+
+/* ---- synthetic weights ----------------------------------------------------------------------- */
 
 gnn_status gnn_sample_random_weights(float *w, int64_t nnz, uint64_t seed)
 {

@@ -19,34 +19,39 @@
 #include "gnnref/idmap.h"
 #include "gnnref/oracle.h"
 
-/* The reference: the range check of gnn_idmap_build (ids in [0, n_vertices)), then the plain
- * reference map. */
-static gnn_status idmap_ref_build(int64_t nv, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
-                                  int32_t *local, int64_t *src_gid, int64_t *n_src)
-{
-    for (int64_t i = 0; i < n_dst; i++)
-        if (dst[i] < 0 || dst[i] >= nv)
-            return GNN_ERR_RANGE;
-    for (int64_t e = 0; e < nnz; e++)
-        if (nbr[e] < 0 || nbr[e] >= nv)
-            return GNN_ERR_RANGE;
-    return gnn_idmap_build_ref(dst, n_dst, nbr, nnz, local, src_gid, n_src);
-}
-
-static const gnn_oracle_idmap_ops k_ops_ref = { .kind = GNN_IDMAP_REF, .build = idmap_ref_build };
-static const gnn_oracle_idmap_ops k_ops_refmap = { .kind = GNN_IDMAP_REF };
-static const gnn_oracle_idmap_ops k_ops_ordered = { .kind = GNN_IDMAP_ORDERED };
-static const gnn_oracle_idmap_ops k_ops_dense = { .kind = GNN_IDMAP_DENSE };
-static const gnn_oracle_idmap_ops k_ops_fused = { .kind = GNN_IDMAP_FUSED };
-
-static const gnn_oracle_impl k_idmap_ref = { .name = "ref", .ops = &k_ops_ref, .flags = 0 };
-static const gnn_oracle_impl k_idmap_refmap = { .name = "refmap", .ops = &k_ops_refmap, .flags = 0 };
-static const gnn_oracle_impl k_idmap_ordered = { .name = "ordered", .ops = &k_ops_ordered, .flags = GNN_ORACLE_THREADED };
-static const gnn_oracle_impl k_idmap_dense = { .name = "dense", .ops = &k_ops_dense, .flags = GNN_ORACLE_THREADED };
-static const gnn_oracle_impl k_idmap_fused = { .name = "fused", .ops = &k_ops_fused, .flags = GNN_ORACLE_THREADED };
+/* Every implementation is a real ID map table (idmap.h) and the kind its map is created with,
+ * side by side on one line so the name listed by `gnnref oracle --list` and what runs cannot
+ * drift apart. ref is the reference table (it ignores the kind); refmap is the cpu table's REF
+ * kind (the reference map inside the cpu object, as the cpu sampler's "-ref" variants use it). */
+#define IDMAP_IMPL(var, name_, ops_, kind_, flags_)                                                \
+    static const gnn_oracle_impl var = { .name = name_, .ops = &ops_, .flags = flags_ };          \
+    static const gnn_idmap_kind var##_kind = kind_
+IDMAP_IMPL(k_idmap_ref, "ref", gnn_idmap_ref, GNN_IDMAP_REF, 0);
+IDMAP_IMPL(k_idmap_refmap, "refmap", gnn_idmap_cpu, GNN_IDMAP_REF, 0);
+IDMAP_IMPL(k_idmap_ordered, "ordered", gnn_idmap_cpu, GNN_IDMAP_ORDERED, GNN_ORACLE_THREADED);
+IDMAP_IMPL(k_idmap_dense, "dense", gnn_idmap_cpu, GNN_IDMAP_DENSE, GNN_ORACLE_THREADED);
+IDMAP_IMPL(k_idmap_fused, "fused", gnn_idmap_cpu, GNN_IDMAP_FUSED, GNN_ORACLE_THREADED);
 static const gnn_oracle_impl *const k_idmap_ordered_impls[] = { &k_idmap_ref, &k_idmap_refmap, &k_idmap_ordered,
                                                                 &k_idmap_dense, NULL };
 static const gnn_oracle_impl *const k_idmap_fused_impls[] = { &k_idmap_fused, NULL };
+
+/* The kind impl's map is created with; REF for an implementation not registered here (the
+ * self-tests' mutants, whose tables ignore it). */
+static gnn_idmap_kind kind_of(const gnn_oracle_impl *impl)
+{
+    static const struct {
+        const gnn_oracle_impl *impl;
+        const gnn_idmap_kind *kind;
+    } known[] = {
+        { &k_idmap_ref, &k_idmap_ref_kind },         { &k_idmap_refmap, &k_idmap_refmap_kind },
+        { &k_idmap_ordered, &k_idmap_ordered_kind }, { &k_idmap_dense, &k_idmap_dense_kind },
+        { &k_idmap_fused, &k_idmap_fused_kind },
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (known[i].impl == impl)
+            return *known[i].kind;
+    return GNN_IDMAP_REF;
+}
 
 enum { I_NV, I_NDST, I_NNZ, I_HIT, I_POOL, I_BAD, N_I_PARAMS };
 static const gnn_oracle_param k_i_params[N_I_PARAMS] = {
@@ -147,20 +152,26 @@ static int alloc_out(gnn_oracle_ctx *ctx, const char *side, int64_t n_dst, int64
     return o->local && o->src_gid ? 0 : 1;
 }
 
-static gnn_status run_impl(const gnn_oracle_idmap_ops *ops, gnn_idmap *m, int64_t nv, const idmap_input *in,
-                           int64_t n_dst, int64_t nnz, idmap_out *o)
+static gnn_status run_impl(gnn_idmap *m, const idmap_input *in, int64_t n_dst, int64_t nnz, idmap_out *o)
 {
-    if (ops->build)
-        return ops->build(nv, in->dst, n_dst, in->nbr, nnz, o->local, o->src_gid, &o->n_src);
     return gnn_idmap_build(m, in->dst, n_dst, in->nbr, nnz, o->local, o->src_gid, &o->n_src);
 }
 
-/* Build `in` with the reference and the implementation (on map m) and compare. */
-static gnn_oracle_outcome build_compare(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, gnn_idmap *m,
+/* The map of impl for the case (freed after it). */
+static gnn_oracle_outcome make_map(gnn_oracle_ctx *ctx, const char *who, const gnn_oracle_impl *impl, int64_t nv,
+                                   gnn_idmap **m)
+{
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, who, gnn_idmap_create(m, impl->ops, kind_of(impl), nv));
+    if (o == GNN_ORACLE_PASS)
+        gnn_oracle_defer(ctx, free_idmap, *m);
+    return o;
+}
+
+/* Build `in` with the reference (on map rm) and the implementation (on map m) and compare. */
+static gnn_oracle_outcome build_compare(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, gnn_idmap *rm, gnn_idmap *m,
                                         const idmap_input *in, const char *which)
 {
-    const gnn_oracle_idmap_ops *ref = c->entry->ref->ops, *impl = c->impl->ops;
-    const int64_t nv = gnn_oracle_int(c, I_NV), n_dst = gnn_oracle_int(c, I_NDST), nnz = gnn_oracle_int(c, I_NNZ);
+    const int64_t n_dst = gnn_oracle_int(c, I_NDST), nnz = gnn_oracle_int(c, I_NNZ);
     idmap_out want, got;
     char side[32];
     snprintf(side, sizeof side, "ref.%s", which);
@@ -169,12 +180,12 @@ static gnn_oracle_outcome build_compare(gnn_oracle_ctx *ctx, const gnn_oracle_ca
     snprintf(side, sizeof side, "impl.%s", which);
     if (alloc_out(ctx, side, n_dst, nnz, &got))
         return gnn_oracle_fail(ctx, "out of memory");
-    const gnn_status sr = run_impl(ref, NULL, nv, in, n_dst, nnz, &want);
+    const gnn_status sr = run_impl(rm, in, n_dst, nnz, &want);
     if (sr != GNN_OK)
         return gnn_oracle_fail(ctx, "ref on input %s returned %s", which, gnn_status_str(sr));
     char who[48];
     snprintf(who, sizeof who, "impl (input %s)", which);
-    gnn_oracle_outcome o = gnn_oracle_status(ctx, who, run_impl(impl, m, nv, in, n_dst, nnz, &got));
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, who, run_impl(m, in, n_dst, nnz, &got));
     if (o != GNN_ORACLE_PASS)
         return o;
     if (got.n_src >= n_dst && got.n_src <= n_dst + nnz) {
@@ -195,7 +206,6 @@ static gnn_oracle_outcome build_compare(gnn_oracle_ctx *ctx, const gnn_oracle_ca
 
 static gnn_oracle_outcome idmap_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
-    const gnn_oracle_idmap_ops *ref = c->entry->ref->ops, *impl = c->impl->ops;
     const int64_t nv = gnn_oracle_int(c, I_NV), n_dst = gnn_oracle_int(c, I_NDST), nnz = gnn_oracle_int(c, I_NNZ);
     const int bad = (int)gnn_oracle_int(c, I_BAD);
     if (bad == 1 && n_dst < 2)
@@ -210,18 +220,15 @@ static gnn_oracle_outcome idmap_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
         if (r > 0)
             return gnn_oracle_fail(ctx, "out of memory");
     }
-    gnn_idmap *m = NULL;
-    if (!impl->build) {
-        gnn_oracle_outcome o = gnn_oracle_status(ctx, "gnn_idmap_create", gnn_idmap_create(&m, impl->kind, nv));
-        if (o != GNN_ORACLE_PASS)
-            return o;
-        gnn_oracle_defer(ctx, free_idmap, m);
-    }
-    gnn_oracle_outcome o = build_compare(ctx, c, m, &in[0], "A");
+    gnn_idmap *rm, *m;
+    gnn_oracle_outcome o = make_map(ctx, "ref: gnn_idmap_create", c->entry->ref, nv, &rm);
+    if (o != GNN_ORACLE_PASS || (o = make_map(ctx, "gnn_idmap_create", c->impl, nv, &m)) != GNN_ORACLE_PASS)
+        return o;
+    o = build_compare(ctx, c, rm, m, &in[0], "A");
     if (o != GNN_ORACLE_PASS)
         return o;
     if (!bad)
-        return build_compare(ctx, c, m, &in[1], "B");
+        return build_compare(ctx, c, rm, m, &in[1], "B");
     /* input B made invalid: every kind must say so, and the map must stay usable (input A
      * again, after a build that may have inserted some ids before it failed) */
     const gnn_status expect = bad == 1 ? GNN_ERR_INVAL : GNN_ERR_RANGE;
@@ -233,15 +240,15 @@ static gnn_oracle_outcome idmap_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
     idmap_out want, got;
     if (alloc_out(ctx, "ref.B", n_dst, nnz, &want) || alloc_out(ctx, "impl.B", n_dst, nnz, &got))
         return gnn_oracle_fail(ctx, "out of memory");
-    const gnn_status sr = run_impl(ref, NULL, nv, &in[1], n_dst, nnz, &want);
-    const gnn_status si = run_impl(impl, m, nv, &in[1], n_dst, nnz, &got);
+    const gnn_status sr = run_impl(rm, &in[1], n_dst, nnz, &want);
+    const gnn_status si = run_impl(m, &in[1], n_dst, nnz, &got);
     if (sr != expect)
         return gnn_oracle_fail(ctx, "ref on input B with %s returned %s, expected %s", what, gnn_status_str(sr),
                                gnn_status_str(expect));
     if (si != expect)
         return gnn_oracle_fail(ctx, "impl on input B with %s returned %s, expected %s", what, gnn_status_str(si),
                                gnn_status_str(expect));
-    return build_compare(ctx, c, m, &in[0], "A again");
+    return build_compare(ctx, c, rm, m, &in[0], "A again");
 }
 
 const gnn_oracle_entry gnn_oracle_idmap_build = {

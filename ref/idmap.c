@@ -4,8 +4,11 @@
  * "Orders"). dst vertices take local ids 0..n_dst-1 in seed order; then each sampled
  * neighbor not seen before takes the next id, scanning the neighbors in order. The map is a
  * plain open-addressing hash table with linear probing, filled serially, so the order of
- * first appearance is simply the insertion order. opt/cpu/idmap.c reproduces it in parallel. */
+ * first appearance is simply the insertion order. opt/cpu/idmap.c reproduces it in parallel.
+ * gnn_idmap_ref is the same map as an ops table (its arguments checked by gnn_idmap_build in
+ * core/minibatch.c). */
 #include <string.h>
+#include "gnnref/aggregate.h" /* GNN_CAP_* */
 #include "gnnref/idmap.h"
 #include "gnnref/tensor.h"
 
@@ -90,3 +93,30 @@ done:
     table_free(&t);
     return st;
 }
+
+/* ---- the reference as an ID map object (gnn_idmap_ops, idmap.h) ---------------------------------
+ * The table is allocated per build, so the object holds nothing: every kind is this one map. */
+static gnn_status ref_create(void **state, gnn_idmap_kind kind, int64_t n_vertices)
+{
+    (void)kind; /* first-appearance order is the specification of every kind */
+    (void)n_vertices;
+    *state = NULL;
+    return GNN_OK;
+}
+
+static gnn_status ref_build(void *state, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
+                            int32_t *local, int64_t *src_gid, int64_t *n_src)
+{
+    (void)state;
+    return gnn_idmap_build_ref(dst, n_dst, nbr, nnz, local, src_gid, n_src);
+}
+
+static void ref_destroy(void *state) { (void)state; }
+
+const gnn_idmap_ops gnn_idmap_ref = {
+    .name = "ref",
+    .caps = GNN_CAP_DETERMINISTIC,
+    .create = ref_create,
+    .build = ref_build,
+    .destroy = ref_destroy,
+};

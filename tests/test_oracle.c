@@ -939,23 +939,20 @@ END_TEST
 
 /* ---- ID maps: bitwise and canonical ------------------------------------------------------------ */
 
-static gnn_status idmap_checked_ref(int64_t nv, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
-                                    int32_t *local, int64_t *src_gid, int64_t *n_src)
+/* Mutant ID map tables: the reference map (gnn_idmap_build has checked the ids), then a wrong
+ * relabelling. They keep no state and ignore the kind. */
+static gnn_status m_idmap_create(void **state, gnn_idmap_kind kind, int64_t n_vertices)
 {
-    for (int64_t i = 0; i < n_dst; i++)
-        if (dst[i] < 0 || dst[i] >= nv)
-            return GNN_ERR_RANGE;
-    for (int64_t e = 0; e < nnz; e++)
-        if (nbr[e] < 0 || nbr[e] >= nv)
-            return GNN_ERR_RANGE;
-    return gnn_idmap_build_ref(dst, n_dst, nbr, nnz, local, src_gid, n_src);
+    *state = NULL;
+    return GNN_OK;
 }
+static void m_idmap_destroy(void *state) {}
 
 /* The first two new local ids swapped, consistently: a correct map up to relabelling. */
-static gnn_status idmap_swap(int64_t nv, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
+static gnn_status idmap_swap(void *state, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
                              int32_t *local, int64_t *src_gid, int64_t *n_src)
 {
-    gnn_status s = idmap_checked_ref(nv, dst, n_dst, nbr, nnz, local, src_gid, n_src);
+    gnn_status s = gnn_idmap_build_ref(dst, n_dst, nbr, nnz, local, src_gid, n_src);
     if (s || *n_src < n_dst + 2)
         return s;
     const int32_t a = (int32_t)n_dst, b = (int32_t)n_dst + 1;
@@ -967,16 +964,17 @@ static gnn_status idmap_swap(int64_t nv, const int64_t *dst, int64_t n_dst, cons
     return GNN_OK;
 }
 /* The second new vertex merged into the first (its id left unused): not a bijection. */
-static gnn_status idmap_merge(int64_t nv, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
+static gnn_status idmap_merge(void *state, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
                               int32_t *local, int64_t *src_gid, int64_t *n_src)
 {
-    gnn_status s = idmap_checked_ref(nv, dst, n_dst, nbr, nnz, local, src_gid, n_src);
+    gnn_status s = gnn_idmap_build_ref(dst, n_dst, nbr, nnz, local, src_gid, n_src);
     for (int64_t e = 0; !s && e < nnz; e++)
         if (local[e] == n_dst + 1)
             local[e] = (int32_t)n_dst;
     return s;
 }
-static const gnn_oracle_idmap_ops k_swap_ops = { .build = idmap_swap }, k_merge_ops = { .build = idmap_merge };
+static const gnn_idmap_ops k_swap_ops = { "swap", 0, m_idmap_create, idmap_swap, m_idmap_destroy };
+static const gnn_idmap_ops k_merge_ops = { "merge", 0, m_idmap_create, idmap_merge, m_idmap_destroy };
 static const gnn_oracle_impl m_idmap_swap = { "swap", &k_swap_ops, 0 }, m_idmap_merge = { "merge", &k_merge_ops, 0 };
 
 static struct {

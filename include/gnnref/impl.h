@@ -21,6 +21,7 @@
 #include "gnnref/gat.h"
 #include "gnnref/halo.h"
 #include "gnnref/hec.h"
+#include "gnnref/idmap.h"
 #include "gnnref/index_add.h"
 #include "gnnref/nn.h"
 #include "gnnref/partition.h"
@@ -40,6 +41,7 @@ typedef struct gnn_impl {
     const gnn_gat_ops *gat;                /* graph attention (gat.h) */
     const gnn_act_ops *act;                /* ELU, LayerNorm (act.h) */
     const gnn_sampler_ops *sampler;        /* neighbor sampler objects (sample.h) */
+    const gnn_idmap_ops *idmap;            /* global-to-local ID maps (idmap.h) */
     const gnn_hec_ops *hec;                /* historical embedding cache (hec.h) */
     const gnn_aep_ops *aep;                /* HEC push selection (aep.h) */
     const gnn_db_halo_ops *db_halo;        /* DistGNN-MB Algorithm 1 (halo.h) */

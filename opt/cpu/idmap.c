@@ -10,39 +10,19 @@
  * The passes: insert (atomic min) -> flag -> scan -> relabel -> reset touched cells. */
 #include <stdlib.h>
 #include <string.h>
+#include "gnnref/aggregate.h" /* GNN_CAP_* */
 #include "gnnref/tensor.h"
 #include "opt/cpu/idmap_impl.h"
 #ifdef GNN_HAVE_OPENMP
 #include <omp.h>
 #endif
 
-static const char *const k_kind_names[GNN_IDMAP_KIND_COUNT] = { "ref", "ordered", "fused", "dense" };
-
-const char *gnn_idmap_kind_name(gnn_idmap_kind k)
-{
-    return (unsigned)k < GNN_IDMAP_KIND_COUNT ? k_kind_names[k] : "unknown";
-}
-
-gnn_status gnn_idmap_kind_parse(const char *name, gnn_idmap_kind *k)
-{
-    for (int i = 0; i < GNN_IDMAP_KIND_COUNT; i++)
-        if (name && !strcmp(name, k_kind_names[i])) {
-            *k = (gnn_idmap_kind)i;
-            return GNN_OK;
-        }
-    return GNN_ERR_INVAL;
-}
-
-int gnn_idmap_kind_ordered(gnn_idmap_kind k) { return k != GNN_IDMAP_FUSED; }
-
-gnn_status gnn_idmap_create(gnn_idmap **out, gnn_idmap_kind kind, int64_t n_vertices)
+gnn_status gnn_cpu_idmap_create(gnn_cpu_idmap **out, gnn_idmap_kind kind, int64_t n_vertices)
 {
     *out = NULL;
-    if ((unsigned)kind >= GNN_IDMAP_KIND_COUNT || n_vertices < 0)
-        return GNN_ERR_INVAL;
     if ((kind == GNN_IDMAP_ORDERED || kind == GNN_IDMAP_FUSED) && n_vertices >= ((int64_t)1 << 33) - 1)
         return GNN_ERR_RANGE; /* packed hash words hold ids below 2^33 - 1 */
-    gnn_idmap *m = calloc(1, sizeof *m);
+    gnn_cpu_idmap *m = calloc(1, sizeof *m);
     if (!m)
         return GNN_ERR_NOMEM;
     m->kind = kind;
@@ -61,7 +41,7 @@ gnn_status gnn_idmap_create(gnn_idmap **out, gnn_idmap_kind kind, int64_t n_vert
     return GNN_OK;
 }
 
-void gnn_idmap_destroy(gnn_idmap *m)
+void gnn_cpu_idmap_destroy(gnn_cpu_idmap *m)
 {
     if (!m)
         return;
@@ -75,7 +55,7 @@ void gnn_idmap_destroy(gnn_idmap *m)
 }
 
 /* Grow the table to >= 2 * items slots (a power of two) and the slot array to items. */
-static gnn_status reserve(gnn_idmap *m, int64_t items)
+static gnn_status reserve(gnn_cpu_idmap *m, int64_t items)
 {
     if (m->kind == GNN_IDMAP_ORDERED || m->kind == GNN_IDMAP_FUSED) {
         uint64_t cap = 1024;
@@ -161,7 +141,7 @@ int64_t gnn_cpu_exclusive_scan(int64_t *v, int64_t n)
     return part[chunks];
 }
 
-gnn_status gnn_idmap_begin(gnn_idmap *m, const int64_t *dst, int64_t n_dst, int64_t nnz, int64_t *src_gid)
+gnn_status gnn_cpu_idmap_begin(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, int64_t nnz, int64_t *src_gid)
 {
     if (n_dst < 0 || nnz < 0 || n_dst + nnz > INT32_MAX)
         return GNN_ERR_RANGE;
@@ -183,13 +163,13 @@ gnn_status gnn_idmap_begin(gnn_idmap *m, const int64_t *dst, int64_t n_dst, int6
         src_gid[i] = v;
         if (m->kind == GNN_IDMAP_FUSED) {
             int claimed;
-            const uint64_t h = gnn_idmap_probe(m, v, gnn_idmap_word(v, (uint64_t)i), 0, &claimed);
+            const uint64_t h = gnn_cpu_idmap_probe(m, v, gnn_cpu_idmap_word(v, (uint64_t)i), 0, &claimed);
             m->slot[i] = (uint32_t)h;
             m->uslot[i] = (uint32_t)h;
             if (!claimed)
                 bad = 2; /* a repeated dst */
         } else {
-            gnn_idmap_insert(m, i, v);
+            gnn_cpu_idmap_insert(m, i, v);
             if (m->kind == GNN_IDMAP_ORDERED)
                 m->uslot[i] = m->slot[i];
         }
@@ -202,15 +182,15 @@ gnn_status gnn_idmap_begin(gnn_idmap *m, const int64_t *dst, int64_t n_dst, int6
 }
 
 /* The smallest item number of the vertex of item `item` (ORDERED, DENSE). */
-static inline int64_t first_item(const gnn_idmap *m, int64_t item, int64_t gid)
+static inline int64_t first_item(const gnn_cpu_idmap *m, int64_t item, int64_t gid)
 {
-    return m->kind == GNN_IDMAP_DENSE ? m->first[gid] : gnn_idmap_val(m->tab[m->slot[item]]);
+    return m->kind == GNN_IDMAP_DENSE ? m->first[gid] : gnn_cpu_idmap_val(m->tab[m->slot[item]]);
 }
 
 /* Reset the cells this build touched. After a successful build every touched vertex is in
  * src_gid[0..n_src) exactly once, so the reset visits each cell once (fewer writes than one
  * per item); after an error it walks the items (writes are idempotent). */
-static void reset_touched(gnn_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
+static void reset_touched(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
                           const int64_t *src_gid, int64_t n_src)
 {
     if (src_gid && m->kind == GNN_IDMAP_DENSE) {
@@ -239,8 +219,8 @@ static void reset_touched(gnn_idmap *m, const int64_t *dst, int64_t n_dst, const
     }
 }
 
-gnn_status gnn_idmap_finish(gnn_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
-                            int32_t *local, int64_t *src_gid, int64_t *n_src)
+gnn_status gnn_cpu_idmap_finish(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
+                                int32_t *local, int64_t *src_gid, int64_t *n_src)
 {
     gnn_status st = GNN_OK;
     int bad = m->dup ? 2 : 0;
@@ -248,7 +228,7 @@ gnn_status gnn_idmap_finish(gnn_idmap *m, const int64_t *dst, int64_t n_dst, con
         if (!bad) {
 #pragma omp parallel for schedule(static)
             for (int64_t e = 0; e < nnz; e++)
-                local[e] = gnn_idmap_val(m->tab[m->slot[n_dst + e]]);
+                local[e] = gnn_cpu_idmap_val(m->tab[m->slot[n_dst + e]]);
             *n_src = m->counter;
         }
     } else {
@@ -296,36 +276,44 @@ gnn_status gnn_idmap_finish(gnn_idmap *m, const int64_t *dst, int64_t n_dst, con
     return st;
 }
 
-gnn_status gnn_idmap_build(gnn_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
-                           int32_t *local, int64_t *src_gid, int64_t *n_src)
+/* Arguments checked by gnn_idmap_build (core/minibatch.c): every id is in [0, n_vertices). */
+gnn_status gnn_cpu_idmap_build(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
+                               int32_t *local, int64_t *src_gid, int64_t *n_src)
 {
-    if (!m || (n_dst > 0 && !dst) || (nnz > 0 && (!nbr || !local)) || !src_gid || !n_src)
-        return GNN_ERR_INVAL;
-    if (n_dst < 0 || nnz < 0 || n_dst + nnz > INT32_MAX)
-        return GNN_ERR_RANGE;
-    if (m->kind == GNN_IDMAP_REF) {
-        for (int64_t e = 0; e < nnz; e++)
-            if (nbr[e] < 0 || nbr[e] >= m->n_vertices)
-                return GNN_ERR_RANGE;
-        for (int64_t i = 0; i < n_dst; i++)
-            if (dst[i] < 0 || dst[i] >= m->n_vertices)
-                return GNN_ERR_RANGE;
+    if (m->kind == GNN_IDMAP_REF)
         return gnn_idmap_build_ref(dst, n_dst, nbr, nnz, local, src_gid, n_src);
-    }
-    int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad)
-    for (int64_t e = 0; e < nnz; e++)
-        bad |= nbr[e] < 0 || nbr[e] >= m->n_vertices;
-    if (bad)
-        return GNN_ERR_RANGE;
-    gnn_status st = gnn_idmap_begin(m, dst, n_dst, nnz, src_gid);
-    if (st) {
-        if (st == GNN_ERR_RANGE) /* clear the cells of the valid dst inserted before the error */
-            reset_touched(m, dst, n_dst, nbr, 0, NULL, 0);
+    gnn_status st = gnn_cpu_idmap_begin(m, dst, n_dst, nnz, src_gid);
+    if (st) /* out of memory, before the first insert */
         return st;
-    }
 #pragma omp parallel for schedule(dynamic, 4096)
     for (int64_t e = 0; e < nnz; e++)
-        gnn_idmap_insert(m, n_dst + e, nbr[e]);
-    return gnn_idmap_finish(m, dst, n_dst, nbr, nnz, local, src_gid, n_src);
+        gnn_cpu_idmap_insert(m, n_dst + e, nbr[e]);
+    return gnn_cpu_idmap_finish(m, dst, n_dst, nbr, nnz, local, src_gid, n_src);
 }
+
+/* ---- the table (gnn_idmap_ops, idmap.h) -------------------------------------------------------- */
+
+static gnn_status cpu_create(void **state, gnn_idmap_kind kind, int64_t n_vertices)
+{
+    gnn_cpu_idmap *m;
+    gnn_status st = gnn_cpu_idmap_create(&m, kind, n_vertices);
+    *state = m;
+    return st;
+}
+
+static gnn_status cpu_build(void *state, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
+                            int32_t *local, int64_t *src_gid, int64_t *n_src)
+{
+    return gnn_cpu_idmap_build(state, dst, n_dst, nbr, nnz, local, src_gid, n_src);
+}
+
+static void cpu_destroy(void *state) { gnn_cpu_idmap_destroy(state); }
+
+/* FUSED's ids are deterministic only up to canonical relabelling (gnn_idmap_kind_ordered) */
+const gnn_idmap_ops gnn_idmap_cpu = {
+    .name = "cpu",
+    .caps = GNN_CAP_DETERMINISTIC | GNN_CAP_THREADED,
+    .create = cpu_create,
+    .build = cpu_build,
+    .destroy = cpu_destroy,
+};

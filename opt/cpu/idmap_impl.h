@@ -1,5 +1,7 @@
-/* opt/cpu/idmap_impl.h -- internals of the parallel ID maps, shared by opt/cpu/idmap.c and the
- * fused sampler (opt/cpu/sample.c), which inserts each neighbor into the map as it draws it.
+/* opt/cpu/idmap_impl.h -- internals of the parallel ID maps, shared by opt/cpu/idmap.c (whose
+ * gnn_idmap_cpu table wraps them) and the cpu sampler (opt/cpu/sample.c), which inserts each
+ * neighbor into the map as it draws it. The callers check the arguments first: the public entry
+ * points (core/minibatch.c) and the sampler's layer planning.
  *
  * Items are numbered by position: dst i is item i, neighbor e is item n_dst + e, so "first
  * appearance" is "smallest item number" (DESIGN.md section 2, "Orders").
@@ -15,7 +17,9 @@
 
 #define GNN_IDMAP_NONE INT32_MAX /* item numbers are < 2^31 (block-local ids are int32) */
 
-struct gnn_idmap {
+typedef struct gnn_cpu_idmap gnn_cpu_idmap;
+
+struct gnn_cpu_idmap {
     gnn_idmap_kind kind;
     int64_t n_vertices;
     /* hash table (ORDERED, FUSED): one 64-bit word per slot, (gid + 1) << 31 | value, 0 when
@@ -45,7 +49,7 @@ struct gnn_idmap {
     int dup; /* set when a dst id repeats */
 };
 
-static inline uint64_t gnn_idmap_hash(int64_t gid, uint64_t mask)
+static inline uint64_t gnn_cpu_idmap_hash(int64_t gid, uint64_t mask)
 {
     return ((uint64_t)gid * 0x9E3779B97F4A7C15ull >> 17) & mask;
 }
@@ -60,17 +64,17 @@ static inline void gnn_atomic_min_i32(int32_t *cell, int32_t v)
 }
 
 #define GNN_IDMAP_VAL_MASK 0x7FFFFFFFull
-static inline uint64_t gnn_idmap_word(int64_t gid, uint64_t val) { return ((uint64_t)(gid + 1) << 31) | val; }
-static inline int32_t gnn_idmap_val(uint64_t w) { return (int32_t)(w & GNN_IDMAP_VAL_MASK); }
+static inline uint64_t gnn_cpu_idmap_word(int64_t gid, uint64_t val) { return ((uint64_t)(gid + 1) << 31) | val; }
+static inline int32_t gnn_cpu_idmap_val(uint64_t w) { return (int32_t)(w & GNN_IDMAP_VAL_MASK); }
 
 /* Find gid's slot, or claim an empty one with `mine` (gid's word with its initial value).
  * For ORDERED, finding the key lowers its value to mine's by atomic min on the whole word
  * (same key bits, so comparing words compares values). Sets *claimed when this call
  * inserted the key. */
-static inline uint64_t gnn_idmap_probe(struct gnn_idmap *m, int64_t gid, uint64_t mine, int lower, int *claimed)
+static inline uint64_t gnn_cpu_idmap_probe(gnn_cpu_idmap *m, int64_t gid, uint64_t mine, int lower, int *claimed)
 {
     const uint64_t key = (uint64_t)(gid + 1);
-    uint64_t h = gnn_idmap_hash(gid, m->mask);
+    uint64_t h = gnn_cpu_idmap_hash(gid, m->mask);
     *claimed = 0;
     for (;;) {
         uint64_t w = __atomic_load_n(&m->tab[h], __ATOMIC_RELAXED);
@@ -91,9 +95,9 @@ static inline uint64_t gnn_idmap_probe(struct gnn_idmap *m, int64_t gid, uint64_
     }
 }
 
-/* Insert item `item` (global id gid). Thread-safe; call between gnn_idmap_begin and
- * gnn_idmap_finish. For FUSED, items >= n_dst get their local id here. */
-static inline void gnn_idmap_insert(struct gnn_idmap *m, int64_t item, int64_t gid)
+/* Insert item `item` (global id gid). Thread-safe; call between gnn_cpu_idmap_begin and
+ * gnn_cpu_idmap_finish. For FUSED, items >= n_dst get their local id here. */
+static inline void gnn_cpu_idmap_insert(gnn_cpu_idmap *m, int64_t item, int64_t gid)
 {
     int claimed;
     switch (m->kind) {
@@ -101,16 +105,16 @@ static inline void gnn_idmap_insert(struct gnn_idmap *m, int64_t item, int64_t g
         gnn_atomic_min_i32(&m->first[gid], (int32_t)item);
         break;
     case GNN_IDMAP_ORDERED:
-        m->slot[item] = (uint32_t)gnn_idmap_probe(m, gid, gnn_idmap_word(gid, (uint64_t)item), 1, &claimed);
+        m->slot[item] = (uint32_t)gnn_cpu_idmap_probe(m, gid, gnn_cpu_idmap_word(gid, (uint64_t)item), 1, &claimed);
         break;
     case GNN_IDMAP_FUSED: {
-        const uint64_t h = gnn_idmap_probe(m, gid, gnn_idmap_word(gid, GNN_IDMAP_VAL_MASK), 0, &claimed);
+        const uint64_t h = gnn_cpu_idmap_probe(m, gid, gnn_cpu_idmap_word(gid, GNN_IDMAP_VAL_MASK), 0, &claimed);
         m->slot[item] = (uint32_t)h;
         if (claimed) {
             /* one fetch-and-add both reads and advances the counter (FastGL's Alg. 2 reads
              * LocalID and adds 1 in two steps, which races; docs/idmap.md) */
             const int64_t local = __atomic_fetch_add(&m->counter, 1, __ATOMIC_RELAXED);
-            __atomic_store_n(&m->tab[h], gnn_idmap_word(gid, (uint64_t)local), __ATOMIC_RELAXED);
+            __atomic_store_n(&m->tab[h], gnn_cpu_idmap_word(gid, (uint64_t)local), __ATOMIC_RELAXED);
             m->src_gid[local] = gid;
             m->uslot[local] = (uint32_t)h;
         }
@@ -121,14 +125,22 @@ static inline void gnn_idmap_insert(struct gnn_idmap *m, int64_t item, int64_t g
     }
 }
 
+/* A map of `kind` for ids in [0, n_vertices) (kind valid, n_vertices >= 0). GNN_ERR_RANGE for
+ * the hash kinds beyond 2^33 - 2 (the packed table words). */
+gnn_status gnn_cpu_idmap_create(gnn_cpu_idmap **m, gnn_idmap_kind kind, int64_t n_vertices);
+void gnn_cpu_idmap_destroy(gnn_cpu_idmap *m);
+/* gnn_idmap_build's body: arguments valid (every id in [0, n_vertices)); a repeated dst gives
+ * GNN_ERR_INVAL and leaves the map clean for the next build. */
+gnn_status gnn_cpu_idmap_build(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
+                               int32_t *local, int64_t *src_gid, int64_t *n_src);
+
 /* Prepare for n_dst + nnz items; inserts the dst vertices (local ids 0..n_dst-1) in parallel.
  * src_gid: the output array (n_dst + nnz capacity). */
-gnn_status gnn_idmap_begin(struct gnn_idmap *m, const int64_t *dst, int64_t n_dst, int64_t nnz,
-                           int64_t *src_gid);
+gnn_status gnn_cpu_idmap_begin(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, int64_t nnz, int64_t *src_gid);
 /* After every neighbor item n_dst + e holding nbr[e] was inserted: local ids, src_gid, n_src,
  * and the map is reset for the next use. */
-gnn_status gnn_idmap_finish(struct gnn_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr,
-                            int64_t nnz, int32_t *local, int64_t *src_gid, int64_t *n_src);
+gnn_status gnn_cpu_idmap_finish(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr,
+                                int64_t nnz, int32_t *local, int64_t *src_gid, int64_t *n_src);
 
 /* Exclusive prefix sum of v[0..n) in place (parallel, two passes); returns the total. */
 int64_t gnn_cpu_exclusive_scan(int64_t *v, int64_t n);

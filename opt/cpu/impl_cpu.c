@@ -13,6 +13,7 @@ void gnn_impl_override_cpu(gnn_impl *c)
     c->gat = &gnn_gat_cpu;
     c->act = &gnn_act_cpu;
     c->sampler = &gnn_sampler_cpu;
+    c->idmap = &gnn_idmap_cpu;
     c->hec = &gnn_hec_cpu;
     c->aep = &gnn_aep_cpu;
     c->db_halo = &gnn_db_halo_cpu;

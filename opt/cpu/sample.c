@@ -35,7 +35,7 @@ typedef struct cpu_sampler {
     const gnn_csr *g;
     gnn_sampler_variant variant;
     gnn_idmap_kind kind;
-    gnn_idmap *map;
+    gnn_cpu_idmap *map;
     int64_t *nbr, *row; /* (cap) sampled global ids; COO rows (unfused) */
     int32_t *local;     /* (cap) unfused relabel output */
     int64_t cap;
@@ -51,7 +51,7 @@ static gnn_status cpu_create(void **out, const gnn_csr *g, const gnn_sampler_opt
     s->variant = o->variant;
     s->kind = (gnn_idmap_kind)o->idmap;
     /* the fused pass inserts into a parallel map; REF is serial, so it runs unfused-style */
-    gnn_status st = gnn_idmap_create(&s->map, s->kind == GNN_IDMAP_REF ? GNN_IDMAP_ORDERED : s->kind, g->n);
+    gnn_status st = gnn_cpu_idmap_create(&s->map, s->kind == GNN_IDMAP_REF ? GNN_IDMAP_ORDERED : s->kind, g->n);
     if (st) {
         free(s);
         return st;
@@ -65,7 +65,7 @@ static void cpu_destroy(void *vs)
     cpu_sampler *s = vs;
     if (!s)
         return;
-    gnn_idmap_destroy(s->map);
+    gnn_cpu_idmap_destroy(s->map);
     gnn_free(s->nbr);
     gnn_free(s->row);
     gnn_free(s->local);
@@ -303,9 +303,10 @@ static int64_t plan_layer(const gnn_csr *g, const int64_t *seeds, int64_t n_seed
 }
 
 /* Address of the map cell a global id will touch (for software prefetch). */
-static inline const void *map_cell(const gnn_idmap *m, int64_t gid)
+static inline const void *map_cell(const gnn_cpu_idmap *m, int64_t gid)
 {
-    return m->kind == GNN_IDMAP_DENSE ? (const void *)&m->first[gid] : (const void *)&m->tab[gnn_idmap_hash(gid, m->mask)];
+    return m->kind == GNN_IDMAP_DENSE ? (const void *)&m->first[gid]
+                                      : (const void *)&m->tab[gnn_cpu_idmap_hash(gid, m->mask)];
 }
 
 #define GNN_SAMPLE_CHUNK 32 /* dst vertices per work item */
@@ -352,7 +353,7 @@ static gnn_status draw_all(cpu_sampler *s, const int64_t *seeds, int64_t n_seeds
                 for (int64_t e = e0; e < e1; e++) {
                     if (e + GNN_PREFETCH < e1)
                         __builtin_prefetch(map_cell(s->map, s->nbr[e + GNN_PREFETCH]), 1);
-                    gnn_idmap_insert(s->map, n_seeds + e, s->nbr[e]);
+                    gnn_cpu_idmap_insert(s->map, n_seeds + e, s->nbr[e]);
                 }
             if (row)
                 for (int64_t i = i0; i < i1; i++)
@@ -382,11 +383,11 @@ static gnn_status cpu_layer(void *vs, const int64_t *seeds, int64_t n_seeds, con
     const int fused = s->variant == GNN_SAMPLER_FUSED && s->kind != GNN_IDMAP_REF;
     if (fused) {
         /* one pass: draw and insert; then the map's relabel pass writes the block */
-        if ((st = gnn_idmap_begin(s->map, seeds, n_seeds, nnz, out->src_gid)))
+        if ((st = gnn_cpu_idmap_begin(s->map, seeds, n_seeds, nnz, out->src_gid)))
             goto done;
         st = draw_all(s, seeds, n_seeds, p, offsets, 1, NULL);
-        gnn_status st2 = gnn_idmap_finish(s->map, seeds, n_seeds, s->nbr, nnz, out->indices, out->src_gid,
-                                          &out->n_src);
+        gnn_status st2 = gnn_cpu_idmap_finish(s->map, seeds, n_seeds, s->nbr, nnz, out->indices, out->src_gid,
+                                              &out->n_src);
         if (st || (st = st2))
             goto done;
         memcpy(out->indptr, offsets, ((size_t)n_seeds + 1) * sizeof(int64_t));
@@ -400,7 +401,7 @@ static gnn_status cpu_layer(void *vs, const int64_t *seeds, int64_t n_seeds, con
         if (s->kind == GNN_IDMAP_REF)
             st = gnn_idmap_build_ref(seeds, n_seeds, s->nbr, nnz, local, out->src_gid, &out->n_src);
         else
-            st = gnn_idmap_build(s->map, seeds, n_seeds, s->nbr, nnz, local, out->src_gid, &out->n_src);
+            st = gnn_cpu_idmap_build(s->map, seeds, n_seeds, s->nbr, nnz, local, out->src_gid, &out->n_src);
         if (st)
             goto done;
         if (row) {
