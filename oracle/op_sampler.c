@@ -32,56 +32,54 @@
 
 /* ---- implementations ---------------------------------------------------------------------- */
 
-/* The reference sampler for either kind of parameters: gnn_sample_weighted_ref when weights
- * are set, gnn_sample_uniform_ref otherwise (what gnn_sample_ref does once its uniform
- * sampler hands weighted parameters on; sample.weighted's "ref-dispatch" checks that it does). */
-static gnn_status ref_sample(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
-                             gnn_sampled *out)
-{
-    if (p->weights)
-        return gnn_sample_weighted_ref(g, seeds, n_seeds, p, out);
-    return gnn_sample_uniform_ref(g, seeds, n_seeds, p, out);
-}
-static const gnn_sample_ops k_ref_sample_ops = { "ref", ref_sample, gnn_block_build_ref };
+/* Every implementation is a real sampler table (sample.h) and the options its object is created
+ * with, side by side on one line so the name `gnnref oracle --list` prints and what runs cannot
+ * drift apart. The reference is gnn_sampler_ref: sample (gnn_sample_uniform_ref, which hands
+ * weighted parameters to gnn_sample_weighted_ref; sample.weighted's "ref-dispatch" checks that
+ * it does), then gnn_block_build_ref, per layer. */
+#define SAMPLER_IMPL(var, name_, ops_, variant_, idmap_, flags_)                                   \
+    static const gnn_oracle_impl var = { .name = name_, .ops = &ops_, .flags = flags_ };          \
+    static const gnn_sampler_options var##_options = { .variant = variant_, .idmap = idmap_ }
+SAMPLER_IMPL(k_sampler_ref, "ref", gnn_sampler_ref, GNN_SAMPLER_FUSED, GNN_IDMAP_DENSE, 0);
+SAMPLER_IMPL(k_fused_ordered, "fused-ordered", gnn_sampler_cpu, GNN_SAMPLER_FUSED, GNN_IDMAP_ORDERED, GNN_ORACLE_THREADED);
+SAMPLER_IMPL(k_fused_dense, "fused-dense", gnn_sampler_cpu, GNN_SAMPLER_FUSED, GNN_IDMAP_DENSE, GNN_ORACLE_THREADED);
+SAMPLER_IMPL(k_fused_refmap, "fused-ref", gnn_sampler_cpu, GNN_SAMPLER_FUSED, GNN_IDMAP_REF, GNN_ORACLE_THREADED);
+SAMPLER_IMPL(k_fused_fused, "fused-fused", gnn_sampler_cpu, GNN_SAMPLER_FUSED, GNN_IDMAP_FUSED,
+             GNN_ORACLE_THREADED);
+SAMPLER_IMPL(k_unfused_ordered, "unfused-ordered", gnn_sampler_cpu, GNN_SAMPLER_UNFUSED, GNN_IDMAP_ORDERED,
+             GNN_ORACLE_THREADED);
+SAMPLER_IMPL(k_unfused_dense, "unfused-dense", gnn_sampler_cpu, GNN_SAMPLER_UNFUSED, GNN_IDMAP_DENSE,
+             GNN_ORACLE_THREADED);
+SAMPLER_IMPL(k_unfused_refmap, "unfused-ref", gnn_sampler_cpu, GNN_SAMPLER_UNFUSED, GNN_IDMAP_REF,
+             GNN_ORACLE_THREADED);
+SAMPLER_IMPL(k_unfused_fused, "unfused-fused", gnn_sampler_cpu, GNN_SAMPLER_UNFUSED, GNN_IDMAP_FUSED,
+             GNN_ORACLE_THREADED);
 
-static gnn_status ref_layer(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
-                            gnn_block *out)
-{
-    gnn_sampled s;
-    memset(out, 0, sizeof *out);
-    gnn_status st = ref_sample(g, seeds, n_seeds, p, &s);
-    if (st)
-        return st;
-    st = gnn_block_build_ref(&s, out);
-    gnn_sampled_free(&s);
-    return st;
-}
-
-static gnn_status ref_blocks(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts, int L,
-                             const gnn_sample_params *base, gnn_block *blocks)
-{
-    return gnn_sample_blocks(&k_ref_sample_ops, g, seeds, n_seeds, fanouts, L, base, blocks);
-}
-
-static const gnn_oracle_sampler_ops k_ops_ref = { .layer = ref_layer, .blocks = ref_blocks };
-#define SAMPLER_IMPL(var, name_, variant_, idmap_)                                                      \
-    static const gnn_oracle_sampler_ops var##_ops = { .variant = variant_, .idmap = idmap_ };        \
-    static const gnn_oracle_impl var = { .name = name_, .ops = &var##_ops, .flags = GNN_ORACLE_THREADED }
-SAMPLER_IMPL(k_fused_ordered, "fused-ordered", GNN_SAMPLER_FUSED, GNN_IDMAP_ORDERED);
-SAMPLER_IMPL(k_fused_dense, "fused-dense", GNN_SAMPLER_FUSED, GNN_IDMAP_DENSE);
-SAMPLER_IMPL(k_fused_refmap, "fused-ref", GNN_SAMPLER_FUSED, GNN_IDMAP_REF);
-SAMPLER_IMPL(k_fused_fused, "fused-fused", GNN_SAMPLER_FUSED, GNN_IDMAP_FUSED);
-SAMPLER_IMPL(k_unfused_ordered, "unfused-ordered", GNN_SAMPLER_UNFUSED, GNN_IDMAP_ORDERED);
-SAMPLER_IMPL(k_unfused_dense, "unfused-dense", GNN_SAMPLER_UNFUSED, GNN_IDMAP_DENSE);
-SAMPLER_IMPL(k_unfused_refmap, "unfused-ref", GNN_SAMPLER_UNFUSED, GNN_IDMAP_REF);
-SAMPLER_IMPL(k_unfused_fused, "unfused-fused", GNN_SAMPLER_UNFUSED, GNN_IDMAP_FUSED);
-
-static const gnn_oracle_impl k_sampler_ref = { .name = "ref", .ops = &k_ops_ref, .flags = 0 };
 static const gnn_oracle_impl *const k_ordered_impls[] = {
     &k_sampler_ref, &k_fused_ordered, &k_fused_dense, &k_fused_refmap,
     &k_unfused_ordered, &k_unfused_dense, &k_unfused_refmap, NULL,
 };
 static const gnn_oracle_impl *const k_fusedmap_impls[] = { &k_fused_fused, &k_unfused_fused, NULL };
+
+/* The options impl's sampler is created with; NULL (the defaults) for an implementation not
+ * registered here (the self-tests' mutants). */
+static const gnn_sampler_options *options_of(const gnn_oracle_impl *impl)
+{
+    static const struct {
+        const gnn_oracle_impl *impl;
+        const gnn_sampler_options *o;
+    } known[] = {
+        { &k_sampler_ref, &k_sampler_ref_options },         { &k_fused_ordered, &k_fused_ordered_options },
+        { &k_fused_dense, &k_fused_dense_options },         { &k_fused_refmap, &k_fused_refmap_options },
+        { &k_fused_fused, &k_fused_fused_options },         { &k_unfused_ordered, &k_unfused_ordered_options },
+        { &k_unfused_dense, &k_unfused_dense_options },     { &k_unfused_refmap, &k_unfused_refmap_options },
+        { &k_unfused_fused, &k_unfused_fused_options },
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (known[i].impl == impl)
+            return known[i].o;
+    return NULL;
+}
 
 /* ---- case inputs: graph, weights, seeds ------------------------------------------------------ */
 
@@ -170,34 +168,14 @@ static gnn_oracle_outcome make_input(gnn_oracle_ctx *ctx, const gnn_oracle_case 
     return GNN_ORACLE_PASS;
 }
 
-/* The implementation's sampler object (NULL for plain-function implementations). */
-static gnn_oracle_outcome make_sampler(gnn_oracle_ctx *ctx, const gnn_oracle_sampler_ops *ops, const gnn_csr *g,
-                                       gnn_sampler **s)
+/* The sampler object of impl (the reference or the implementation) for g, freed after the case. */
+static gnn_oracle_outcome make_sampler(gnn_oracle_ctx *ctx, const char *who, const gnn_oracle_impl *impl,
+                                       const gnn_csr *g, gnn_sampler **s)
 {
-    *s = NULL;
-    if (ops->layer || ops->blocks)
-        return GNN_ORACLE_PASS;
-    const gnn_sampler_options opt = { (gnn_sampler_variant)ops->variant, ops->idmap };
-    gnn_oracle_outcome o = gnn_oracle_status(ctx, "gnn_sampler_create", gnn_sampler_create(s, &gnn_sampler_cpu, g, &opt));
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, who, gnn_sampler_create(s, impl->ops, g, options_of(impl)));
     if (o == GNN_ORACLE_PASS)
         gnn_oracle_defer(ctx, free_sampler, *s);
     return o;
-}
-
-static gnn_status impl_layer(const gnn_oracle_sampler_ops *ops, gnn_sampler *s, const sampler_input *in,
-                             int64_t n_seeds, const gnn_sample_params *p, gnn_block *out)
-{
-    if (ops->layer)
-        return ops->layer(in->g, in->seeds, n_seeds, p, out);
-    return gnn_sampler_layer(s, in->seeds, n_seeds, p, out);
-}
-
-static gnn_status impl_blocks(const gnn_oracle_sampler_ops *ops, gnn_sampler *s, const sampler_input *in,
-                              const int64_t *fanouts, int L, const gnn_sample_params *base, gnn_block *blocks)
-{
-    if (ops->blocks)
-        return ops->blocks(in->g, in->seeds, in->n_seeds, fanouts, L, base, blocks);
-    return gnn_sampler_blocks(s, in->seeds, in->n_seeds, fanouts, L, base, blocks);
 }
 
 /* Digest of what the comparator compares: the block itself, or (canonical entries, whose raw
@@ -288,7 +266,6 @@ static const char *const k_l_presets[] = {
 
 static gnn_oracle_outcome layer_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
-    const gnn_oracle_sampler_ops *ref = c->entry->ref->ops, *ops = c->impl->ops;
     const gnn_oracle_cmp cmp = c->entry->tol.cmp;
     const int dup = (int)gnn_oracle_int(c, L_DUP);
     sampler_input in;
@@ -297,8 +274,9 @@ static gnn_oracle_outcome layer_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
                                       (int)gnn_oracle_int(c, L_WEIGHTED), gnn_oracle_int(c, L_ZEROS), dup, &in);
     if (o != GNN_ORACLE_PASS)
         return o;
-    gnn_sampler *s;
-    if ((o = make_sampler(ctx, ops, in.g, &s)) != GNN_ORACLE_PASS)
+    gnn_sampler *r, *s;
+    if ((o = make_sampler(ctx, "ref: gnn_sampler_create", c->entry->ref, in.g, &r)) != GNN_ORACLE_PASS ||
+        (o = make_sampler(ctx, "gnn_sampler_create", c->impl, in.g, &s)) != GNN_ORACLE_PASS)
         return o;
     gnn_sample_params p = {
         .fanout = gnn_oracle_int(c, L_FANOUT),
@@ -327,11 +305,10 @@ static gnn_oracle_outcome layer_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
         const gnn_status expect = dup == 2 ? GNN_ERR_RANGE : GNN_ERR_INVAL;
         static const char *const what[] = { "", "a repeated seed", "a seed id out of range", "a negative weight" };
         gnn_block bad_ref, bad_impl;
-        memset(&bad_impl, 0, sizeof bad_impl);
-        const gnn_status sr = ref->layer(in.g, in.seeds, n_seeds, &p, &bad_ref);
+        const gnn_status sr = gnn_sampler_layer(r, in.seeds, n_seeds, &p, &bad_ref);
         if (sr == GNN_OK)
             gnn_block_free(&bad_ref);
-        const gnn_status si = impl_layer(ops, s, &in, n_seeds, &p, &bad_impl);
+        const gnn_status si = gnn_sampler_layer(s, in.seeds, n_seeds, &p, &bad_impl);
         if (si == GNN_OK)
             gnn_block_free(&bad_impl);
         if (sr != expect || si != expect)
@@ -344,12 +321,12 @@ static gnn_oracle_outcome layer_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
     }
     for (int call = 0; call < 2; call++, p.step++) {
         gnn_block *want = &b[2 * call], *got = &b[2 * call + 1];
-        gnn_status st = ref->layer(in.g, in.seeds, n_seeds, &p, want);
+        gnn_status st = gnn_sampler_layer(r, in.seeds, n_seeds, &p, want);
         if (st)
             return gnn_oracle_fail(ctx, "ref (step %u) returned %s", p.step, gnn_status_str(st));
         char who[48], name[32];
         snprintf(who, sizeof who, "impl (step %u)", p.step);
-        if ((o = gnn_oracle_status(ctx, who, impl_layer(ops, s, &in, n_seeds, &p, got))) != GNN_ORACLE_PASS)
+        if ((o = gnn_oracle_status(ctx, who, gnn_sampler_layer(s, in.seeds, n_seeds, &p, got))) != GNN_ORACLE_PASS)
             return o;
         snprintf(name, sizeof name, "step%u.block", p.step);
         if ((o = sane_then_compare(ctx, cmp, name, in.seeds, n_seeds, want, got, 1)) != GNN_ORACLE_PASS)
@@ -411,7 +388,6 @@ static const char *const k_bl_presets[] = {
 
 static gnn_oracle_outcome blocks_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
-    const gnn_oracle_sampler_ops *ref = c->entry->ref->ops, *ops = c->impl->ops;
     const gnn_oracle_cmp cmp = c->entry->tol.cmp;
     const int L = (int)gnn_oracle_int(c, B_L);
     const int64_t fanouts[3] = { gnn_oracle_int(c, B_FO0), gnn_oracle_int(c, B_FO1), gnn_oracle_int(c, B_FO2) };
@@ -421,8 +397,9 @@ static gnn_oracle_outcome blocks_run(gnn_oracle_ctx *ctx, const gnn_oracle_case 
                                       (int)gnn_oracle_int(c, B_WEIGHTED), gnn_oracle_int(c, B_ZEROS), 0, &in);
     if (o != GNN_ORACLE_PASS)
         return o;
-    gnn_sampler *s;
-    if ((o = make_sampler(ctx, ops, in.g, &s)) != GNN_ORACLE_PASS)
+    gnn_sampler *r, *s;
+    if ((o = make_sampler(ctx, "ref: gnn_sampler_create", c->entry->ref, in.g, &r)) != GNN_ORACLE_PASS ||
+        (o = make_sampler(ctx, "gnn_sampler_create", c->impl, in.g, &s)) != GNN_ORACLE_PASS)
         return o;
     gnn_sample_params base = {
         .fanout = 0, /* ignored: per layer */
@@ -436,12 +413,13 @@ static gnn_oracle_outcome blocks_run(gnn_oracle_ctx *ctx, const gnn_oracle_case 
         gnn_block *want = case_blocks(ctx, L), *got = case_blocks(ctx, L);
         if (!want || !got)
             return gnn_oracle_fail(ctx, "out of memory");
-        gnn_status st = ref->blocks(in.g, in.seeds, in.n_seeds, fanouts, L, &base, want);
+        gnn_status st = gnn_sampler_blocks(r, in.seeds, in.n_seeds, fanouts, L, &base, want);
         if (st)
             return gnn_oracle_fail(ctx, "ref (step %u) returned %s", base.step, gnn_status_str(st));
         char who[48], name[32];
         snprintf(who, sizeof who, "impl (step %u)", base.step);
-        if ((o = gnn_oracle_status(ctx, who, impl_blocks(ops, s, &in, fanouts, L, &base, got))) != GNN_ORACLE_PASS)
+        st = gnn_sampler_blocks(s, in.seeds, in.n_seeds, fanouts, L, &base, got);
+        if ((o = gnn_oracle_status(ctx, who, st)) != GNN_ORACLE_PASS)
             return o;
         snprintf(name, sizeof name, "step%u.blocks", base.step);
         if ((o = sane_then_compare(ctx, cmp, name, in.seeds, in.n_seeds, want, got, L)) != GNN_ORACLE_PASS)

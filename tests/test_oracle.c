@@ -1070,12 +1070,21 @@ END_TEST
 
 /* ---- samplers against the reference pipeline ------------------------------------------------------ */
 
+/* Mutant sampler tables: the object is the graph itself; layer and blocks run the reference
+ * pipeline (sample_any, then a block builder) and break the result. */
+static gnn_status m_sampler_create(void **state, const gnn_csr *g, const gnn_sampler_options *o)
+{
+    *state = (void *)g;
+    return GNN_OK;
+}
+static void m_sampler_destroy(void *state) {}
+
 /* The reference layer with its last edge pointing at the next local id. */
-static gnn_status layer_edge_off(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
+static gnn_status layer_edge_off(void *state, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
                                  gnn_block *out)
 {
     gnn_sampled s;
-    gnn_status st = sample_any(g, seeds, n_seeds, p, &s);
+    gnn_status st = sample_any(state, seeds, n_seeds, p, &s);
     if (st)
         return st;
     st = gnn_block_build_ref(&s, out);
@@ -1085,11 +1094,11 @@ static gnn_status layer_edge_off(const gnn_csr *g, const int64_t *seeds, int64_t
     return st;
 }
 /* An unordered ID map: new src by descending global id (build_descending above). */
-static gnn_status layer_descending(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
-                                   const gnn_sample_params *p, gnn_block *out)
+static gnn_status layer_descending(void *state, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
+                                   gnn_block *out)
 {
     gnn_sampled s;
-    gnn_status st = sample_any(g, seeds, n_seeds, p, &s);
+    gnn_status st = sample_any(state, seeds, n_seeds, p, &s);
     if (st)
         return st;
     st = build_descending(&s, out);
@@ -1097,16 +1106,16 @@ static gnn_status layer_descending(const gnn_csr *g, const int64_t *seeds, int64
     return st;
 }
 /* L layers through the descending map: every layer's dst are the (unordered) src above. */
-static gnn_status blocks_descending(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts,
-                                    int L, const gnn_sample_params *base, gnn_block *blocks)
+static gnn_status blocks_descending(void *state, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts, int L,
+                                    const gnn_sample_params *base, gnn_block *blocks)
 {
-    return gnn_sample_blocks(&k_any_desc_ops, g, seeds, n_seeds, fanouts, L, base, blocks);
+    return gnn_sample_blocks(&k_any_desc_ops, state, seeds, n_seeds, fanouts, L, base, blocks);
 }
 /* The reference blocks with the last edge of the input layer pointing at the next local id. */
-static gnn_status blocks_edge_off(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts,
-                                  int L, const gnn_sample_params *base, gnn_block *blocks)
+static gnn_status blocks_edge_off(void *state, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts, int L,
+                                  const gnn_sample_params *base, gnn_block *blocks)
 {
-    gnn_status st = gnn_sample_blocks(&k_any_ops, g, seeds, n_seeds, fanouts, L, base, blocks);
+    gnn_status st = gnn_sample_blocks(&k_any_ops, state, seeds, n_seeds, fanouts, L, base, blocks);
     gnn_block *b = &blocks[0];
     if (!st && b->nnz > 0 && b->n_src > 1)
         b->indices[b->nnz - 1] = (int32_t)((b->indices[b->nnz - 1] + 1) % b->n_src);
@@ -1115,10 +1124,10 @@ static gnn_status blocks_edge_off(const gnn_csr *g, const int64_t *seeds, int64_
 /* The reference blocks with the first two dst of the input layer swapped together with their
  * rows and every edge to them: a valid relabelling of that block, but its dst no longer follow
  * the src order of the block above. */
-static gnn_status blocks_chain_broken(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts,
+static gnn_status blocks_chain_broken(void *state, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts,
                                       int L, const gnn_sample_params *base, gnn_block *blocks)
 {
-    gnn_status st = gnn_sample_blocks(&k_any_ops, g, seeds, n_seeds, fanouts, L, base, blocks);
+    gnn_status st = gnn_sample_blocks(&k_any_ops, state, seeds, n_seeds, fanouts, L, base, blocks);
     gnn_block *b = &blocks[0];
     if (st || b->n_dst < 2)
         return st;
@@ -1136,9 +1145,12 @@ static gnn_status blocks_chain_broken(const gnn_csr *g, const int64_t *seeds, in
     free(idx);
     return st;
 }
-static const gnn_oracle_sampler_ops k_layer_edge_ops = { .layer = layer_edge_off, .blocks = blocks_edge_off };
-static const gnn_oracle_sampler_ops k_layer_desc_ops = { .layer = layer_descending, .blocks = blocks_descending };
-static const gnn_oracle_sampler_ops k_chain_ops = { .layer = layer_edge_off, .blocks = blocks_chain_broken };
+#define MUTANT_SAMPLER(name_, layer_, blocks_)                                                                      \
+    { .name = name_, .caps = 0, .create = m_sampler_create, .layer = layer_, .blocks = blocks_,                     \
+      .destroy = m_sampler_destroy }
+static const gnn_sampler_ops k_layer_edge_ops = MUTANT_SAMPLER("edge-off", layer_edge_off, blocks_edge_off);
+static const gnn_sampler_ops k_layer_desc_ops = MUTANT_SAMPLER("descending", layer_descending, blocks_descending);
+static const gnn_sampler_ops k_chain_ops = MUTANT_SAMPLER("chain", layer_edge_off, blocks_chain_broken);
 static const gnn_oracle_impl m_edge_off = { "edge-off", &k_layer_edge_ops, 0 };
 static const gnn_oracle_impl m_unordered = { "descending", &k_layer_desc_ops, 0 };
 static const gnn_oracle_impl m_chain = { "chain", &k_chain_ops, 0 };

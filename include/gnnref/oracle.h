@@ -360,28 +360,6 @@ gnn_status gnn_oracle_random_block(gnn_oracle_draws *d, int64_t n_dst, int64_t n
 gnn_status gnn_oracle_case_block(gnn_oracle_ctx *ctx, gnn_oracle_draws *d, int64_t n_dst,
                                  int64_t n_src, int64_t deg_lo, int64_t deg_hi, gnn_block **b);
 
-/* ---- implementations of the ID map and sampler entries --------------------------------------
- * The `ops` of the gnn_oracle_impl of idmap.* (oracle/op_idmap.c) and sample.layer* /
- * sample.blocks* (oracle/op_sampler.c). Registered implementations name an object kind; the
- * reference and the self-tests' mutants give plain functions instead. */
-
-typedef struct gnn_oracle_idmap_ops {
-    int kind; /* gnn_idmap_kind for gnn_idmap_create, used when build is NULL */
-    /* Same contract as gnn_idmap_build on a map created for n_vertices. */
-    gnn_status (*build)(int64_t n_vertices, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
-                        int32_t *local, int64_t *src_gid, int64_t *n_src);
-} gnn_oracle_idmap_ops;
-
-typedef struct gnn_oracle_sampler_ops {
-    int variant, idmap; /* gnn_sampler_variant and gnn_idmap_kind for gnn_sampler_create,
-                         * used when layer/blocks are NULL */
-    /* Same contracts as gnn_sampler_layer and gnn_sampler_blocks. */
-    gnn_status (*layer)(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
-                        gnn_block *out);
-    gnn_status (*blocks)(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts, int L,
-                         const gnn_sample_params *base, gnn_block *blocks);
-} gnn_oracle_sampler_ops;
-
 #ifdef __cplusplus
 }
 #endif
