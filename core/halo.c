@@ -1,5 +1,6 @@
-/* core/halo.c -- the shared pieces of db_halo (include/gnnref/halo.h): the agreement step both
- * builders start with, free, and the table's CRC32C. */
+/* core/halo.c -- the shared pieces of db_halo (include/gnnref/halo.h): the checked entry point
+ * gnn_db_halo_build with its agreement step (so ref/halo.c and opt/cpu/halo.c can assume valid
+ * arguments), free, and the table's CRC32C. */
 #include <stdio.h>
 #include <string.h>
 #include "gnnref/crc32c.h"
@@ -72,8 +73,10 @@ static gnn_status check_local(const gnn_comm *c, const gnn_part_local *me, int64
     return GNN_OK;
 }
 
-gnn_status gnn_db_halo_agree(gnn_comm *c, const gnn_part_local *me, int64_t n_global, int64_t *n_halo_all,
-                             gnn_err *err)
+/* The agreement step: checks me locally, then allgathers (verdict, n_solid, n_halo) of every
+ * rank into n_halo_all (P entries) and applies the collective checks (halo.h). Every rank
+ * returns the same success or failure. */
+static gnn_status agree(gnn_comm *c, const gnn_part_local *me, int64_t n_global, int64_t *n_halo_all, gnn_err *err)
 {
     if (!c)
         return gnn_err_set(err, GNN_ERR_INVAL, "db_halo: no communicator");
@@ -122,10 +125,29 @@ gnn_status gnn_db_halo_agree(gnn_comm *c, const gnn_part_local *me, int64_t n_gl
                          solid < n_global ? "more" : "fewer");
         goto out;
     }
-    if (n_halo_all)
-        for (int q = 0; q < P; q++)
-            n_halo_all[q] = all[3 * q + 2];
+    for (int q = 0; q < P; q++)
+        n_halo_all[q] = all[3 * q + 2];
 out:
     gnn_free(all);
+    return st;
+}
+
+gnn_status gnn_db_halo_build(const gnn_db_halo_ops *ops, gnn_comm *c, const gnn_part_local *me, int64_t n_global,
+                             gnn_db_halo *out, gnn_err *err)
+{
+    if (!out)
+        return gnn_err_set(err, GNN_ERR_INVAL, "db_halo: out is NULL");
+    out->ranks = 0;
+    out->off = out->solid = NULL;
+    if (!ops || !ops->build_agreed)
+        return gnn_err_set(err, GNN_ERR_INVAL, "db_halo: no implementation (ops is NULL)");
+    const int P = gnn_comm_size(c);
+    int64_t *n_halo_all = gnn_malloc(sizeof(int64_t) * (size_t)(P > 0 ? P : 1));
+    if (!n_halo_all)
+        return gnn_err_set(err, GNN_ERR_NOMEM, "db_halo: out of memory");
+    gnn_status st = agree(c, me, n_global, n_halo_all, err);
+    if (!st)
+        st = ops->build_agreed(c, me, n_global, n_halo_all, out, err);
+    gnn_free(n_halo_all);
     return st;
 }

@@ -1,5 +1,7 @@
 /* core/partition.c -- part vectors (metis, range, hash, random), vertex-weight columns, quality
- * metrics, and the shared pieces of the partition structure (argument checks, free).
+ * metrics, and the shared pieces of the partition structure (the checked entry point
+ * gnn_partition_build, so ref/partition.c and opt/cpu/partition.c can assume valid arguments;
+ * free).
  * include/gnnref/partition.h states every rule; docs/partitioning.md explains them. */
 #include <limits.h>
 #include <metis.h>
@@ -490,20 +492,45 @@ gnn_status gnn_part_block_ids(const gnn_part_local *L, const gnn_block *b, int64
     return GNN_OK;
 }
 
-/* ---- quality ------------------------------------------------------------------------------------------ */
+/* ---- argument checks of the structure and the quality ------------------------------------------------ */
 
-gnn_status gnn_partition_check_args(const gnn_csr *g, const int32_t *part, int64_t k, gnn_err *err)
+/* k in [1, INT32_MAX], part values in [0, k): the first bad vertex is found in parallel (the
+ * part vector is as long as the graph) and named in the message. */
+static gnn_status check_args(const gnn_csr *g, const int32_t *part, int64_t k, gnn_err *err)
 {
     if (k < 1 || k > INT32_MAX)
         return gnn_err_set(err, GNN_ERR_INVAL, "partition: k = %lld outside [1, %d]", (long long)k, INT32_MAX);
-    if (g->n < 0 || (g->n > 0 && !part))
+    const int64_t n = g->n;
+    if (n < 0 || (n > 0 && !part))
         return gnn_err_set(err, GNN_ERR_INVAL, "partition: no part vector");
-    for (int64_t v = 0; v < g->n; v++)
-        if (part[v] < 0 || part[v] >= k)
-            return gnn_err_set(err, GNN_ERR_RANGE, "partition: vertex %lld has part %d outside [0, %lld)",
-                               (long long)v, (int)part[v], (long long)k);
+    int64_t bad = INT64_MAX;
+#pragma omp parallel for schedule(static) reduction(min : bad)
+    for (int64_t v = 0; v < n; v++)
+        if ((part[v] < 0 || part[v] >= k) && v < bad)
+            bad = v;
+    if (bad != INT64_MAX)
+        return gnn_err_set(err, GNN_ERR_RANGE, "partition: vertex %lld has part %d outside [0, %lld)", (long long)bad,
+                           (int)part[bad], (long long)k);
     return GNN_OK;
 }
+
+gnn_status gnn_partition_build(const gnn_partition_ops *ops, gnn_partition *out, const gnn_csr *g,
+                               const uint8_t *split, const int32_t *part, int64_t k, gnn_err *err)
+{
+    if (!out)
+        return gnn_err_set(err, GNN_ERR_INVAL, "partition: out is NULL");
+    memset(out, 0, sizeof *out);
+    if (!ops || !ops->build)
+        return gnn_err_set(err, GNN_ERR_INVAL, "partition: no implementation (ops is NULL)");
+    if (!g)
+        return gnn_err_set(err, GNN_ERR_INVAL, "partition: no graph");
+    gnn_status s = check_args(g, part, k, err);
+    if (s)
+        return s;
+    return ops->build(out, g, split, part, k, err);
+}
+
+/* ---- quality ------------------------------------------------------------------------------------------ */
 
 void gnn_part_quality_free(gnn_part_quality *q)
 {
@@ -528,7 +555,7 @@ gnn_status gnn_partition_quality(const gnn_csr *g, const uint8_t *split, const i
                                  unsigned balance, gnn_part_quality *q, gnn_err *err)
 {
     memset(q, 0, sizeof *q);
-    gnn_status s = gnn_partition_check_args(g, part, k, err);
+    gnn_status s = check_args(g, part, k, err);
     if (s)
         return s;
     const int64_t n = g->n;

@@ -1,6 +1,6 @@
 /* oracle/op_aep.c -- oracle entry for the AEP push selection (include/gnnref/aep.h).
  *
- *   aep.select  every implementation against gnn_aep_select_ref, bitwise: the kept mask and
+ *   aep.select  every implementation against the reference (gnn_aep_ref), bitwise: the kept mask and
  *       its count. The keys are a pure function of (seed, step, layer, vertex, destination),
  *       and (key descending, global id ascending) is a strict total order, so the nc kept
  *       candidates are specified exactly.
@@ -83,10 +83,10 @@ static gnn_oracle_outcome aep_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
     const gnn_aep_select_args a = aep_inputs(c, vid, deg);
     gnn_err err = { "" };
     int64_t kw = -1, kg = -1;
-    gnn_status s = ref->select(&a, want, &kw, &err);
+    gnn_status s = gnn_aep_select(ref, &a, want, &kw, &err);
     if (s)
         return gnn_oracle_fail(ctx, "ref: %s (%s)", gnn_status_str(s), err.msg);
-    s = impl->select(&a, got, &kg, &err);
+    s = gnn_aep_select(impl, &a, got, &kg, &err);
     if (s == GNN_ERR_UNSUPPORTED)
         return gnn_oracle_status(ctx, "impl", s);
     if (s)
@@ -155,7 +155,7 @@ static gnn_status aep_bench_run(void *p)
 {
     aep_fixture *f = p;
     int64_t kept;
-    return f->ops->select(&f->a, f->keep, &kept, NULL);
+    return gnn_aep_select(f->ops, &f->a, f->keep, &kept, NULL);
 }
 
 /* a batch's candidates for one destination (DistGNN-MB pushes a few thousand per step) and a

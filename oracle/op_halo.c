@@ -4,8 +4,8 @@
  * cores).
  *
  *   partition.db_halo  bitwise: on every rank, the implementation's table (cpu at 1, 2 and 4
- *                      OpenMP threads per rank) against gnn_db_halo_build_ref's, both built in
- *                      the same simulated run from the partition of a case graph; then both
+ *                      OpenMP threads per rank) against the reference's (gnn_db_halo_ref), both
+ *                      built in the same simulated run from the partition of a case graph; then both
  *                      tables through gnn_db_halo_verify, a different algorithm (it reads the
  *                      other parts' local edges, not halo lists). The detail notes the bytes
  *                      each rank sent for ref (allgatherv) and for the implementation.
@@ -186,11 +186,11 @@ static gnn_status db_rank(gnn_comm *c, void *arg)
     const int r = gnn_comm_rank(c);
     const gnn_part_local *me = &J->full->parts[r];
     const int64_t b0 = bytes_sent(c);
-    gnn_status st = J->ref->build(c, me, J->full->n, &J->want[r], &c->err);
+    gnn_status st = gnn_db_halo_build(J->ref, c, me, J->full->n, &J->want[r], &c->err);
     if (st)
         return gnn_err_set(&c->err, st, "ref: %s", c->err.msg);
     const int64_t b1 = bytes_sent(c);
-    st = J->impl->build(c, me, J->full->n, &J->got[r], &c->err);
+    st = gnn_db_halo_build(J->impl, c, me, J->full->n, &J->got[r], &c->err);
     if (st)
         return gnn_err_set(&c->err, st, "impl: %s", c->err.msg);
     J->bytes_ref[r] = b1 - b0;
@@ -209,10 +209,10 @@ static gnn_oracle_outcome db_halo_run(gnn_oracle_ctx *ctx, const gnn_oracle_case
     if (!full || !J)
         return gnn_oracle_fail(ctx, "out of memory");
     gnn_err err = { "" };
-    gnn_status st = gnn_partition_build_ref(full, in.g, NULL, in.part, in.k, &err);
+    gnn_status st = gnn_partition_build(&gnn_partition_ref, full, in.g, NULL, in.part, in.k, &err);
     gnn_oracle_defer(ctx, free_partition, full);
     if (st)
-        return gnn_oracle_fail(ctx, "gnn_partition_build_ref: %s (%s)", gnn_status_str(st), err.msg);
+        return gnn_oracle_fail(ctx, "gnn_partition_build (ref): %s (%s)", gnn_status_str(st), err.msg);
     J->full = full;
     J->ref = c->entry->ref->ops;
     J->impl = c->impl->ops;
@@ -273,7 +273,7 @@ static const char *const k_db_presets[] = {
 const gnn_oracle_entry gnn_oracle_partition_db_halo = {
     .name = "partition.db_halo",
     .what = "db_halo (DistGNN-MB Algorithm 1) on every simulated rank: the implementation's table against "
-            "gnn_db_halo_build_ref's (allgatherv, CreateDB), and both through gnn_db_halo_verify",
+            "the reference's (gnn_db_halo_ref: allgatherv, CreateDB), and both through gnn_db_halo_verify",
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = "halo.h fixes every order (rows by rank, entries by increasing local id): exact",
     .params = k_h_params, .n_params = N_H_PARAMS, .presets = k_db_presets,

@@ -2,7 +2,7 @@
  * DistGNN-MB section 3.1) and its property checker gnn_partition_verify.
  *
  *   partition.build   bitwise: every implementation (ref against itself, cpu at 1, 2 and 4
- *                     threads) against gnn_partition_build_ref: for every rank the counts,
+ *                     threads) against the reference (gnn_partition_ref): for every rank the counts,
  *                     the local CSR, vid_o, vid_p, halo owners and owner-local ids, and the
  *                     train/val/test lists, every bit;
  *   partition.verify  verify: gnn_partition_verify on each implementation's output, a
@@ -441,7 +441,7 @@ static gnn_oracle_outcome run_build(gnn_oracle_ctx *ctx, const gnn_partition_ops
     if (!P)
         return gnn_oracle_fail(ctx, "out of memory");
     gnn_err err = { "" };
-    const gnn_status st = ops->build(P, in->g, in->split, in->part, in->k, &err);
+    const gnn_status st = gnn_partition_build(ops, P, in->g, in->split, in->part, in->k, &err);
     gnn_oracle_defer(ctx, free_partition, P);
     if (st != GNN_OK && st != GNN_ERR_UNSUPPORTED)
         return gnn_oracle_fail(ctx, "%s: %s (%s)", who, gnn_status_str(st), err.msg);
@@ -510,7 +510,7 @@ static gnn_oracle_outcome build_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
 const gnn_oracle_entry gnn_oracle_partition_build = {
     .name = "partition.build",
     .what = "partition structure (DistGNN-MB 3.1) from a part vector: solid/halo, local CSR, VID_o/VID_p, halo "
-            "owners, split by owner, against gnn_partition_build_ref",
+            "owners, split by owner, against the reference (gnn_partition_ref)",
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = "partition.h fixes every order (solid and halo by increasing global id, rows in CSR order): exact",
     .params = k_p_params, .n_params = N_P_PARAMS, .presets = k_p_presets,

@@ -19,7 +19,7 @@
  *
  * Inputs: a 4-class SBM (gnn_gen_sbm) of 2^scale vertices, 12 features, split 50/25/25 from
  * the case seed; the part vector by gnn_partition_assign (method, k = ranks, METIS balanced
- * on train); the structure by gnn_partition_build_ref. */
+ * on train); the structure by gnn_partition_build with the reference. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,8 +208,8 @@ static gnn_oracle_outcome make_input(gnn_oracle_ctx *ctx, const gnn_oracle_case 
     po.balance = po.method == GNN_PART_METIS ? GNN_BALANCE_TRAIN : 0;
     if ((st = gnn_partition_assign(&ds->graph, ds->split, &po, part, NULL, &err)))
         return gnn_oracle_fail(ctx, "gnn_partition_assign: %s", err.msg);
-    if ((st = gnn_partition_build_ref(full, &ds->graph, ds->split, part, ranks, &err)))
-        return gnn_oracle_fail(ctx, "gnn_partition_build_ref: %s", err.msg);
+    if ((st = gnn_partition_build(&gnn_partition_ref, full, &ds->graph, ds->split, part, ranks, &err)))
+        return gnn_oracle_fail(ctx, "gnn_partition_build (ref): %s", err.msg);
     gnn_oracle_defer(ctx, part_free, full);
     gnn_train_config *cfg = &out->cfg;
     gnn_train_defaults(cfg);

@@ -2,27 +2,13 @@
  * @alg{DistGNN-MB 2} line 20, "randomly sampling a subset of sv' based on their degree".
  * Compute every candidate's Efraimidis-Spirakis key, sort (key descending, global id
  * ascending: a strict total order, so any correct sort gives the same result) and keep the
- * first nc. */
+ * first nc. The arguments are checked by gnn_aep_select (core/aep.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gnnref/aep.h"
 #include "gnnref/rng.h"
 #include "gnnref/tensor.h"
-
-gnn_status gnn_aep_check(const gnn_aep_select_args *a, uint8_t *keep, int64_t *n_kept, gnn_err *err)
-{
-    if (!a || !keep || !n_kept || a->m < 0 || (a->m > 0 && (!a->vid_o || !a->deg)))
-        return gnn_err_set(err, GNN_ERR_INVAL, "aep select: NULL argument or negative count");
-    if (a->nc < 0 || a->layer < 0 || a->layer > 255 || a->dst_rank < 0)
-        return gnn_err_set(err, GNN_ERR_INVAL, "aep select: nc %lld, layer %d, destination rank %d: out of range",
-                           (long long)a->nc, a->layer, a->dst_rank);
-    for (int64_t i = 0; i < a->m; i++)
-        if (a->deg[i] < 0 || a->vid_o[i] < 0)
-            return gnn_err_set(err, GNN_ERR_INVAL, "aep select: candidate %lld: vertex %lld, degree %lld", (long long)i,
-                               (long long)a->vid_o[i], (long long)a->deg[i]);
-    return GNN_OK;
-}
 
 double gnn_aep_key(const gnn_aep_select_args *a, int64_t i)
 {
@@ -52,11 +38,9 @@ static int by_key(const void *pa, const void *pb)
     return (x->vid > y->vid) - (x->vid < y->vid);
 }
 
-gnn_status gnn_aep_select_ref(const gnn_aep_select_args *a, uint8_t *keep, int64_t *n_kept, gnn_err *err)
+/* Arguments checked by gnn_aep_select (core/aep.c). */
+static gnn_status select_ref(const gnn_aep_select_args *a, uint8_t *keep, int64_t *n_kept, gnn_err *err)
 {
-    gnn_status st = gnn_aep_check(a, keep, n_kept, err);
-    if (st)
-        return st;
     const int64_t m = a->m;
     if (m <= a->nc) { /* everything, no draws */
         memset(keep, 1, (size_t)m);
@@ -80,4 +64,4 @@ gnn_status gnn_aep_select_ref(const gnn_aep_select_args *a, uint8_t *keep, int64
     return GNN_OK;
 }
 
-const gnn_aep_ops gnn_aep_ref = { "ref", gnn_aep_select_ref };
+const gnn_aep_ops gnn_aep_ref = { "ref", select_ref };

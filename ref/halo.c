@@ -2,7 +2,8 @@
  *
  * Plain C11, no threads: this file is the specification; opt/cpu/halo.c must build the same
  * table bit for bit. On rank p:
- *   1. the agreement step (gnn_db_halo_agree): every rank's n_halo, or an error on all ranks;
+ *   1. the agreement step (gnn_db_halo_build, core/halo.c, before this builder runs): every
+ *      rank's n_halo, or an error on all ranks;
  *   2. @alg{DistGNN-MB 1, line 2} B <- Bcast(hv): every rank contributes the global ids
  *      (VID_o) of its halo vertices, in its halo order, with one allgatherv: B is the
  *      concatenation of all ranks' halo lists, rank r's at displs[r];
@@ -13,21 +14,15 @@
 #include "gnnref/halo.h"
 #include "gnnref/tensor.h"
 
-gnn_status gnn_db_halo_build_ref(gnn_comm *c, const gnn_part_local *me, int64_t n_global, gnn_db_halo *out,
-                                 gnn_err *err)
+/* Arguments agreed by gnn_db_halo_build; n_halo: every rank's n_halo (P entries). */
+static gnn_status build_agreed(gnn_comm *c, const gnn_part_local *me, int64_t n_global, const int64_t *n_halo,
+                               gnn_db_halo *out, gnn_err *err)
 {
-    if (!out)
-        return gnn_err_set(err, GNN_ERR_INVAL, "db_halo: out is NULL");
-    out->ranks = 0;
-    out->off = out->solid = NULL;
     const int P = gnn_comm_size(c);
-    int64_t *n_halo = gnn_malloc(sizeof(int64_t) * 2 * (size_t)(P > 0 ? P : 1));
-    if (!n_halo)
+    int64_t *displs = gnn_malloc(sizeof(int64_t) * (size_t)P), *B = NULL;
+    if (!displs)
         return gnn_err_set(err, GNN_ERR_NOMEM, "db_halo: out of memory");
-    int64_t *displs = n_halo + P, *B = NULL;
-    gnn_status st = gnn_db_halo_agree(c, me, n_global, n_halo, err);
-    if (st)
-        goto fail;
+    gnn_status st;
 
     /* 2. B <- Bcast(hv) */
     int64_t total = 0;
@@ -82,13 +77,20 @@ gnn_status gnn_db_halo_build_ref(gnn_comm *c, const gnn_part_local *me, int64_t 
         }
     }
     gnn_free(B);
-    gnn_free(n_halo);
+    gnn_free(displs);
     return GNN_OK;
 fail:
     gnn_free(B);
-    gnn_free(n_halo);
+    gnn_free(displs);
     gnn_db_halo_free(out);
     return st;
 }
 
-const gnn_db_halo_ops gnn_db_halo_ref = { "ref", gnn_db_halo_build_ref };
+/* The table's transitional build member (halo.h). */
+static gnn_status build_checked(gnn_comm *c, const gnn_part_local *me, int64_t n_global, gnn_db_halo *out,
+                                gnn_err *err)
+{
+    return gnn_db_halo_build(&gnn_db_halo_ref, c, me, n_global, out, err);
+}
+
+const gnn_db_halo_ops gnn_db_halo_ref = { "ref", build_agreed, build_checked };

@@ -113,13 +113,12 @@ static gnn_status build_part(gnn_part_local *L, int64_t p, const gnn_csr *g, con
     return GNN_OK;
 }
 
-gnn_status gnn_partition_build_ref(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part,
-                                   int64_t k, gnn_err *err)
+/* Arguments checked by gnn_partition_build (core/partition.c). */
+static gnn_status build_ref(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part, int64_t k,
+                            gnn_err *err)
 {
-    memset(out, 0, sizeof *out);
-    gnn_status s = gnn_partition_check_args(g, part, k, err);
-    if (s)
-        return s;
+    memset(out, 0, sizeof *out); /* gnn_partition_build zeroed it; callers of the table itself may not */
+    gnn_status s = GNN_OK;
     const int64_t n = g->n;
     /* owner_rank[v]: v's local id on its owner = how many vertices of its part come before it */
     int64_t *owner_rank = gnn_malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
@@ -152,4 +151,4 @@ done:
     return s;
 }
 
-const gnn_partition_ops gnn_partition_ref = { "ref", gnn_partition_build_ref };
+const gnn_partition_ops gnn_partition_ref = { "ref", build_ref };

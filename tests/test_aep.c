@@ -48,7 +48,7 @@ START_TEST(proportional_to_degree)
                                           .step = (uint32_t)t, .layer = 1, .dst_rank = 3 };
                 uint8_t keep[5];
                 int64_t kept;
-                ck_assert_int_eq(ops[o]->select(&a, keep, &kept, NULL), GNN_OK);
+                ck_assert_int_eq(gnn_aep_select(ops[o], &a, keep, &kept, NULL), GNN_OK);
                 ck_assert_int_eq(kept, nc);
                 for (int i = 0; i < 5; i++)
                     count[i] += keep[i];
@@ -78,8 +78,8 @@ START_TEST(order_and_rank_invariance)
         b.deg = deg2;
         uint8_t ka[5], kb[5];
         int64_t na, nb;
-        ck_assert_int_eq(gnn_aep_select_cpu(&a, ka, &na, NULL), GNN_OK);
-        ck_assert_int_eq(gnn_aep_select_ref(&b, kb, &nb, NULL), GNN_OK);
+        ck_assert_int_eq(gnn_aep_select(&gnn_aep_cpu, &a, ka, &na, NULL), GNN_OK);
+        ck_assert_int_eq(gnn_aep_select(&gnn_aep_ref, &b, kb, &nb, NULL), GNN_OK);
         for (int i = 0; i < 5; i++)
             for (int j = 0; j < 5; j++)
                 if (k_vid[i] == vid2[j])
@@ -94,8 +94,8 @@ START_TEST(order_and_rank_invariance)
         b.dst_rank = 2;
         uint8_t ka[5], kb[5];
         int64_t na, nb;
-        ck_assert_int_eq(gnn_aep_select_ref(&a, ka, &na, NULL), GNN_OK);
-        ck_assert_int_eq(gnn_aep_select_ref(&b, kb, &nb, NULL), GNN_OK);
+        ck_assert_int_eq(gnn_aep_select(&gnn_aep_ref, &a, ka, &na, NULL), GNN_OK);
+        ck_assert_int_eq(gnn_aep_select(&gnn_aep_ref, &b, kb, &nb, NULL), GNN_OK);
         differ += memcmp(ka, kb, 5) != 0;
     }
     ck_assert_int_gt(differ, 10);
@@ -108,23 +108,23 @@ START_TEST(all_kept_and_errors)
                               .dst_rank = 0 };
     uint8_t keep[5];
     int64_t kept;
-    ck_assert_int_eq(gnn_aep_select_ref(&a, keep, &kept, NULL), GNN_OK);
+    ck_assert_int_eq(gnn_aep_select(&gnn_aep_ref, &a, keep, &kept, NULL), GNN_OK);
     ck_assert_int_eq(kept, 5);
     for (int i = 0; i < 5; i++)
         ck_assert_int_eq(keep[i], 1);
     gnn_err err = { "" };
     a.nc = -1;
-    ck_assert_int_eq(gnn_aep_select_cpu(&a, keep, &kept, &err), GNN_ERR_INVAL);
+    ck_assert_int_eq(gnn_aep_select(&gnn_aep_cpu, &a, keep, &kept, &err), GNN_ERR_INVAL);
     a.nc = 2;
     a.layer = 256;
-    ck_assert_int_eq(gnn_aep_select_ref(&a, keep, &kept, &err), GNN_ERR_INVAL);
+    ck_assert_int_eq(gnn_aep_select(&gnn_aep_ref, &a, keep, &kept, &err), GNN_ERR_INVAL);
     a.layer = 0;
     const int64_t bad[5] = { 1, 2, -3, 4, 5 };
     a.deg = bad;
-    ck_assert_int_eq(gnn_aep_select_cpu(&a, keep, &kept, &err), GNN_ERR_INVAL);
+    ck_assert_int_eq(gnn_aep_select(&gnn_aep_cpu, &a, keep, &kept, &err), GNN_ERR_INVAL);
     ck_assert_ptr_nonnull(strstr(err.msg, "degree -3"));
     a.deg = k_deg;
-    ck_assert_int_eq(gnn_aep_select_ref(NULL, keep, &kept, &err), GNN_ERR_INVAL);
+    ck_assert_int_eq(gnn_aep_select(&gnn_aep_ref, NULL, keep, &kept, &err), GNN_ERR_INVAL);
 }
 END_TEST
 

@@ -66,7 +66,7 @@ static gnn_status db_rank(gnn_comm *c, void *arg)
     db_job *J = arg;
     const int r = gnn_comm_rank(c);
     gnn_err err = { "" };
-    J->st[r] = J->ops->build(c, J->parts[r], J->n, &J->t[r], &err);
+    J->st[r] = gnn_db_halo_build(J->ops, c, J->parts[r], J->n, &J->t[r], &err);
     snprintf(J->msg[r], sizeof J->msg[r], "%s", err.msg);
     return GNN_OK; /* the test looks at every rank's status */
 }
@@ -119,7 +119,7 @@ START_TEST(tiny_tables)
      * solid 0 (vertex 3) to rank 0. */
     const int32_t part2[6] = { 0, 0, 0, 1, 1, 1 };
     gnn_partition P2;
-    ck_assert_int_eq(gnn_partition_build_ref(&P2, &g, NULL, part2, 2, &err), GNN_OK);
+    ck_assert_int_eq(gnn_partition_build(&gnn_partition_ref, &P2, &g, NULL, part2, 2, &err), GNN_OK);
     db_job J;
     db_run_parts(&J, ops, &P2, 2);
     for (int r = 0; r < 2; r++) {
@@ -138,7 +138,7 @@ START_TEST(tiny_tables)
      *   rank 2 (solid 4, 5):  to 1: 0, 1 */
     const int32_t part3[6] = { 0, 0, 1, 1, 2, 2 };
     gnn_partition P3;
-    ck_assert_int_eq(gnn_partition_build_ref(&P3, &g, NULL, part3, 3, &err), GNN_OK);
+    ck_assert_int_eq(gnn_partition_build(&gnn_partition_ref, &P3, &g, NULL, part3, 3, &err), GNN_OK);
     db_run_parts(&J, ops, &P3, 3);
     for (int r = 0; r < 3; r++) {
         ck_assert_msg(J.st[r] == GNN_OK, "%s rank %d: %s", ops->name, r, J.msg[r]);
@@ -192,9 +192,9 @@ START_TEST(db_halo_errors)
     gnn_err err;
     const int32_t part3[6] = { 0, 0, 1, 1, 2, 2 }, partA[6] = { 0, 0, 0, 1, 1, 1 }, partB[6] = { 0, 0, 1, 1, 1, 1 };
     gnn_partition P3, PA, PB;
-    ck_assert_int_eq(gnn_partition_build_ref(&P3, &g, NULL, part3, 3, &err), GNN_OK);
-    ck_assert_int_eq(gnn_partition_build_ref(&PA, &g, NULL, partA, 2, &err), GNN_OK);
-    ck_assert_int_eq(gnn_partition_build_ref(&PB, &g, NULL, partB, 2, &err), GNN_OK);
+    ck_assert_int_eq(gnn_partition_build(&gnn_partition_ref, &P3, &g, NULL, part3, 3, &err), GNN_OK);
+    ck_assert_int_eq(gnn_partition_build(&gnn_partition_ref, &PA, &g, NULL, partA, 2, &err), GNN_OK);
+    ck_assert_int_eq(gnn_partition_build(&gnn_partition_ref, &PB, &g, NULL, partB, 2, &err), GNN_OK);
     db_job J;
 
     /* 3 parts on 2 ranks: rank 1 has halos owned by rank 2 */
@@ -271,7 +271,7 @@ START_TEST(db_halo_errors)
     }
     /* no communicator: the one error returned without communicating */
     gnn_db_halo t;
-    ck_assert_int_eq(ops->build(NULL, &PA.parts[0], 6, &t, &err), GNN_ERR_INVAL);
+    ck_assert_int_eq(gnn_db_halo_build(ops, NULL, &PA.parts[0], 6, &t, &err), GNN_ERR_INVAL);
     ck_assert_ptr_null(t.off);
     gnn_partition_free(&P3);
     gnn_partition_free(&PA);
@@ -281,9 +281,10 @@ END_TEST
 
 /* A wrong builder the oracle must reject: ref's table with the last entry of the last
  * non-empty row dropped (a halo whose embedding would never be pushed). */
-static gnn_status drop_last(gnn_comm *c, const gnn_part_local *me, int64_t n, gnn_db_halo *out, gnn_err *err)
+static gnn_status drop_last(gnn_comm *c, const gnn_part_local *me, int64_t n, const int64_t *n_halo_all,
+                            gnn_db_halo *out, gnn_err *err)
 {
-    gnn_status st = gnn_db_halo_build_ref(c, me, n, out, err);
+    gnn_status st = gnn_db_halo_ref.build_agreed(c, me, n, n_halo_all, out, err);
     if (!st && out->off[out->ranks] > 0)
         for (int64_t r = out->ranks - 1; r >= 0; r--)
             if (out->off[r + 1] > out->off[r]) {
@@ -296,7 +297,7 @@ static gnn_status drop_last(gnn_comm *c, const gnn_part_local *me, int64_t n, gn
 
 START_TEST(oracle_catches_mutant)
 {
-    static const gnn_db_halo_ops mutant_ops = { "drop-last", drop_last };
+    static const gnn_db_halo_ops mutant_ops = { "drop-last", drop_last, NULL };
     const gnn_oracle_impl mutant = { .name = "cpu", .ops = &mutant_ops, .flags = 0 };
     const gnn_oracle_entry *e = gnn_oracle_find("partition.db_halo");
     ck_assert_ptr_nonnull(e);

@@ -143,7 +143,7 @@ START_TEST(tiny_graph_structure)
     for (int i = 0; i < 2; i++) {
         gnn_partition P;
         gnn_err err;
-        ck_assert_int_eq(ops[i]->build(&P, &g, split, part, 2, &err), GNN_OK);
+        ck_assert_int_eq(gnn_partition_build(ops[i], &P, &g, split, part, 2, &err), GNN_OK);
         ck_assert_int_eq(gnn_partition_verify(&P, &g, split, part, 2, &err), GNN_OK);
         const gnn_part_local *a = &P.parts[0], *b = &P.parts[1];
         /* part 0: solid 0 1 2, halo 3 */
@@ -185,9 +185,9 @@ START_TEST(tiny_graph_structure)
         gnn_partition_free(&P);
         /* bad arguments */
         const int32_t bad[6] = { 0, 0, 0, 1, 1, 2 };
-        ck_assert_int_eq(ops[i]->build(&P, &g, NULL, bad, 2, &err), GNN_ERR_RANGE);
+        ck_assert_int_eq(gnn_partition_build(ops[i], &P, &g, NULL, bad, 2, &err), GNN_ERR_RANGE);
         ck_assert_ptr_nonnull(strstr(err.msg, "vertex 5"));
-        ck_assert_int_eq(ops[i]->build(&P, &g, NULL, part, 0, &err), GNN_ERR_INVAL);
+        ck_assert_int_eq(gnn_partition_build(ops[i], &P, &g, NULL, part, 0, &err), GNN_ERR_INVAL);
         gnn_partition_free(&P); /* safe after an error */
     }
 }
@@ -353,7 +353,7 @@ START_TEST(verifier_catches_corruption)
     o.k = k;
     ck_assert_int_eq(gnn_partition_assign(&ds.graph, ds.split, &o, part, NULL, &err), GNN_OK);
     gnn_partition P;
-    ck_assert_int_eq(gnn_partition_build_cpu(&P, &ds.graph, ds.split, part, k, &err), GNN_OK);
+    ck_assert_int_eq(gnn_partition_build(&gnn_partition_cpu, &P, &ds.graph, ds.split, part, k, &err), GNN_OK);
     ck_assert_int_eq(gnn_partition_verify(&P, &ds.graph, ds.split, part, k, &err), GNN_OK);
     gnn_part_local *L = &P.parts[1];
     ck_assert_int_gt(L->n_halo, 2);
@@ -425,7 +425,7 @@ END_TEST
 static gnn_status m_reorder(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part, int64_t k,
                             gnn_err *err)
 {
-    gnn_status s = gnn_partition_build_cpu(out, g, split, part, k, err);
+    gnn_status s = gnn_partition_build(&gnn_partition_cpu, out, g, split, part, k, err);
     for (int64_t p = 0; !s && p < out->k; p++) {
         gnn_csr *lg = &out->parts[p].graph;
         for (int64_t r = 0; r < out->parts[p].n_solid; r++) {
@@ -444,7 +444,7 @@ static gnn_status m_reorder(gnn_partition *out, const gnn_csr *g, const uint8_t 
 static gnn_status m_wrong_edge(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part,
                                int64_t k, gnn_err *err)
 {
-    gnn_status s = gnn_partition_build_cpu(out, g, split, part, k, err);
+    gnn_status s = gnn_partition_build(&gnn_partition_cpu, out, g, split, part, k, err);
     for (int64_t p = 0; !s && p < out->k; p++) {
         gnn_csr *lg = &out->parts[p].graph;
         if (lg->nnz > 0 && lg->n > 1) {
@@ -659,8 +659,8 @@ START_TEST(facebook_structure)
             gnn_err err;
             ck_assert_msg(gnn_partition_assign(&ds.graph, ds.split, &o, part, NULL, &err) == GNN_OK, "%s", err.msg);
             gnn_partition R, C;
-            ck_assert_int_eq(gnn_partition_build_ref(&R, &ds.graph, ds.split, part, k, &err), GNN_OK);
-            ck_assert_int_eq(gnn_partition_build_cpu(&C, &ds.graph, ds.split, part, k, &err), GNN_OK);
+            ck_assert_int_eq(gnn_partition_build(&gnn_partition_ref, &R, &ds.graph, ds.split, part, k, &err), GNN_OK);
+            ck_assert_int_eq(gnn_partition_build(&gnn_partition_cpu, &C, &ds.graph, ds.split, part, k, &err), GNN_OK);
             ck_assert_msg(gnn_partition_verify(&C, &ds.graph, ds.split, part, k, &err) == GNN_OK, "%s k=%lld: %s",
                           gnn_part_method_name(o.method), (long long)k, err.msg);
             for (int64_t p = 0; p < k; p++) {

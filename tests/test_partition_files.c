@@ -43,7 +43,7 @@ static void build(gnn_partition *P, const gnn_dataset *ds, const gnn_part_option
     int32_t *part = gnn_malloc((size_t)n * sizeof(int32_t)), *tr = gnn_malloc((size_t)n * sizeof(int32_t));
     gnn_err err = { "" };
     ck_assert_msg(gnn_partition_assign2(&ds->graph, ds->split, o, part, tr, NULL, &err) == GNN_OK, "%s", err.msg);
-    ck_assert_msg(gnn_partition_build_cpu(P, &ds->graph, ds->split, part, o->k, &err) == GNN_OK, "%s", err.msg);
+    ck_assert_msg(gnn_partition_build(&gnn_partition_cpu, P, &ds->graph, ds->split, part, o->k, &err) == GNN_OK, "%s", err.msg);
     ck_assert_msg(gnn_partition_set_trainers(P, tr, o->trainers, &err) == GNN_OK, "%s", err.msg);
     ck_assert_msg(gnn_partition_verify(P, &ds->graph, ds->split, part, o->k, &err) == GNN_OK, "%s", err.msg);
     gnn_free(part);
@@ -81,7 +81,7 @@ START_TEST(two_level_assignment)
         gnn_free(p2);
         /* the structure's trainer arrays and per-trainer seeds partition each part's train set */
         gnn_partition P;
-        ck_assert_int_eq(gnn_partition_build_ref(&P, &ds.graph, ds.split, part, 3, &err), GNN_OK);
+        ck_assert_int_eq(gnn_partition_build(&gnn_partition_ref, &P, &ds.graph, ds.split, part, 3, &err), GNN_OK);
         ck_assert_int_eq(gnn_partition_set_trainers(&P, tr, 4, &err), GNN_OK);
         ck_assert_msg(gnn_partition_verify(&P, &ds.graph, ds.split, part, 3, &err) == GNN_OK, "%s", err.msg);
         for (int64_t r = 0; r < 3; r++) {
@@ -220,7 +220,7 @@ START_TEST(save_and_reload_bitwise)
         part[v] = v % 2 ? 2 : 0; /* part 1 owns nothing */
     gnn_err err = { "" };
     gnn_partition P;
-    ck_assert_int_eq(gnn_partition_build_ref(&P, &ds.graph, ds.split, part, 3, &err), GNN_OK);
+    ck_assert_int_eq(gnn_partition_build(&gnn_partition_ref, &P, &ds.graph, ds.split, part, 3, &err), GNN_OK);
     gnn_dataset bare = ds;
     bare.feat = NULL;
     bare.num_features = 0;

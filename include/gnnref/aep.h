@@ -17,7 +17,8 @@
  * With m <= nc every candidate is kept and no draw is made. Candidates must be distinct.
  *
  * ref (ref/aep.c) sorts all keys; cpu (opt/cpu/aep.c) computes the keys in parallel and
- * selects with a partial quickselect: the same set, the same order, bit for bit. */
+ * selects with a partial quickselect: the same set, the same order, bit for bit. Both are
+ * called through gnn_aep_select, which checks the arguments once. */
 #ifndef GNNREF_AEP_H
 #define GNNREF_AEP_H
 
@@ -39,19 +40,23 @@ typedef struct gnn_aep_select_args {
     int dst_rank;         /* r, the rank the push goes to (>= 0) */
 } gnn_aep_select_args;
 
-/* keep (m entries, written): 1 for the kept candidates; *n_kept their count = min(m, nc).
- * GNN_ERR_INVAL for bad arguments (nc < 0, layer outside 0..255, negative degree, NULL). */
+/* An implementation: select with arguments gnn_aep_select has checked. Which table a program
+ * uses is chosen by the implementation context (impl.h: its `aep` field). */
 typedef struct gnn_aep_ops {
     const char *name; /* "ref", "cpu" */
     gnn_status (*select)(const gnn_aep_select_args *a, uint8_t *keep, int64_t *n_kept, gnn_err *err);
 } gnn_aep_ops;
 
 extern const gnn_aep_ops gnn_aep_ref, gnn_aep_cpu;
-gnn_status gnn_aep_select_ref(const gnn_aep_select_args *a, uint8_t *keep, int64_t *n_kept, gnn_err *err);
-gnn_status gnn_aep_select_cpu(const gnn_aep_select_args *a, uint8_t *keep, int64_t *n_kept, gnn_err *err);
 
-/* Shared: argument checks, and the key of candidate i (a pure function of the arguments). */
-gnn_status gnn_aep_check(const gnn_aep_select_args *a, uint8_t *keep, int64_t *n_kept, gnn_err *err);
+/* The checked entry point (core/aep.c): keep (m entries, written) gets 1 for the kept
+ * candidates, *n_kept their count = min(m, nc). GNN_ERR_INVAL, with a message, for a NULL ops,
+ * a NULL argument or negative m, nc < 0, layer outside 0..255, a negative destination rank, a
+ * negative degree or global id; checked before anything is written. */
+gnn_status gnn_aep_select(const gnn_aep_ops *ops, const gnn_aep_select_args *a, uint8_t *keep, int64_t *n_kept,
+                          gnn_err *err);
+
+/* The key of candidate i (a pure function of the arguments), shared by both implementations. */
 double gnn_aep_key(const gnn_aep_select_args *a, int64_t i);
 
 #ifdef __cplusplus

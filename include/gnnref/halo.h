@@ -20,16 +20,19 @@
  *                          alltoallv of the P counts): 8 bytes per halo instead of (P - 1) x 8.
  *                          OpenMP for the grouping by owner and the mapping back to local ids.
  *                          Bitwise the same tables as ref.
- * Both start with the same agreement step (an allgatherv of three int64 per rank: argument
- * verdict, n_solid, n_halo), so that bad arguments on one rank make EVERY rank return an
- * error instead of leaving the others waiting in a collective:
+ * Both are called through gnn_db_halo_build (core/halo.c), which checks the arguments once
+ * with an agreement step (an allgatherv of three int64 per rank: argument verdict, n_solid,
+ * n_halo), so that bad arguments on one rank make EVERY rank return an error instead of
+ * leaving the others waiting in a collective (the builders get every rank's n_halo from it).
+ * The checks:
  *   - me->rank must equal the communicator rank (GNN_ERR_INVAL);
  *   - every halo owner must be a rank of the communicator other than me (GNN_ERR_RANGE);
  *   - the ranks' solid vertices must add up to n_global: a partition with more parts than
  *     the communicator has ranks (or ranks given parts of different partitions) fails with
  *     GNN_ERR_INVAL on every rank.
  * A rank whose own arguments are bad gets the message naming them; the others get
- * GNN_ERR_INVAL naming the rank(s) that failed. Only c == NULL returns without communicating.
+ * GNN_ERR_INVAL naming the rank(s) that failed. Only c == NULL, out == NULL and ops == NULL
+ * return without communicating.
  *
  * Library code: returns gnn_status with a message; never prints. */
 #ifndef GNNREF_HALO_H
@@ -50,26 +53,29 @@ typedef struct gnn_db_halo {
     int64_t *solid; /* (off[ranks]) solid local ids, row r: halos on rank r, increasing */
 } gnn_db_halo;
 
-/* Build this rank's db_halo (collective over c). n_global: vertices of the whole graph
- * (the length of me->vid_p). On error *out is left empty (gnn_db_halo_free is safe). */
+/* An implementation. Which table a program uses is chosen by the implementation context
+ * (impl.h: its `db_halo` field). */
 typedef struct gnn_db_halo_ops {
     const char *name; /* "ref", "cpu" */
+    /* The builder, called by gnn_db_halo_build once every rank has agreed that the arguments
+     * are valid: n_halo_all (P entries) holds every rank's n_halo; *out is empty. On error it
+     * leaves *out empty. */
+    gnn_status (*build_agreed)(gnn_comm *c, const gnn_part_local *me, int64_t n_global, const int64_t *n_halo_all,
+                               gnn_db_halo *out, gnn_err *err);
+    /* Transitional: gnn_db_halo_build with this table, for the callers that still call the
+     * table directly (core/train_part.c, cli/); to go once they call gnn_db_halo_build. */
     gnn_status (*build)(gnn_comm *c, const gnn_part_local *me, int64_t n_global, gnn_db_halo *out, gnn_err *err);
 } gnn_db_halo_ops;
 
 extern const gnn_db_halo_ops gnn_db_halo_ref, gnn_db_halo_cpu;
-gnn_status gnn_db_halo_build_ref(gnn_comm *c, const gnn_part_local *me, int64_t n_global, gnn_db_halo *out,
-                                 gnn_err *err);
-gnn_status gnn_db_halo_build_cpu(gnn_comm *c, const gnn_part_local *me, int64_t n_global, gnn_db_halo *out,
-                                 gnn_err *err);
-void gnn_db_halo_free(gnn_db_halo *t);
 
-/* The agreement step both builders start with (core/halo.c): checks me locally, then
- * allgathers (verdict, n_solid, n_halo) of every rank into n_halo_all (P entries, may be
- * NULL) and applies the collective checks above. Every rank returns the same success or
- * failure. */
-gnn_status gnn_db_halo_agree(gnn_comm *c, const gnn_part_local *me, int64_t n_global, int64_t *n_halo_all,
-                             gnn_err *err);
+/* Build this rank's db_halo with ops (collective over c): the checked entry point. n_global:
+ * vertices of the whole graph (the length of me->vid_p). Checks the arguments with the
+ * agreement step above (every rank returns the same success or failure), then runs
+ * ops->build_agreed. On error *out is left empty (gnn_db_halo_free is safe). */
+gnn_status gnn_db_halo_build(const gnn_db_halo_ops *ops, gnn_comm *c, const gnn_part_local *me, int64_t n_global,
+                             gnn_db_halo *out, gnn_err *err);
+void gnn_db_halo_free(gnn_db_halo *t);
 
 /* CRC32C of the table: ranks, off[0..ranks], solid[0..off[ranks]) as little-endian int64
  * (what `gnnref partcheck` prints, so that two backends can be compared by one number). */

@@ -34,7 +34,8 @@
  *      train/val/test  p's solid vertices in each split (local ids, increasing).
  *    The third id space, VID_b (a mini-batch's block-local ids), is gnn_block's (graph.h).
  *    gnn_partition_ref builds it serially (ref/partition.c, the specification);
- *    gnn_partition_cpu in parallel with OpenMP (opt/cpu/partition.c), bit for bit the same.
+ *    gnn_partition_cpu in parallel with OpenMP (opt/cpu/partition.c), bit for bit the same;
+ *    both through gnn_partition_build, which checks the arguments once.
  *
  * Library code: returns gnn_status with a message in gnn_err; never prints (METIS itself may
  * print to stdout on internal errors: that is METIS's, not ours). */
@@ -191,10 +192,9 @@ typedef struct gnn_partition {
     int32_t *trainer;      /* (n) a copy of the trainer vector, or NULL when T = 1 */
 } gnn_partition;
 
-/* Build the structure from g (in-edge CSR), an optional split (n entries, GNN_SPLIT_*) and a
- * part vector with values in [0, k). k >= 1 (parts may be empty, k may exceed n). Errors:
- * GNN_ERR_INVAL (k < 1 or beyond int32), GNN_ERR_RANGE (a part value outside [0, k), with the
- * vertex), GNN_ERR_NOMEM. On error *out is left empty (gnn_partition_free is safe). */
+/* An implementation: build with arguments gnn_partition_build has checked (*out zeroed). On
+ * error it leaves *out empty. Which table a program uses is chosen by the implementation
+ * context (impl.h: its `partition` field). */
 typedef struct gnn_partition_ops {
     const char *name; /* "ref", "cpu" */
     gnn_status (*build)(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part,
@@ -202,8 +202,16 @@ typedef struct gnn_partition_ops {
 } gnn_partition_ops;
 
 extern const gnn_partition_ops gnn_partition_ref, gnn_partition_cpu;
-gnn_status gnn_partition_build_ref(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part,
-                                   int64_t k, gnn_err *err);
+
+/* Build the structure with ops (the checked entry point, core/partition.c) from g (in-edge
+ * CSR), an optional split (n entries, GNN_SPLIT_*) and a part vector with values in [0, k).
+ * k >= 1 (parts may be empty, k may exceed n). Errors, each with a message: GNN_ERR_INVAL
+ * (NULL out, ops or g; k < 1 or beyond int32; no part vector), GNN_ERR_RANGE (a part value
+ * outside [0, k), naming the first such vertex), GNN_ERR_NOMEM. On error *out is left empty
+ * (gnn_partition_free is safe). */
+gnn_status gnn_partition_build(const gnn_partition_ops *ops, gnn_partition *out, const gnn_csr *g,
+                               const uint8_t *split, const int32_t *part, int64_t k, gnn_err *err);
+/* gnn_partition_build with gnn_partition_cpu, kept for cli/ until it calls gnn_partition_build. */
 gnn_status gnn_partition_build_cpu(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part,
                                    int64_t k, gnn_err *err);
 void gnn_partition_free(gnn_partition *p);
@@ -307,9 +315,6 @@ gnn_status gnn_partition_load(const char *dir, gnn_partition *p, gnn_csr *g, gnn
 /* Bitwise equality of two structures (for reload checks and tests): GNN_OK, or
  * GNN_ERR_MISMATCH naming the first differing field, part and index. */
 gnn_status gnn_partition_compare(const gnn_partition *a, const gnn_partition *b, gnn_err *err);
-
-/* Shared argument checks of the builders: k in [1, INT32_MAX], part values in [0, k). */
-gnn_status gnn_partition_check_args(const gnn_csr *g, const int32_t *part, int64_t k, gnn_err *err);
 
 /* The oracle's property checker (oracle/op_partition.c, entry partition.verify), written as a
  * different algorithm from both builders (sorting pairs and triples instead of marking):

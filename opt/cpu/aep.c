@@ -47,11 +47,9 @@ static void select_rank(keyed *k, int64_t n, int64_t j)
     }
 }
 
-gnn_status gnn_aep_select_cpu(const gnn_aep_select_args *a, uint8_t *keep, int64_t *n_kept, gnn_err *err)
+/* Arguments checked by gnn_aep_select (core/aep.c). */
+static gnn_status select_cpu(const gnn_aep_select_args *a, uint8_t *keep, int64_t *n_kept, gnn_err *err)
 {
-    gnn_status st = gnn_aep_check(a, keep, n_kept, err);
-    if (st)
-        return st;
     const int64_t m = a->m, nc = a->nc;
     if (m <= nc) {
         memset(keep, 1, (size_t)m);
@@ -86,4 +84,4 @@ gnn_status gnn_aep_select_cpu(const gnn_aep_select_args *a, uint8_t *keep, int64
     return GNN_OK;
 }
 
-const gnn_aep_ops gnn_aep_cpu = { "cpu", gnn_aep_select_cpu };
+const gnn_aep_ops gnn_aep_cpu = { "cpu", select_cpu };

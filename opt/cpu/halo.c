@@ -4,7 +4,7 @@
  * What changed: ref sends every halo id to all P - 1 other ranks, and each rank scans all of
  * them to find the few it owns. But a rank knows the owner of each of its halos
  * (halo_owner), so here each halo id goes only to its owner:
- *   1. the agreement step (gnn_db_halo_agree), as in ref;
+ *   1. the agreement step (gnn_db_halo_build, core/halo.c, before this builder runs), as for ref;
  *   2. group my halos by owner: a stable counting sort in parallel (each thread counts its
  *      contiguous slice, the offsets are laid out owner-major, thread-minor, then each thread
  *      scatters its slice), so every group keeps the halo order = increasing global id;
@@ -70,17 +70,13 @@ static gnn_status group_by_owner(const gnn_part_local *me, int P, int64_t *ids, 
     return GNN_OK;
 }
 
-gnn_status gnn_db_halo_build_cpu(gnn_comm *c, const gnn_part_local *me, int64_t n_global, gnn_db_halo *out,
-                                 gnn_err *err)
+/* Arguments agreed by gnn_db_halo_build; every rank's n_halo is not needed: the counts that
+ * matter here are per owner, exchanged in step 3. */
+static gnn_status build_agreed(gnn_comm *c, const gnn_part_local *me, int64_t n_global, const int64_t *n_halo_all,
+                               gnn_db_halo *out, gnn_err *err)
 {
-    if (!out)
-        return gnn_err_set(err, GNN_ERR_INVAL, "db_halo: out is NULL");
-    out->ranks = 0;
-    out->off = out->solid = NULL;
     const int P = gnn_comm_size(c);
-    gnn_status st = gnn_db_halo_agree(c, me, n_global, NULL, err);
-    if (st)
-        return st;
+    gnn_status st;
     /* scount, sdispls, rcount, rdispls, ones, idx: P each */
     int64_t *a = gnn_malloc(sizeof(int64_t) * 6 * (size_t)P);
     int64_t *send = gnn_malloc(sizeof(int64_t) * (size_t)(me->n_halo > 0 ? me->n_halo : 1));
@@ -159,4 +155,11 @@ fail:
     return st;
 }
 
-const gnn_db_halo_ops gnn_db_halo_cpu = { "cpu", gnn_db_halo_build_cpu };
+/* The table's transitional build member (halo.h). */
+static gnn_status build_checked(gnn_comm *c, const gnn_part_local *me, int64_t n_global, gnn_db_halo *out,
+                                gnn_err *err)
+{
+    return gnn_db_halo_build(&gnn_db_halo_cpu, c, me, n_global, out, err);
+}
+
+const gnn_db_halo_ops gnn_db_halo_cpu = { "cpu", build_agreed, build_checked };

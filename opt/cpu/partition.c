@@ -262,24 +262,12 @@ static gnn_status build_part(gnn_part_local *L, int64_t p, const gnn_csr *g, con
     return nomem ? GNN_ERR_NOMEM : GNN_OK;
 }
 
-gnn_status gnn_partition_build_cpu(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part,
-                                   int64_t k, gnn_err *err)
+/* Arguments checked by gnn_partition_build (core/partition.c). */
+static gnn_status build_cpu(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part, int64_t k,
+                            gnn_err *err)
 {
-    memset(out, 0, sizeof *out);
-    if (k < 1 || k > INT32_MAX)
-        return gnn_err_set(err, GNN_ERR_INVAL, "partition: k = %lld outside [1, %d]", (long long)k, INT32_MAX);
+    memset(out, 0, sizeof *out); /* gnn_partition_build zeroed it; callers of the table itself may not */
     const int64_t n = g->n;
-    if (n < 0 || (n > 0 && !part))
-        return gnn_err_set(err, GNN_ERR_INVAL, "partition: no part vector");
-    /* the first vertex with a part outside [0, k), found in parallel */
-    int64_t bad = INT64_MAX;
-#pragma omp parallel for schedule(static) reduction(min : bad)
-    for (int64_t v = 0; v < n; v++)
-        if ((part[v] < 0 || part[v] >= k) && v < bad)
-            bad = v;
-    if (bad != INT64_MAX)
-        return gnn_err_set(err, GNN_ERR_RANGE, "partition: vertex %lld has part %d outside [0, %lld)", (long long)bad,
-                           (int)part[bad], (long long)k);
     gnn_status s = GNN_OK;
     int64_t *by_part = alloc_n(n, sizeof(int64_t)), *owner_rank = alloc_n(n, sizeof(int64_t));
     int64_t *base = gnn_malloc(((size_t)k + 1) * sizeof(int64_t));
@@ -312,4 +300,10 @@ done:
     return s;
 }
 
-const gnn_partition_ops gnn_partition_cpu = { "cpu", gnn_partition_build_cpu };
+const gnn_partition_ops gnn_partition_cpu = { "cpu", build_cpu };
+
+gnn_status gnn_partition_build_cpu(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part,
+                                   int64_t k, gnn_err *err)
+{
+    return gnn_partition_build(&gnn_partition_cpu, out, g, split, part, k, err);
+}
