@@ -133,14 +133,3 @@ int64_t gnn_hec_occupied(const gnn_hec *h)
         n += h->tag[i] != GNN_HEC_EMPTY;
     return n;
 }
-
-const gnn_hec_ops *gnn_hec_ops_find(const char *name)
-{
-    static const gnn_hec_ops *const all[] = { &gnn_hec_ref, &gnn_hec_cpu };
-    if (!name)
-        return NULL;
-    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-        if (strcmp(all[i]->name, name) == 0)
-            return all[i];
-    return NULL;
-}

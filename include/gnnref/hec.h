@@ -105,7 +105,9 @@ typedef struct gnn_hec_ops {
 
 /* ref: plain arrays and linear scans (ref/hec.c), the specification.
  * cpu: an open-addressing hash from tag to line for O(1) search and store, OpenMP gather,
- *      scatter and aging (opt/cpu/hec.c). */
+ *      scatter and aging (opt/cpu/hec.c).
+ * Which one a program uses is chosen by the implementation context (impl.h: its `hec` field),
+ * the one place where an implementation is chosen; the oracle and benchmarks name them. */
 extern const gnn_hec_ops gnn_hec_ref, gnn_hec_cpu;
 
 /* The public API: argument checks, then h->ops. On error of init, *h is left zeroed
@@ -119,8 +121,6 @@ gnn_status gnn_hec_search(gnn_hec *h, const int64_t *ids, int64_t m, int64_t *li
 gnn_status gnn_hec_load(const gnn_hec *h, const int64_t *lines, int64_t m, float *out, gnn_err *err);
 /* Lines holding a tag (occupancy). */
 int64_t gnn_hec_occupied(const gnn_hec *h);
-/* Implementation by name ("ref", "cpu"), or NULL. */
-const gnn_hec_ops *gnn_hec_ops_find(const char *name);
 
 #ifdef __cplusplus
 }
