@@ -1,5 +1,5 @@
-/* cli/backend.c -- the flags that choose a communicator backend (self, sim, mpi), the
- * simulator's model and faults, and the launcher that runs an SPMD function on it. */
+/* cli/backend.c -- the table of flags that choose a communicator backend (self, sim, mpi),
+ * the simulator's model and faults, and the launcher that runs an SPMD function on it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,114 +12,54 @@ void cli_backend_defaults(cli_backend *b)
     b->kind = CLI_BACKEND_SELF;
     b->name = "self";
     gnn_sim_defaults(&b->sim);
+    b->bandwidth_gbit = b->sim.beta_Bps * 8e-9;
 }
 
-const char *cli_backend_help(void)
-{
-    return "  --backend self|sim|mpi  communicator: one rank (default), the in-process simulator, or MPI\n"
-           "                        (run under mpirun -np P); docs/comm.md, docs/simulator.md\n"
-           "  --ranks P             sim: number of simulated ranks, 1..1024 (default 1)\n"
-           "  --alpha S             sim: latency per message in seconds (default 2e-6)\n"
-           "  --bandwidth G         sim: link bandwidth in Gbit/s (default 100)\n"
-           "  --sim-timeout S       sim: bound on every wait in seconds (default 60)\n"
-           "  --threads-per-rank N  sim: OpenMP threads inside each simulated rank (default 1)\n"
-           "  --fault-seed S        sim: seed of the fault decisions (default 0)\n"
-           "  --fault-drop P        sim: drop asynchronous segments with probability P\n"
-           "  --fault-delay K       sim: delay asynchronous segments by K steps ...\n"
-           "  --fault-delay-p P     sim: ... with probability P (default 1 when --fault-delay is given)\n"
-           "  --fault-flip P        sim: flip one bit of a message with probability P (always detected)\n";
-}
+static const cli_choice k_backends[] = {
+    { "self", CLI_BACKEND_SELF, 0 }, { "sim", CLI_BACKEND_SIM, 0 }, { "mpi", CLI_BACKEND_MPI, 0 }, { NULL, 0, 0 }
+};
 
-int cli_backend_option(int ch, const char *arg, cli_backend *b)
-{
-    int64_t v;
-    double x;
-    switch (ch) {
-    case CLI_OPT_BACKEND:
-        if (!strcmp(arg, "self"))
-            b->kind = CLI_BACKEND_SELF;
-        else if (!strcmp(arg, "sim"))
-            b->kind = CLI_BACKEND_SIM;
-        else if (!strcmp(arg, "mpi"))
-            b->kind = CLI_BACKEND_MPI;
-        else
-            return cli_error(CLI_USAGE, "--backend '%s': expected self, sim or mpi", arg);
-        b->name = b->kind == CLI_BACKEND_SIM ? "sim" : b->kind == CLI_BACKEND_MPI ? "mpi" : "self";
-        return 0;
-    case CLI_OPT_RANKS:
-        if (cli_parse_i64(arg, 1, GNN_SIM_MAX_RANKS, &v)) /* the simulator's limit */
-            return cli_error(CLI_USAGE, "--ranks '%s': expected an integer in 1..%d (the simulator's limit)", arg,
-                             GNN_SIM_MAX_RANKS);
-        b->sim.ranks = (int)v;
-        b->ranks_given = 1;
-        return 0;
-    case CLI_OPT_ALPHA:
-        if (cli_parse_f64(arg, 0.0, 1e3, &x))
-            return cli_error(CLI_USAGE, "--alpha '%s': expected seconds in [0, 1000]", arg);
-        b->sim.alpha_s = x;
-        b->sim_flag = "--alpha";
-        return 0;
-    case CLI_OPT_BANDWIDTH:
-        if (cli_parse_f64(arg, 1e-6, 1e6, &x))
-            return cli_error(CLI_USAGE, "--bandwidth '%s': expected Gbit/s in (0, 1e6]", arg);
-        b->sim.beta_Bps = x * 1e9 / 8.0;
-        b->sim_flag = "--bandwidth";
-        return 0;
-    case CLI_OPT_SIM_TIMEOUT:
-        if (cli_parse_f64(arg, 1e-3, 1e6, &x))
-            return cli_error(CLI_USAGE, "--sim-timeout '%s': expected seconds > 0", arg);
-        b->sim.timeout_s = x;
-        b->sim_flag = "--sim-timeout";
-        return 0;
-    case CLI_OPT_TPR:
-        if (cli_parse_i64(arg, 1, 1024, &v))
-            return cli_error(CLI_USAGE, "--threads-per-rank '%s': expected an integer in 1..1024", arg);
-        b->sim.threads_per_rank = (int)v;
-        b->sim_flag = "--threads-per-rank";
-        return 0;
-    case CLI_OPT_FAULT_SEED:
-        if (cli_parse_u64(arg, &b->sim.faults.seed))
-            return cli_error(CLI_USAGE, "--fault-seed '%s': expected a non-negative integer", arg);
-        b->sim_flag = "--fault-seed";
-        return 0;
-    case CLI_OPT_FAULT_DROP:
-    case CLI_OPT_FAULT_DELAY_P:
-    case CLI_OPT_FAULT_FLIP: {
-        const char *flag = ch == CLI_OPT_FAULT_DROP ? "--fault-drop" : ch == CLI_OPT_FAULT_FLIP ? "--fault-flip" : "--fault-delay-p";
-        if (cli_parse_f64(arg, 0.0, 1.0, &x))
-            return cli_error(CLI_USAGE, "%s '%s': expected a probability in [0, 1]", flag, arg);
-        if (ch == CLI_OPT_FAULT_DROP)
-            b->sim.faults.drop_p = x;
-        else if (ch == CLI_OPT_FAULT_FLIP)
-            b->sim.faults.flip_p = x;
-        else {
-            b->sim.faults.delay_p = x;
-            b->delay_p_given = 1;
-        }
-        b->sim_flag = flag;
-        return 0;
-    }
-    case CLI_OPT_FAULT_DELAY:
-        if (cli_parse_i64(arg, 1, 1000000, &v))
-            return cli_error(CLI_USAGE, "--fault-delay '%s': expected a number of steps >= 1", arg);
-        b->sim.faults.delay_steps = (int)v;
-        if (!b->delay_p_given)
-            b->sim.faults.delay_p = 1.0;
-        b->sim_flag = "--fault-delay";
-        return 0;
-    default:
-        return cli_error(CLI_USAGE, "internal: unknown backend option %d", ch);
-    }
-}
+const cli_flag cli_backend_flags[] = {
+    { .name = "backend", .type = CLI_CHOICE, CLI_AT(cli_backend, kind), .choices = k_backends,
+      .help = "communicator: one rank, the in-process simulator, or MPI (run under mpirun -np P)" },
+    { .name = "ranks", .type = CLI_INT, CLI_AT(cli_backend, sim.ranks), .meta = "P", .lo = 1,
+      .hi = GNN_SIM_MAX_RANKS, .note = "the simulator's limit", .bits = CLI_TAG_SIM,
+      .help = "sim: number of simulated ranks" },
+    { .name = "alpha", .type = CLI_REAL, CLI_AT(cli_backend, sim.alpha_s), .meta = "S", .rlo = 0, .rhi = 1e3,
+      .bits = CLI_TAG_SIM, .help = "sim: latency per message in seconds" },
+    { .name = "bandwidth", .type = CLI_REAL, CLI_AT(cli_backend, bandwidth_gbit), .meta = "G", .rlo = 0, .rhi = 1e6,
+      .bits = CLI_TAG_SIM | CLI_LO_OPEN, .help = "sim: link bandwidth in Gbit/s" },
+    { .name = "sim-timeout", .type = CLI_REAL, CLI_AT(cli_backend, sim.timeout_s), .meta = "S", .rlo = 1e-3,
+      .rhi = 1e6, .bits = CLI_TAG_SIM, .help = "sim: bound on every wait in seconds" },
+    { .name = "threads-per-rank", .type = CLI_INT, CLI_AT(cli_backend, sim.threads_per_rank), .meta = "N", .lo = 1,
+      .hi = 1024, .bits = CLI_TAG_SIM, .help = "sim: OpenMP threads inside each simulated rank" },
+    { .name = "fault-seed", .type = CLI_U64, CLI_AT(cli_backend, sim.faults.seed), .meta = "S", .bits = CLI_TAG_SIM,
+      .help = "sim: seed of the fault decisions" },
+    { .name = "fault-drop", .type = CLI_REAL, CLI_AT(cli_backend, sim.faults.drop_p), .meta = "P", .rlo = 0,
+      .rhi = 1, .bits = CLI_TAG_SIM, .help = "sim: drop asynchronous segments with probability P" },
+    { .name = "fault-delay", .type = CLI_INT, CLI_AT(cli_backend, sim.faults.delay_steps), .meta = "K", .lo = 1,
+      .hi = 1000000, .dflt = "0: none", .bits = CLI_TAG_SIM, .help = "sim: delay asynchronous segments by K steps ..." },
+    { .name = "fault-delay-p", .type = CLI_REAL, CLI_AT(cli_backend, sim.faults.delay_p), .meta = "P", .rlo = 0,
+      .rhi = 1, .dflt = "1 when --fault-delay is given", .bits = CLI_TAG_SIM, .help = "sim: ... with probability P" },
+    { .name = "fault-flip", .type = CLI_REAL, CLI_AT(cli_backend, sim.faults.flip_p), .meta = "P", .rlo = 0, .rhi = 1,
+      .bits = CLI_TAG_SIM, .help = "sim: flip one bit of a message with probability P (always detected)" },
+    CLI_END
+};
 
-int cli_backend_check(cli_backend *b)
+int cli_backend_check(cli_backend *b, const cli_args *a)
 {
-    if (b->kind != CLI_BACKEND_SIM && b->ranks_given)
+    b->name = b->kind == CLI_BACKEND_SIM ? "sim" : b->kind == CLI_BACKEND_MPI ? "mpi" : "self";
+    const char *sim_flag = cli_given_tag(a, CLI_TAG_SIM);
+    if (b->kind != CLI_BACKEND_SIM && cli_given(a, "ranks"))
         return cli_error(CLI_USAGE, "--ranks applies to --backend sim (under MPI, mpirun -np sets the ranks)");
-    if (b->kind != CLI_BACKEND_SIM && b->sim_flag)
-        return cli_error(CLI_USAGE, "%s applies to --backend sim only", b->sim_flag);
-    if (b->delay_p_given && b->sim.faults.delay_steps < 1 && b->sim.faults.delay_p > 0)
+    if (b->kind != CLI_BACKEND_SIM && sim_flag)
+        return cli_error(CLI_USAGE, "%s applies to --backend sim only", sim_flag);
+    const int delay_p_given = cli_given(a, "fault-delay-p");
+    if (delay_p_given && b->sim.faults.delay_steps < 1 && b->sim.faults.delay_p > 0)
         return cli_error(CLI_USAGE, "--fault-delay-p needs --fault-delay K");
+    if (cli_given(a, "fault-delay") && !delay_p_given)
+        b->sim.faults.delay_p = 1.0; /* a delay alone delays every segment */
+    b->sim.beta_Bps = b->bandwidth_gbit * 1e9 / 8.0;
     if (b->kind == CLI_BACKEND_MPI && !gnn_comm_mpi_built())
         return cli_error(CLI_USAGE, "--backend mpi: this gnnref was built without MPI (install openmpi-bin and "
                                     "libopenmpi-dev, or drop NO_MPI=1, and rebuild)");

@@ -59,5 +59,11 @@ int cli_output_dir_check(const char *flag, const char *path);
 
 /* True when stdout is a terminal (progress lines are shown only then). */
 int cli_is_tty(void);
+/* Monotonic seconds, for the times a report gives. */
+double cli_now_s(void);
+/* A dataset's counts and import figures into a report: name, n, edges, num_features,
+ * num_classes, import (gen, convert, info). */
+struct gnn_dataset;
+void cli_report_dataset(json_object *r, const struct gnn_dataset *ds);
 
 #endif

@@ -1,25 +1,13 @@
 /* cli/cmd_commcheck.c -- `gnnref commcheck`: every collective on fixed inputs, on the chosen
  * backend, checked bitwise against the expected outputs; one CRC32C per case and rank, so
  * that two backends can be compared (ci/mpi-check.sh compares sim with mpirun). */
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/backend.h"
 #include "gnnref/commcheck.h"
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: gnnref commcheck [flags]     (under MPI: mpirun -np P gnnref commcheck --backend mpi)\n"
-            "  --seed S              seed of the inputs (default 1)\n"
-            "  --inject KIND         sim only: mismatch, deadlock or modify (a deliberate bug the simulator\n"
-            "                        must report within --sim-timeout)\n"
-            "  --json FILE           write the report: per case and rank, the CRC32C and the outcome\n"
-            "%s",
-            cli_backend_help());
-}
 
 typedef struct job {
     uint64_t seed;
@@ -58,82 +46,77 @@ static gnn_status rank_fn(gnn_comm *c, void *arg)
     return st;
 }
 
-int gnn_cmd_commcheck(int argc, char **argv)
-{
-    static const struct option opts[] = { { "seed", required_argument, 0, 's' }, { "inject", required_argument, 0, 'i' },
-                                          { "json", required_argument, 0, 'j' }, { "help", no_argument, 0, 'h' },
-                                          CLI_BACKEND_OPTIONS,                   { 0, 0, 0, 0 } };
-    cli_backend b;
-    cli_backend_defaults(&b);
-    job J = { .seed = 1 };
-    const char *json = NULL;
-    optind = 1;
-    opterr = 0;
-    int ch, rc;
-    while ((ch = getopt_long(argc, argv, "", opts, NULL)) != -1) {
-        if (ch >= CLI_OPT_BACKEND && ch < CLI_OPT_BACKEND_END) {
-            if ((rc = cli_backend_option(ch, optarg, &b)))
-                return rc;
-            continue;
-        }
-        switch (ch) {
-        case 's':
-            if (cli_parse_u64(optarg, &J.seed))
-                return cli_error(CLI_USAGE, "--seed '%s': expected a non-negative integer", optarg);
-            break;
-        case 'i':
-            if (strcmp(optarg, "mismatch") && strcmp(optarg, "deadlock") && strcmp(optarg, "modify"))
-                return cli_error(CLI_USAGE, "--inject '%s': expected mismatch, deadlock or modify", optarg);
-            J.inject = optarg;
-            break;
-        case 'j': json = optarg; break;
-        case 'h': usage(stdout); return CLI_OK;
-        default:
-            usage(stderr);
-            return cli_error(CLI_USAGE, "commcheck: unknown or incomplete flag '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind < argc)
-        return cli_error(CLI_USAGE, "commcheck: unexpected argument '%s'", argv[optind]);
-    if (b.kind != CLI_BACKEND_MPI && cli_report_check(json)) /* under MPI: rank 0, at the end */
-        return CLI_USAGE;
-    if ((rc = cli_backend_check(&b)))
-        return rc;
-    if (J.inject && b.kind != CLI_BACKEND_SIM)
-        return cli_error(CLI_USAGE, "--inject needs --backend sim: under MPI the injected bug would hang");
-    if (J.inject && b.sim.ranks < 2)
-        return cli_error(CLI_USAGE, "--inject %s needs --ranks 2 or more: one rank has no one to disagree with",
-                         J.inject);
+typedef struct commcheck_opts {
+    uint64_t seed;
+    int inject; /* 0: none, else an index + 1 of k_inject */
+    const char *json;
+    cli_backend backend;
+} commcheck_opts;
 
-    gnn_err err = { "" };
-    gnn_sim_report rep;
-    memset(&rep, 0, sizeof rep);
-    gnn_status st = cli_backend_run(&b, rank_fn, &J, &rep, &err);
-    if (st) {
-        gnn_sim_report_free(&rep);
-        free(J.all);
-        return cli_error(CLI_FAIL, "commcheck: %s", cli_errmsg(&err, st));
-    }
-    if (!J.all) { /* an MPI rank other than 0: rank 0 reports */
-        gnn_sim_report_free(&rep);
-        return CLI_OK;
-    }
-    const int P = J.P, n = J.all[0].n;
-    int pass = 0, fail = 0;
-    printf("commcheck: backend %s, %d rank%s, seed %llu\n", b.name, P, P > 1 ? "s" : "", (unsigned long long)J.seed);
+static const cli_choice k_inject[] = {
+    { "mismatch", 1, 0 }, { "deadlock", 2, 0 }, { "modify", 3, 0 }, { NULL, 0, 0 }
+};
+
+static const cli_flag k_flags[] = {
+    CLI_FLAG_SEED(commcheck_opts, seed, "seed of the inputs"),
+    { .name = "inject", .type = CLI_CHOICE, CLI_AT(commcheck_opts, inject), .choices = k_inject,
+      .help = "sim only: a deliberate bug the simulator must report within --sim-timeout" },
+    CLI_FLAG_JSON(commcheck_opts, json, "write the report: per case and rank, the CRC32C and the outcome"),
+    CLI_END
+};
+
+static const cli_group k_groups[] = {
+    { k_flags, 0, NULL },
+    { cli_backend_flags, offsetof(commcheck_opts, backend), CLI_BACKEND_TITLE },
+    { NULL, 0, NULL }
+};
+
+static const cli_command k_cmd = {
+    .name = "commcheck",
+    .usage = "[flags]     (under MPI: mpirun -np P gnnref commcheck --backend mpi)",
+    .preface = "Run every collective on keyed inputs on the chosen backend and check each output bitwise;\n"
+               "one CRC32C per case and rank, so that two backends can be compared line by line.\n",
+    .groups = k_groups,
+};
+
+/* Parse and check the flags; CLI_CONTINUE or the exit code. */
+static int commcheck_options(int argc, char **argv, commcheck_opts *o, cli_args *a)
+{
+    memset(o, 0, sizeof *o);
+    o->seed = 1;
+    cli_backend_defaults(&o->backend);
+    int rc = cli_parse(&k_cmd, argc, argv, o, a);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    const cli_backend *b = &o->backend;
+    if (b->kind != CLI_BACKEND_MPI && cli_report_check(o->json)) /* under MPI: rank 0, at the end */
+        return CLI_USAGE;
+    if ((rc = cli_backend_check(&o->backend, a)))
+        return rc;
+    if (o->inject && b->kind != CLI_BACKEND_SIM)
+        return cli_error(CLI_USAGE, "--inject needs --backend sim: under MPI the injected bug would hang");
+    if (o->inject && b->sim.ranks < 2)
+        return cli_error(CLI_USAGE, "--inject %s needs --ranks 2 or more: one rank has no one to disagree with",
+                         k_inject[o->inject - 1].name);
+    return CLI_CONTINUE;
+}
+
+/* Rank 0: one line per case with every rank's CRC32C, and the report's "results". Returns the
+ * failed cases. */
+static int print_cases(const job *J, json_object *res)
+{
+    const int P = J->P, n = J->all[0].n;
+    int fail = 0;
     printf("%-40s", "case");
     for (int q = 0; q < P && q < 8; q++)
         printf(" rank%-5d", q);
     printf(" result\n");
-    json_object *cfg, *r = cli_report_new("commcheck", J.seed, 1, b.name, P, &cfg);
-    json_object_object_add(cfg, "inject", J.inject ? json_object_new_string(J.inject) : NULL);
-    json_object *res = json_object_new_array();
     for (int k = 0; k < n; k++) {
         int ok = 1;
         const char *detail = "";
         for (int q = 0; q < P; q++) {
-            const gnn_commcheck_case *cs = &J.all[q].c[k];
-            if (J.all[q].n != n || strcmp(cs->name, J.all[0].c[k].name)) {
+            const gnn_commcheck_case *cs = &J->all[q].c[k];
+            if (J->all[q].n != n || strcmp(cs->name, J->all[0].c[k].name)) {
                 ok = 0;
                 detail = "ranks ran different cases";
             } else if (!cs->pass) {
@@ -143,29 +126,60 @@ int gnn_cmd_commcheck(int argc, char **argv)
             json_object *o = json_object_new_object();
             char crc[16];
             snprintf(crc, sizeof crc, "%08x", cs->crc);
-            json_object_object_add(o, "case", json_object_new_string(J.all[0].c[k].name));
+            json_object_object_add(o, "case", json_object_new_string(J->all[0].c[k].name));
             json_object_object_add(o, "rank", json_object_new_int(q));
             json_object_object_add(o, "crc", json_object_new_string(crc));
             json_object_object_add(o, "outcome", json_object_new_string(cs->pass ? "PASS" : "FAIL"));
             json_object_object_add(o, "detail", json_object_new_string(cs->detail));
             json_object_array_add(res, o);
         }
-        printf("%-40s", J.all[0].c[k].name);
+        printf("%-40s", J->all[0].c[k].name);
         for (int q = 0; q < P && q < 8; q++)
-            printf(" %08x ", J.all[q].c[k].crc);
+            printf(" %08x ", J->all[q].c[k].crc);
         printf(" %s%s%s\n", ok ? "PASS" : "FAIL", ok ? "" : ": ", detail);
-        ok ? pass++ : fail++;
+        fail += !ok;
     }
-    printf("commcheck: %d cases, %d passed, %d failed\n", n, pass, fail);
+    printf("commcheck: %d cases, %d passed, %d failed\n", n, n - fail, fail);
+    return fail;
+}
+
+int gnn_cmd_commcheck(int argc, char **argv)
+{
+    commcheck_opts o;
+    cli_args a;
+    int rc = commcheck_options(argc, argv, &o, &a);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    const cli_backend *b = &o.backend;
+    job J = { .seed = o.seed, .inject = o.inject ? k_inject[o.inject - 1].name : NULL };
+    gnn_err err = { "" };
+    gnn_sim_report rep;
+    memset(&rep, 0, sizeof rep);
+    gnn_status st = cli_backend_run(b, rank_fn, &J, &rep, &err);
+    if (st) {
+        gnn_sim_report_free(&rep);
+        free(J.all);
+        return cli_error(CLI_FAIL, "commcheck: %s", cli_errmsg(&err, st));
+    }
+    if (!J.all) { /* an MPI rank other than 0: rank 0 reports */
+        gnn_sim_report_free(&rep);
+        return CLI_OK;
+    }
+    const int P = J.P;
+    printf("commcheck: backend %s, %d rank%s, seed %llu\n", b->name, P, P > 1 ? "s" : "", (unsigned long long)J.seed);
+    json_object *cfg, *r = cli_report_new("commcheck", J.seed, 1, b->name, P, &cfg);
+    cli_config_json(cfg, &a, &o, b->kind == CLI_BACKEND_SIM ? 0 : CLI_TAG_SIM);
+    json_object *res = json_object_new_array();
+    const int fail = print_cases(&J, res);
     json_object_object_add(r, "results", res);
     json_object *counts = json_object_new_object();
-    json_object_object_add(counts, "pass", json_object_new_int(pass));
+    json_object_object_add(counts, "pass", json_object_new_int(J.all[0].n - fail));
     json_object_object_add(counts, "fail", json_object_new_int(fail));
     json_object_object_add(r, "counts", counts);
-    json_object *sim = cli_backend_json(&b, &rep);
+    json_object *sim = cli_backend_json(b, &rep);
     if (sim)
         json_object_object_add(r, "sim", sim);
-    rc = json ? cli_report_write(r, json) : 0;
+    rc = o.json ? cli_report_write(r, o.json) : 0;
     json_object_put(r);
     gnn_sim_report_free(&rep);
     free(J.all);

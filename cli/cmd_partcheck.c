@@ -6,57 +6,23 @@
  * ci/mpi-check.sh compares the simulator with mpirun line by line.
  *
  * Every rank loads DATA and computes the same part vector (gnn_partition_assign is
- * deterministic) with K = ranks, then the partition (gnn_partition_build_cpu). Under the
- * simulator the ranks are threads of one process: the first rank to arrive loads and builds,
- * the others wait for it and share the result (read-only). */
-#include <getopt.h>
+ * deterministic) with K = ranks, then the partition with the --impl context's builder. Under
+ * the simulator the ranks are threads of one process: the first rank to arrive loads and
+ * builds, the others wait for it and share the result (read-only). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli/backend.h"
+#include "cli/parts.h"
 #include "gnnref/dataset.h"
 #include "gnnref/halo.h"
+#include "gnnref/impl.h"
 #include "gnnref/kvstore.h"
 #include "gnnref/partition.h"
 #include "gnnref/rng.h"
 #include "gnnref/tensor.h"
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: gnnref partcheck DATA [--method metis|range|hash|random] [flags]\n"
-            "       (under MPI: mpirun -np P gnnref partcheck DATA --backend mpi ...)\n"
-            "Partition DATA into one part per rank, build db_halo on every rank (DistGNN-MB Algorithm 1)\n"
-            "and pull feature rows through the hybrid-partitioning feature store; check the rows.\n"
-            "  DATA                  native file, text-layout dir, OGB dir, or builtin\n"
-            "  --method M            part vector: metis (default), range, hash, random (K = ranks)\n"
-            "  --balance LIST        METIS balance constraints: train,val,test,degree\n"
-            "  --seed S              seed of --split, METIS, random and the pulled ids (default 1)\n"
-            "  --split A,B,C         seeded random train/val/test fractions (replaces the data's split)\n"
-            "  --partitions DIR      use the saved partition set DIR (gnnref partition DATA --parts P -o DIR;\n"
-            "                        it must have P parts and come from DATA) instead of partitioning here\n"
-            "  --impl ref|cpu        db_halo builder: ref (allgatherv, Algorithm 1) or cpu (alltoallv to\n"
-            "                        the owners; default)\n"
-            "  --pulls N             seeded pulls per rank (default 4)\n"
-            "  --pull-ids M          ids per pull and rank (default 1000), drawn uniformly with repeats from\n"
-            "                        Philox (seed, KVSTORE, step = pull, id = rank)\n"
-            "  --threads N           OpenMP threads (per rank under the simulator: --threads-per-rank)\n"
-            "  --json FILE           write the report: db_halo sizes, bytes and CRC per rank, kvstore\n"
-            "                        figures per rank, the traffic matrix, and the common keys\n"
-            "Output: per rank `db_halo rank R: to r0 N0, to r1 N1, ... crc 0x........` and\n"
-            "`kvstore rank R: pulls N rows M remote M2 bytes B exact yes|no`; exit 1 on any mismatch.\n"
-            "%s",
-            cli_backend_help());
-}
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 /* the per-rank record gathered to rank 0: these fields, then the P db_halo row sizes */
 enum {
@@ -64,15 +30,18 @@ enum {
     R_B_ROWS_SENT, R_EXACT, R_DB_NS, R_PULL_NS, R_N_SOLID, R_N_HALO, R_FIELDS
 };
 
-typedef struct job {
-    /* flags */
-    const char *data;
-    const char *parts_dir; /* --partitions DIR, or NULL */
-    gnn_part_options po;
-    int have_split;
+typedef struct partcheck_opts {
+    const char *data, *parts_dir, *json; /* parts_dir: --partitions DIR, or NULL */
+    gnn_part_options po;                 /* method, seed, balance (a saved set: its manifest's) */
     double split[3];
-    const gnn_db_halo_ops *impl;
-    int64_t pulls, pull_ids;
+    const gnn_impl *impl;                /* the db_halo and partition builders */
+    int64_t pulls, pull_ids, threads;
+    cli_backend backend;
+} partcheck_opts;
+
+typedef struct job {
+    partcheck_opts o;
+    int have_split;
     /* the shared, read-only inputs, built once per process */
     cli_shared shared;
     gnn_dataset ds;
@@ -90,26 +59,19 @@ typedef struct job {
 static gnn_status prepare(void *arg, int P, gnn_err *err)
 {
     job *J = arg;
-    gnn_status st = gnn_dataset_open(&J->ds, J->data, err);
+    partcheck_opts *o = &J->o;
+    gnn_status st = gnn_dataset_open(&J->ds, o->data, err);
     if (st)
         return st;
     const int64_t n = J->ds.graph.n;
-    if (J->parts_dir) {
+    if (o->parts_dir) {
         gnn_part_manifest m;
-        if ((st = gnn_partition_load(J->parts_dir, &J->full, NULL, &m, err)))
+        if ((st = gnn_partition_load(o->parts_dir, &J->full, NULL, &m, err)) ||
+            (st = cli_set_check(&m, o->parts_dir, P, &J->ds, o->data, "", err)))
             return st;
-        if (m.k != P)
-            return gnn_err_set(err, GNN_ERR_INVAL, "%s has %lld parts: run it with --ranks %lld (mpirun -np %lld)",
-                               J->parts_dir, (long long)m.k, (long long)m.k, (long long)m.k);
-        if (m.n != n || m.graph_crc != gnn_graph_crc(&J->ds.graph))
-            return gnn_err_set(err, GNN_ERR_INVAL,
-                               "%s was not made from %s (its graph: %lld vertices, CRC32C 0x%08x; %s: %lld vertices, "
-                               "0x%08x)",
-                               J->parts_dir, J->data, (long long)m.n, m.graph_crc, J->data, (long long)n,
-                               gnn_graph_crc(&J->ds.graph));
-        J->po.method = m.method;
-        J->po.seed = m.seed;
-        J->po.balance = m.balance;
+        o->po.method = m.method; /* reported: how the set was made */
+        o->po.seed = m.seed;
+        o->po.balance = m.balance;
         J->part = gnn_malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
         if (!J->part)
             return gnn_err_set(err, GNN_ERR_NOMEM, "out of memory");
@@ -118,7 +80,7 @@ static gnn_status prepare(void *arg, int P, gnn_err *err)
         return GNN_OK;
     }
     if (J->have_split &&
-        (st = gnn_dataset_split_random(&J->ds, J->split[0], J->split[1], J->split[2], J->po.seed, err)))
+        (st = gnn_dataset_split_random(&J->ds, o->split[0], o->split[1], o->split[2], o->po.seed, err)))
         return st;
     if (P > n)
         return gnn_err_set(err, GNN_ERR_INVAL, "%d ranks for %lld vertices: at most one rank per vertex", P,
@@ -126,10 +88,51 @@ static gnn_status prepare(void *arg, int P, gnn_err *err)
     J->part = gnn_malloc(sizeof(int32_t) * (size_t)(n > 0 ? n : 1));
     if (!J->part)
         return gnn_err_set(err, GNN_ERR_NOMEM, "out of memory");
-    J->po.k = P;
-    if ((st = gnn_partition_assign(&J->ds.graph, J->ds.split, &J->po, J->part, &J->info, err)))
+    o->po.k = P;
+    if ((st = gnn_partition_assign(&J->ds.graph, J->ds.split, &o->po, J->part, &J->info, err)))
         return st;
-    return gnn_partition_build_cpu(&J->full, &J->ds.graph, J->ds.split, J->part, P, err);
+    return gnn_partition_build(o->impl->partition, &J->full, &J->ds.graph, J->ds.split, J->part, P, err);
+}
+
+/* The traffic so far (db_halo, kvstore), then every rank's record gathered to rank 0 (not
+ * part of that traffic): rank 0 keeps both in J. */
+static gnn_status gather_records(gnn_comm *c, job *J, const int64_t *rec, size_t W, gnn_err *err)
+{
+    const int P = gnn_comm_size(c);
+    int64_t *tb = NULL, *tm = NULL, *cnt = NULL, *all = NULL;
+    gnn_status st = gnn_comm_traffic_matrix(c, 0, &tb, &tm);
+    if (st) {
+        gnn_err_set(err, st, "traffic matrix: %s", gnn_comm_errmsg(c));
+        goto out;
+    }
+    all = gnn_malloc(sizeof(int64_t) * W * (size_t)P);
+    cnt = gnn_malloc(sizeof(int64_t) * 2 * (size_t)P);
+    if (!all || !cnt) {
+        st = gnn_err_set(err, GNN_ERR_NOMEM, "out of memory");
+        goto out;
+    }
+    for (int q = 0; q < P; q++) {
+        cnt[q] = (int64_t)W;
+        cnt[P + q] = (int64_t)W * q;
+    }
+    if ((st = gnn_comm_allgatherv(c, rec, (int64_t)W, all, cnt, cnt + P, GNN_DT_I64))) {
+        gnn_err_set(err, st, "gathering the results: %s", gnn_comm_errmsg(c));
+        goto out;
+    }
+    if (gnn_comm_rank(c) == 0) {
+        J->P = P;
+        J->all = all;
+        J->tbytes = tb;
+        J->tmsgs = tm;
+        all = NULL;
+        tb = tm = NULL;
+    }
+out:
+    free(tb);
+    free(tm);
+    gnn_free(cnt);
+    gnn_free(all);
+    return st;
 }
 
 static gnn_status rank_fn(gnn_comm *c, void *arg)
@@ -137,27 +140,27 @@ static gnn_status rank_fn(gnn_comm *c, void *arg)
     job *J = arg;
     const int P = gnn_comm_size(c), me = gnn_comm_rank(c);
     if (cli_shared_once(&J->shared, prepare, J, P)) /* the same on every rank: the same data and flags */
-        return gnn_err_set(&c->err, J->shared.st, "%s: %s", J->data, J->shared.err.msg);
+        return gnn_err_set(&c->err, J->shared.st, "%s: %s", J->o.data, J->shared.err.msg);
 
     const gnn_dataset *ds = &J->ds;
     const int64_t n = ds->graph.n, dim = ds->num_features;
     gnn_db_halo t = { 0, NULL, NULL };
     gnn_kvstore kv;
     memset(&kv, 0, sizeof kv);
-    int64_t *ids = NULL, *rec = NULL, *all = NULL, *cnt = NULL;
+    int64_t *ids = NULL, *rec = NULL;
     float *out = NULL;
     gnn_err err = { "" };
     const size_t W = R_FIELDS + (size_t)P;
 
     /* db_halo */
     gnn_status st = gnn_comm_barrier(c);
-    const double t0 = now_s();
+    const double t0 = cli_now_s();
     int64_t b0 = 0, b1 = 0;
     for (size_t i = 0; i < (size_t)GNN_COMM_OP_COUNT * P; i++)
         b0 += c->traffic.bytes[i];
     if (!st)
-        st = J->impl->build(c, &J->full.parts[me], n, &t, &err);
-    const double t1 = now_s();
+        st = gnn_db_halo_build(J->o.impl->db_halo, c, &J->full.parts[me], n, &t, &err);
+    const double t1 = cli_now_s();
     for (size_t i = 0; i < (size_t)GNN_COMM_OP_COUNT * P; i++)
         b1 += c->traffic.bytes[i];
     if (st)
@@ -166,27 +169,27 @@ static gnn_status rank_fn(gnn_comm *c, void *arg)
     /* the feature store and the pulls */
     if ((st = gnn_kvstore_create_from_full(&kv, c, n, J->part, dim, ds->feat, &err)))
         goto out;
-    ids = gnn_malloc(sizeof(int64_t) * (size_t)(J->pull_ids + 1));
-    out = gnn_malloc(sizeof(float) * (size_t)(J->pull_ids * dim + 1));
+    ids = gnn_malloc(sizeof(int64_t) * (size_t)(J->o.pull_ids + 1));
+    out = gnn_malloc(sizeof(float) * (size_t)(J->o.pull_ids * dim + 1));
     rec = gnn_calloc(W, sizeof(int64_t));
     if (!ids || !out || !rec) {
-        st = gnn_err_set(&err, GNN_ERR_NOMEM, "out of memory (%lld ids of %lld features)", (long long)J->pull_ids,
+        st = gnn_err_set(&err, GNN_ERR_NOMEM, "out of memory (%lld ids of %lld features)", (long long)J->o.pull_ids,
                          (long long)dim);
         goto out;
     }
     int exact = 1;
     double pull_s = 0;
-    for (int64_t k = 0; k < J->pulls; k++) {
-        const gnn_rng_stream s = gnn_rng_stream_make(J->po.seed, GNN_TAG_KVSTORE, (uint32_t)k, 0, (uint64_t)me);
-        for (int64_t i = 0; i < J->pull_ids; i++)
+    for (int64_t k = 0; k < J->o.pulls; k++) {
+        const gnn_rng_stream s = gnn_rng_stream_make(J->o.po.seed, GNN_TAG_KVSTORE, (uint32_t)k, 0, (uint64_t)me);
+        for (int64_t i = 0; i < J->o.pull_ids; i++)
             ids[i] = (int64_t)gnn_rng_uint(&s, (uint64_t)i, (uint64_t)n);
         if ((st = gnn_comm_barrier(c)))
             goto out;
-        const double p0 = now_s();
-        if ((st = gnn_kvstore_pull(&kv, ids, J->pull_ids, out, &err)))
+        const double p0 = cli_now_s();
+        if ((st = gnn_kvstore_pull(&kv, ids, J->o.pull_ids, out, &err)))
             goto out;
-        pull_s += now_s() - p0;
-        for (int64_t i = 0; i < J->pull_ids && dim > 0; i++)
+        pull_s += cli_now_s() - p0;
+        for (int64_t i = 0; i < J->o.pull_ids && dim > 0; i++)
             if (memcmp(out + i * dim, ds->feat + ids[i] * dim, sizeof(float) * (size_t)dim) != 0)
                 exact = 0;
     }
@@ -210,40 +213,7 @@ static gnn_status rank_fn(gnn_comm *c, void *arg)
     for (int r = 0; r < P; r++)
         rec[R_FIELDS + r] = t.off[r + 1] - t.off[r];
 
-    /* the traffic so far (db_halo, kvstore), then gather the records (not part of it) */
-    int64_t *tb = NULL, *tm = NULL;
-    if ((st = gnn_comm_traffic_matrix(c, 0, &tb, &tm))) {
-        gnn_err_set(&err, st, "traffic matrix: %s", gnn_comm_errmsg(c));
-        goto out;
-    }
-    all = gnn_malloc(sizeof(int64_t) * W * (size_t)P);
-    cnt = gnn_malloc(sizeof(int64_t) * 2 * (size_t)P);
-    if (!all || !cnt) {
-        free(tb);
-        free(tm);
-        st = gnn_err_set(&err, GNN_ERR_NOMEM, "out of memory");
-        goto out;
-    }
-    for (int q = 0; q < P; q++) {
-        cnt[q] = (int64_t)W;
-        cnt[P + q] = (int64_t)W * q;
-    }
-    if ((st = gnn_comm_allgatherv(c, rec, (int64_t)W, all, cnt, cnt + P, GNN_DT_I64))) {
-        free(tb);
-        free(tm);
-        gnn_err_set(&err, st, "gathering the results: %s", gnn_comm_errmsg(c));
-        goto out;
-    }
-    if (me == 0) {
-        J->P = P;
-        J->all = all;
-        J->tbytes = tb;
-        J->tmsgs = tm;
-        all = NULL;
-    } else {
-        free(tb);
-        free(tm);
-    }
+    st = gather_records(c, J, rec, W, &err);
 out:
     if (st && err.msg[0])
         gnn_err_set(&c->err, st, "%s", err.msg);
@@ -252,244 +222,226 @@ out:
     gnn_free(ids);
     gnn_free(out);
     gnn_free(rec);
-    gnn_free(all);
-    gnn_free(cnt);
     return st;
 }
 
-int gnn_cmd_partcheck(int argc, char **argv)
+static const cli_flag k_flags[] = {
+    CLI_FLAG_DATA(partcheck_opts, data, CLI_REQUIRED, CLI_DATA_HELP),
+    { .name = "method", .type = CLI_CHOICE, CLI_AT(partcheck_opts, po.method), .choices = cli_part_methods,
+      .help = "part vector, K = ranks (docs/partitioning.md)" },
+    { .name = "balance", .type = CLI_CUSTOM, CLI_AT(partcheck_opts, po.balance), .meta = "LIST",
+      .parse = cli_flag_parse_balance, .json = cli_flag_json_balance_str, .dflt = "none (vertex counts)",
+      .help = "METIS balance constraints: train,val,test,degree" },
+    CLI_FLAG_SEED(partcheck_opts, po.seed, "seed of --split, METIS, random and the pulled ids"),
+    CLI_FLAG_SPLIT(partcheck_opts, split, CLI_NULL_UNSET, cli_flag_parse_split, CLI_SPLIT_HELP),
+    { .name = "partitions", .type = CLI_STR, CLI_AT(partcheck_opts, parts_dir), .meta = "DIR",
+      .help = "use the saved partition set DIR (gnnref partition --data DATA --parts P -o DIR; it must have P "
+              "parts and come from DATA) instead of partitioning here" },
+    CLI_FLAG_IMPL(partcheck_opts, impl, "the implementation context: its db_halo builder (ref: allgatherv, "
+                                        "Algorithm 1; opt: alltoallv to the owners) and partition builder"),
+    { .name = "pulls", .type = CLI_INT, CLI_AT(partcheck_opts, pulls), .meta = "N", .lo = 0, .hi = 1000000,
+      .help = "seeded pulls per rank" },
+    { .name = "pull-ids", .type = CLI_INT, CLI_AT(partcheck_opts, pull_ids), .meta = "M", .lo = 0, .hi = 100000000,
+      .help = "ids per pull and rank, drawn uniformly with repeats from Philox (seed, KVSTORE, step = pull, id = "
+              "rank)" },
+    CLI_FLAG_THREADS(partcheck_opts, threads, "OpenMP threads (per rank under the simulator: --threads-per-rank)"),
+    CLI_FLAG_JSON(partcheck_opts, json, "write the report: db_halo sizes, bytes and CRC per rank, kvstore figures "
+                                        "per rank, the traffic matrix, and the common keys"),
+    CLI_END
+};
+
+static const cli_group k_groups[] = {
+    { k_flags, 0, NULL },
+    { cli_backend_flags, offsetof(partcheck_opts, backend), CLI_BACKEND_TITLE },
+    { NULL, 0, NULL }
+};
+
+static const cli_command k_cmd = {
+    .name = "partcheck",
+    .usage = "[DATA] [flags]     (under MPI: mpirun -np P gnnref partcheck --data DATA --backend mpi ...)",
+    .preface = "Partition DATA into one part per rank, build db_halo on every rank (DistGNN-MB Algorithm 1)\n"
+               "and pull feature rows through the hybrid-partitioning feature store; check the rows.\n"
+               "DATA is --data PATH or the one positional argument.\n",
+    .epilogue = "Output: per rank `db_halo rank R: to r0 N0, to r1 N1, ... crc 0x........` and\n"
+                "`kvstore rank R: pulls N rows M remote M2 bytes B exact yes|no`; exit 1 on any mismatch.\n",
+    .positional = "data",
+    .pos_meta = "DATA",
+    .groups = k_groups,
+};
+
+static int partcheck_options(int argc, char **argv, partcheck_opts *o, cli_args *a)
 {
-    static const struct option opts[] = {
-        { "method", required_argument, 0, 'm' },  { "balance", required_argument, 0, 'b' },
-        { "seed", required_argument, 0, 's' },    { "split", required_argument, 0, 'S' },
-        { "impl", required_argument, 0, 'i' },    { "pulls", required_argument, 0, 'p' },
-        { "pull-ids", required_argument, 0, 'M' }, { "threads", required_argument, 0, 't' },
-        { "json", required_argument, 0, 'j' },    { "help", no_argument, 0, 'h' },
-        { "partitions", required_argument, 0, 'P' },
-        CLI_BACKEND_OPTIONS,                      { 0, 0, 0, 0 }
-    };
-    cli_backend b;
-    cli_backend_defaults(&b);
-    job J;
-    memset(&J, 0, sizeof J);
-    gnn_part_defaults(&J.po);
-    J.impl = &gnn_db_halo_cpu;
-    J.pulls = 4;
-    J.pull_ids = 1000;
-    const char *json = NULL, *balance_arg = NULL;
-    int64_t threads = 0;
-    gnn_err err = { "" };
-    optind = 1;
-    opterr = 0;
-    int ch, rc;
-    while ((ch = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
-        if (ch >= CLI_OPT_BACKEND && ch < CLI_OPT_BACKEND_END) {
-            if ((rc = cli_backend_option(ch, optarg, &b)))
-                return rc;
-            continue;
-        }
-        switch (ch) {
-        case 'm':
-            if (gnn_part_method_parse(optarg, &J.po.method))
-                return cli_error(CLI_USAGE, "--method '%s': expected metis, range, hash or random", optarg);
-            break;
-        case 'b':
-            if (gnn_part_balance_parse(optarg, &J.po.balance, &err))
-                return cli_error(CLI_USAGE, "--%s", err.msg);
-            balance_arg = optarg;
-            break;
-        case 's':
-            if (cli_parse_u64(optarg, &J.po.seed))
-                return cli_error(CLI_USAGE, "--seed '%s': expected a non-negative integer", optarg);
-            break;
-        case 'S':
-            if (cli_parse_f64_list(optarg, 0.0, 1.0, J.split, 3) != 3 || J.split[0] + J.split[1] + J.split[2] > 1.0 + 1e-9)
-                return cli_error(CLI_USAGE, "--split '%s': expected TRAIN,VAL,TEST fractions summing to at most 1",
-                                 optarg);
-            J.have_split = 1;
-            break;
-        case 'i':
-            if (!strcmp(optarg, "ref"))
-                J.impl = &gnn_db_halo_ref;
-            else if (!strcmp(optarg, "cpu"))
-                J.impl = &gnn_db_halo_cpu;
-            else
-                return cli_error(CLI_USAGE, "--impl '%s': expected ref or cpu", optarg);
-            break;
-        case 'p':
-            if (cli_parse_i64(optarg, 0, 1000000, &J.pulls))
-                return cli_error(CLI_USAGE, "--pulls '%s': expected an integer in 0..1000000", optarg);
-            break;
-        case 'M':
-            if (cli_parse_i64(optarg, 0, 100000000, &J.pull_ids))
-                return cli_error(CLI_USAGE, "--pull-ids '%s': expected an integer in 0..100000000", optarg);
-            break;
-        case 't':
-            if (cli_parse_i64(optarg, 1, 4096, &threads))
-                return cli_error(CLI_USAGE, "--threads '%s': expected an integer in 1..4096", optarg);
-            break;
-        case 'j': json = optarg; break;
-        case 'P': J.parts_dir = optarg; break;
-        case 'h': usage(stdout); return CLI_OK;
-        default:
-            usage(stderr);
-            return cli_error(CLI_USAGE, "partcheck: unknown or incomplete flag '%s'", argv[optind - 1]);
-        }
-    }
-    if (optind >= argc)
-        return cli_error(CLI_USAGE, "partcheck: DATA is required (a dataset path or 'builtin')");
-    if (b.kind != CLI_BACKEND_MPI && cli_report_check(json)) /* under MPI: rank 0, at the end */
-        return CLI_USAGE;
-    J.data = argv[optind];
-    if (optind + 1 < argc)
-        return cli_error(CLI_USAGE, "partcheck: unexpected argument '%s'", argv[optind + 1]);
-    if ((rc = cli_backend_check(&b)))
+    memset(o, 0, sizeof *o);
+    gnn_part_defaults(&o->po);
+    o->impl = gnn_impl_opt();
+    o->pulls = 4;
+    o->pull_ids = 1000;
+    cli_backend_defaults(&o->backend);
+    int rc = cli_parse(&k_cmd, argc, argv, o, a);
+    if (rc != CLI_CONTINUE)
         return rc;
-    if (!gnn_dataset_spec_kind(J.data))
+    if (o->backend.kind != CLI_BACKEND_MPI && cli_report_check(o->json)) /* under MPI: rank 0, at the end */
+        return CLI_USAGE;
+    if ((rc = cli_backend_check(&o->backend, a)))
+        return rc;
+    if (!gnn_dataset_spec_kind(o->data))
         return cli_error(CLI_USAGE, "partcheck: %s: no such dataset (a native file, a text-layout or OGB directory, "
                                     "or builtin)",
-                         J.data);
-    const int nthreads = cli_set_threads(threads);
-    cli_shared_init(&J.shared);
+                         o->data);
+    return CLI_CONTINUE;
+}
 
-    gnn_sim_report rep;
-    memset(&rep, 0, sizeof rep);
-    const double w0 = now_s();
-    gnn_status st = cli_backend_run(&b, rank_fn, &J, &rep, &err);
-    const double wall = now_s() - w0;
-    rc = CLI_OK;
-    if (st) {
-        rc = cli_error(J.shared.st ? cli_status_code(J.shared.st) : CLI_FAIL, "partcheck: %s",
-                       cli_errmsg(&err, st));
-        goto done;
-    }
-    if (!J.all) /* an MPI rank other than 0: rank 0 reports */
-        goto done;
+/* Sums over the ranks' records, for the summary line and the report. */
+typedef struct totals {
+    int64_t entries, db_bytes, remote, ids, kv_bytes, max_db_ns, max_pull_ns;
+    int all_exact;
+} totals;
 
-    const int P = J.P;
+/* Rank 0: the run's line, then one db_halo line and one kvstore line per rank, the summary. */
+static totals print_ranks(const job *J)
+{
+    const partcheck_opts *o = &J->o;
+    const int P = J->P;
     const size_t W = R_FIELDS + (size_t)P;
-    int64_t entries = 0, db_bytes = 0, remote = 0, ids_total = 0, kv_bytes = 0, max_db_ns = 0, max_pull_ns = 0;
-    int all_exact = 1;
-    char bal_buf[64] = "";
-    if (!balance_arg && J.po.balance) { /* from a loaded set's manifest */
-        for (int c = 0; c < GNN_PART_MAX_CON; c++)
-            if (J.po.balance & (1u << c))
-                snprintf(bal_buf + strlen(bal_buf), sizeof bal_buf - strlen(bal_buf), "%s%s", bal_buf[0] ? "," : "",
-                         gnn_part_constraint_name(1u << c));
-        balance_arg = bal_buf;
-    }
+    totals t = { .all_exact = 1 };
+    char bal[64];
+    cli_balance_names(o->po.balance, "none", bal, sizeof bal);
+    const gnn_db_halo_ops *db = o->impl->db_halo;
     printf("partcheck: %s  n=%lld  features=%lld  method=%s ranks=%d seed=%llu balance=%s  db_halo impl=%s  "
            "backend=%s\n",
-           J.ds.name, (long long)J.ds.graph.n, (long long)J.ds.num_features, gnn_part_method_name(J.po.method), P,
-           (unsigned long long)J.po.seed, balance_arg ? balance_arg : "none", J.impl->name, b.name);
+           J->ds.name, (long long)J->ds.graph.n, (long long)J->ds.num_features, gnn_part_method_name(o->po.method), P,
+           (unsigned long long)o->po.seed, bal, db->name, o->backend.name);
     for (int r = 0; r < P; r++) {
-        const int64_t *x = J.all + W * r;
+        const int64_t *x = J->all + W * r;
         printf("db_halo rank %d:", r);
         for (int q = 0; q < P; q++)
             printf(" to r%d %lld%s", q, (long long)x[R_FIELDS + q], q + 1 < P ? "," : "");
         printf(" crc 0x%08x\n", (unsigned)x[R_CRC]);
-        entries += x[R_ENTRIES];
-        db_bytes += x[R_DB_BYTES];
-        if (x[R_DB_NS] > max_db_ns)
-            max_db_ns = x[R_DB_NS];
+        t.entries += x[R_ENTRIES];
+        t.db_bytes += x[R_DB_BYTES];
+        if (x[R_DB_NS] > t.max_db_ns)
+            t.max_db_ns = x[R_DB_NS];
     }
     for (int r = 0; r < P; r++) {
-        const int64_t *x = J.all + W * r;
+        const int64_t *x = J->all + W * r;
         const int64_t bytes = x[R_B_HEADER] + x[R_B_IDS] + x[R_B_ROWS_RECV];
         printf("kvstore rank %d: pulls %lld rows %lld remote %lld bytes %lld exact %s\n", r, (long long)x[R_PULLS],
                (long long)x[R_IDS], (long long)x[R_REMOTE], (long long)bytes, x[R_EXACT] ? "yes" : "no");
-        all_exact &= x[R_EXACT] != 0;
-        remote += x[R_REMOTE];
-        ids_total += x[R_IDS];
-        kv_bytes += x[R_B_HEADER] + x[R_B_IDS] + x[R_B_ROWS_SENT];
-        if (x[R_PULL_NS] > max_pull_ns)
-            max_pull_ns = x[R_PULL_NS];
+        t.all_exact &= x[R_EXACT] != 0;
+        t.remote += x[R_REMOTE];
+        t.ids += x[R_IDS];
+        t.kv_bytes += x[R_B_HEADER] + x[R_B_IDS] + x[R_B_ROWS_SENT];
+        if (x[R_PULL_NS] > t.max_pull_ns)
+            t.max_pull_ns = x[R_PULL_NS];
     }
+    /* the reference builder gathers every rank's tables, the optimized one sends each owner its own */
     printf("summary: db_halo %lld entries, %lld bytes sent (%s), %.6f s; kvstore %lld ids, %lld remote, %lld bytes "
            "sent, pulls %.6f s (slowest rank); rows %s\n",
-           (long long)entries, (long long)db_bytes, J.impl == &gnn_db_halo_ref ? "allgatherv" : "alltoallv",
-           (double)max_db_ns * 1e-9, (long long)ids_total, (long long)remote, (long long)kv_bytes,
-           (double)max_pull_ns * 1e-9, all_exact ? "exact" : "MISMATCH");
-    if (!all_exact)
-        rc = cli_error(CLI_FAIL, "partcheck: pulled rows differ from the feature matrix (see 'exact no' above)");
+           (long long)t.entries, (long long)t.db_bytes, !strcmp(db->name, "ref") ? "allgatherv" : "alltoallv",
+           (double)t.max_db_ns * 1e-9, (long long)t.ids, (long long)t.remote, (long long)t.kv_bytes,
+           (double)t.max_pull_ns * 1e-9, t.all_exact ? "exact" : "MISMATCH");
+    return t;
+}
 
-    if (json) {
-        json_object *cfg, *r = cli_report_new("partcheck", J.po.seed, nthreads, b.name, P, &cfg);
-        json_object_object_add(cfg, "data", json_object_new_string(J.data));
-        json_object_object_add(cfg, "dataset", json_object_new_string(J.ds.name));
-        json_object_object_add(cfg, "method", json_object_new_string(gnn_part_method_name(J.po.method)));
-        json_object_object_add(cfg, "balance", balance_arg ? json_object_new_string(balance_arg) : NULL);
-        json_object_object_add(cfg, "seed", json_object_new_uint64(J.po.seed));
-        if (J.have_split) {
-            json_object *sp = json_object_new_array();
-            for (int i = 0; i < 3; i++)
-                json_object_array_add(sp, json_object_new_double(J.split[i]));
-            json_object_object_add(cfg, "split", sp);
-        } else {
-            json_object_object_add(cfg, "split", NULL);
+/* One rank's record as the report's "ranks_detail" entry. */
+static json_object *rank_json(const int64_t *x, int q, int P)
+{
+    json_object *o = json_object_new_object();
+    char crc[16];
+    snprintf(crc, sizeof crc, "%08x", (unsigned)x[R_CRC]);
+    json_object_object_add(o, "rank", json_object_new_int(q));
+    json_object_object_add(o, "solid", json_object_new_int64(x[R_N_SOLID]));
+    json_object_object_add(o, "halo", json_object_new_int64(x[R_N_HALO]));
+    json_object *db = json_object_new_object();
+    json_object_object_add(db, "to", cli_json_i64_array(x + R_FIELDS, P, 1));
+    json_object_object_add(db, "entries", json_object_new_int64(x[R_ENTRIES]));
+    json_object_object_add(db, "crc", json_object_new_string(crc));
+    json_object_object_add(db, "bytes_sent", json_object_new_int64(x[R_DB_BYTES]));
+    json_object_object_add(db, "seconds", json_object_new_double((double)x[R_DB_NS] * 1e-9));
+    json_object_object_add(o, "db_halo", db);
+    static const struct { const char *key; int field; } kv_fields[] = {
+        { "pulls", R_PULLS }, { "ids", R_IDS }, { "rows_local", R_LOCAL }, { "rows_remote", R_REMOTE },
+        { "rows_served", R_SERVED }, { "bytes_header_sent", R_B_HEADER }, { "bytes_ids_sent", R_B_IDS },
+        { "bytes_rows_received", R_B_ROWS_RECV }, { "bytes_rows_sent", R_B_ROWS_SENT },
+    };
+    json_object *kvo = json_object_new_object();
+    for (size_t i = 0; i < sizeof kv_fields / sizeof kv_fields[0]; i++)
+        json_object_object_add(kvo, kv_fields[i].key, json_object_new_int64(x[kv_fields[i].field]));
+    json_object_object_add(kvo, "exact", json_object_new_boolean(x[R_EXACT] != 0));
+    json_object_object_add(kvo, "seconds", json_object_new_double((double)x[R_PULL_NS] * 1e-9));
+    json_object_object_add(o, "kvstore", kvo);
+    return o;
+}
+
+/* Rank 0's report. */
+static json_object *partcheck_report(const job *J, const cli_args *a, const totals *t, int nthreads,
+                                     const gnn_sim_report *rep, double wall)
+{
+    const partcheck_opts *o = &J->o;
+    const int P = J->P;
+    const size_t W = R_FIELDS + (size_t)P;
+    json_object *cfg, *r = cli_report_new("partcheck", o->po.seed, nthreads, o->backend.name, P, &cfg);
+    cli_config_json(cfg, a, o, o->backend.kind == CLI_BACKEND_SIM ? 0 : CLI_TAG_SIM);
+    json_object_object_add(cfg, "dataset", json_object_new_string(J->ds.name));
+    json_object_object_add(cfg, "threads", json_object_new_int(nthreads)); /* in effect */
+    json_object_object_add(r, "n", json_object_new_int64(J->ds.graph.n));
+    json_object_object_add(r, "features", json_object_new_int64(J->ds.num_features));
+    json_object *ranks = json_object_new_array();
+    for (int q = 0; q < P; q++)
+        json_object_array_add(ranks, rank_json(J->all + W * q, q, P));
+    json_object_object_add(r, "ranks_detail", ranks);
+    json_object *db = json_object_new_object();
+    json_object_object_add(db, "impl", json_object_new_string(o->impl->db_halo->name));
+    json_object_object_add(db, "entries", json_object_new_int64(t->entries));
+    json_object_object_add(db, "bytes_sent", json_object_new_int64(t->db_bytes));
+    json_object_object_add(db, "seconds", json_object_new_double((double)t->max_db_ns * 1e-9));
+    json_object_object_add(r, "db_halo", db);
+    json_object *kvo = json_object_new_object();
+    json_object_object_add(kvo, "ids", json_object_new_int64(t->ids));
+    json_object_object_add(kvo, "rows_remote", json_object_new_int64(t->remote));
+    json_object_object_add(kvo, "bytes_sent", json_object_new_int64(t->kv_bytes));
+    json_object_object_add(kvo, "seconds", json_object_new_double((double)t->max_pull_ns * 1e-9));
+    json_object_object_add(kvo, "exact", json_object_new_boolean(t->all_exact));
+    json_object_object_add(r, "kvstore", kvo);
+    json_object_object_add(r, "comm", cli_traffic_json(J->tbytes, J->tmsgs, P));
+    json_object_object_add(r, "wall_s", json_object_new_double(wall));
+    json_object *sim = cli_backend_json(&o->backend, rep);
+    if (sim)
+        json_object_object_add(r, "sim", sim);
+    return r;
+}
+
+int gnn_cmd_partcheck(int argc, char **argv)
+{
+    job J;
+    memset(&J, 0, sizeof J);
+    cli_args a;
+    int rc = partcheck_options(argc, argv, &J.o, &a);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    J.have_split = cli_given(&a, "split");
+    const int nthreads = cli_set_threads(J.o.threads);
+    cli_shared_init(&J.shared);
+    gnn_err err = { "" };
+    gnn_sim_report rep;
+    memset(&rep, 0, sizeof rep);
+    const double w0 = cli_now_s();
+    gnn_status st = cli_backend_run(&J.o.backend, rank_fn, &J, &rep, &err);
+    const double wall = cli_now_s() - w0;
+    rc = CLI_OK;
+    if (st) {
+        rc = cli_error(J.shared.st ? cli_status_code(J.shared.st) : CLI_FAIL, "partcheck: %s", cli_errmsg(&err, st));
+    } else if (J.all) { /* rank 0 (under MPI the others leave the report to it) */
+        const totals t = print_ranks(&J);
+        if (!t.all_exact)
+            rc = cli_error(CLI_FAIL, "partcheck: pulled rows differ from the feature matrix (see 'exact no' above)");
+        if (J.o.json) {
+            json_object *r = partcheck_report(&J, &a, &t, nthreads, &rep, wall);
+            if (cli_report_write(r, J.o.json) && rc == CLI_OK)
+                rc = CLI_FAIL;
+            json_object_put(r);
         }
-        json_object_object_add(cfg, "impl", json_object_new_string(J.impl->name));
-        json_object_object_add(cfg, "pulls", json_object_new_int64(J.pulls));
-        json_object_object_add(cfg, "pull_ids", json_object_new_int64(J.pull_ids));
-        json_object_object_add(cfg, "threads", json_object_new_int(nthreads));
-        json_object_object_add(cfg, "partitions", J.parts_dir ? json_object_new_string(J.parts_dir) : NULL);
-        json_object_object_add(r, "n", json_object_new_int64(J.ds.graph.n));
-        json_object_object_add(r, "features", json_object_new_int64(J.ds.num_features));
-        json_object *ranks = json_object_new_array();
-        for (int q = 0; q < P; q++) {
-            const int64_t *x = J.all + W * q;
-            json_object *o = json_object_new_object();
-            char crc[16];
-            snprintf(crc, sizeof crc, "%08x", (unsigned)x[R_CRC]);
-            json_object_object_add(o, "rank", json_object_new_int(q));
-            json_object_object_add(o, "solid", json_object_new_int64(x[R_N_SOLID]));
-            json_object_object_add(o, "halo", json_object_new_int64(x[R_N_HALO]));
-            json_object *db = json_object_new_object();
-            json_object_object_add(db, "to", cli_json_i64_array(x + R_FIELDS, P, 1));
-            json_object_object_add(db, "entries", json_object_new_int64(x[R_ENTRIES]));
-            json_object_object_add(db, "crc", json_object_new_string(crc));
-            json_object_object_add(db, "bytes_sent", json_object_new_int64(x[R_DB_BYTES]));
-            json_object_object_add(db, "seconds", json_object_new_double((double)x[R_DB_NS] * 1e-9));
-            json_object_object_add(o, "db_halo", db);
-            json_object *kvo = json_object_new_object();
-            json_object_object_add(kvo, "pulls", json_object_new_int64(x[R_PULLS]));
-            json_object_object_add(kvo, "ids", json_object_new_int64(x[R_IDS]));
-            json_object_object_add(kvo, "rows_local", json_object_new_int64(x[R_LOCAL]));
-            json_object_object_add(kvo, "rows_remote", json_object_new_int64(x[R_REMOTE]));
-            json_object_object_add(kvo, "rows_served", json_object_new_int64(x[R_SERVED]));
-            json_object_object_add(kvo, "bytes_header_sent", json_object_new_int64(x[R_B_HEADER]));
-            json_object_object_add(kvo, "bytes_ids_sent", json_object_new_int64(x[R_B_IDS]));
-            json_object_object_add(kvo, "bytes_rows_received", json_object_new_int64(x[R_B_ROWS_RECV]));
-            json_object_object_add(kvo, "bytes_rows_sent", json_object_new_int64(x[R_B_ROWS_SENT]));
-            json_object_object_add(kvo, "exact", json_object_new_boolean(x[R_EXACT] != 0));
-            json_object_object_add(kvo, "seconds", json_object_new_double((double)x[R_PULL_NS] * 1e-9));
-            json_object_object_add(o, "kvstore", kvo);
-            json_object_array_add(ranks, o);
-        }
-        json_object_object_add(r, "ranks_detail", ranks);
-        json_object *db = json_object_new_object();
-        json_object_object_add(db, "impl", json_object_new_string(J.impl->name));
-        json_object_object_add(db, "entries", json_object_new_int64(entries));
-        json_object_object_add(db, "bytes_sent", json_object_new_int64(db_bytes));
-        json_object_object_add(db, "seconds", json_object_new_double((double)max_db_ns * 1e-9));
-        json_object_object_add(r, "db_halo", db);
-        json_object *kvo = json_object_new_object();
-        json_object_object_add(kvo, "ids", json_object_new_int64(ids_total));
-        json_object_object_add(kvo, "rows_remote", json_object_new_int64(remote));
-        json_object_object_add(kvo, "bytes_sent", json_object_new_int64(kv_bytes));
-        json_object_object_add(kvo, "seconds", json_object_new_double((double)max_pull_ns * 1e-9));
-        json_object_object_add(kvo, "exact", json_object_new_boolean(all_exact));
-        json_object_object_add(r, "kvstore", kvo);
-        json_object_object_add(r, "comm", cli_traffic_json(J.tbytes, J.tmsgs, P));
-        json_object_object_add(r, "wall_s", json_object_new_double(wall));
-        json_object *sim = cli_backend_json(&b, &rep);
-        if (sim)
-            json_object_object_add(r, "sim", sim);
-        if (cli_report_write(r, json) && rc == CLI_OK)
-            rc = CLI_FAIL;
-        json_object_put(r);
     }
-done:
     gnn_sim_report_free(&rep);
     gnn_free(J.all);
     free(J.tbytes);

@@ -1,336 +1,287 @@
-/* cli/cmd_partition.c -- `gnnref partition DATA --parts K --method ...`: compute a part vector
- * (include/gnnref/partition.h) and report its quality: edge cut, imbalance per balance
+/* cli/cmd_partition.c -- `gnnref partition --data DATA --parts K --method ...`: compute a part
+ * vector (include/gnnref/partition.h) and report its quality: edge cut, imbalance per balance
  * constraint, halo vertices per part and the halo fraction. Thin: the library does the work.
- * With -o DIR it also builds the partition structure (solid/halo vertices, local CSRs, id tables)
- * and writes the partition set: DIR/manifest.json and one native-format file per part. */
-#include <getopt.h>
+ * With -o DIR it also builds the partition structure (solid/halo vertices, local CSRs, id
+ * tables) with the --impl context's builder and writes the partition set: DIR/manifest.json
+ * and one native-format file per part. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include "cli/cli.h"
+#include "cli/parts.h"
 #include "gnnref/dataset.h"
+#include "gnnref/impl.h"
 #include "gnnref/partition.h"
 #include "gnnref/tensor.h"
 
-static void partition_usage(FILE *f)
+typedef struct partition_opts {
+    const char *data, *json, *out_dir;
+    gnn_part_options po; /* k, method, balance, seed, ufactor, trainers */
+    double split[3];
+    const gnn_impl *impl;
+    int64_t threads;
+} partition_opts;
+
+static const cli_flag k_flags[] = {
+    CLI_FLAG_DATA(partition_opts, data, CLI_REQUIRED, CLI_DATA_HELP),
+    { .name = "parts", .type = CLI_INT, CLI_AT(partition_opts, po.k), .meta = "K", .lo = 1, .hi = INT32_MAX,
+      .note = "at least 1 part, at most one per vertex", .bits = CLI_REQUIRED, .help = "number of parts (ranks)" },
+    { .name = "method", .type = CLI_CHOICE, CLI_AT(partition_opts, po.method), .choices = cli_part_methods,
+      .help = "metis: METIS_PartGraphKway on the symmetrized graph, minimum edge cut under the balance "
+              "constraints; range: contiguous id ranges; hash: MurmurHash3 fmix64(v) mod K; random: Philox draw "
+              "of (seed, PARTITION, id v)" },
+    { .name = "balance", .type = CLI_CUSTOM, CLI_AT(partition_opts, po.balance), .meta = "LIST",
+      .parse = cli_flag_parse_balance, .json = cli_flag_json_balance,
+      .help = "METIS balance constraints, one vertex-weight column each: train, val, test (1 in that split, else "
+              "0), degree (in-degree); vertices: one column of unit weights (vertex counts)" },
+    CLI_FLAG_SEED(partition_opts, po.seed, "seed of --split, of METIS (METIS_OPTION_SEED = S mod 2^31) and of random"),
+    CLI_FLAG_SPLIT(partition_opts, split, CLI_NULL_UNSET, cli_flag_parse_split, CLI_SPLIT_HELP),
+    { .name = "ufactor", .type = CLI_INT, CLI_AT(partition_opts, po.ufactor), .meta = "U", .lo = 1, .hi = 1000000,
+      .help = "METIS allowed imbalance 1 + U/1000 per constraint" },
+    { .name = "trainers", .type = CLI_INT, CLI_AT(partition_opts, po.trainers), .meta = "T", .lo = 1, .hi = 1 << 20,
+      .help = "two-level partitioning (DistDGLv2 4.1.2): split into K x T sub-parts, coalesce T consecutive ones "
+              "per part; each trainer's seeds are the train vertices of its sub-part (1: one level)" },
+    CLI_FLAG_IMPL(partition_opts, impl, "the implementation context whose builder makes the partition structure "
+                                        "for -o (the same bytes either way)"),
+    CLI_FLAG_THREADS(partition_opts, threads, "OpenMP threads (symmetrization, metrics; METIS itself is serial)"),
+    CLI_FLAG_JSON(partition_opts, json, "write the report: edge_cut, imbalance (per constraint), halo (per part), "
+                                        "halo_fraction, the METIS options, and the common keys"),
+    { .name = "output", .alias = 'o', .type = CLI_STR, CLI_AT(partition_opts, out_dir), .meta = "DIR",
+      .help = "write the partition set: DIR/manifest.json (checksummed) and DIR/part-RRRRR.gnn per part (native "
+              "format: local graph, features, labels, split, id tables); load with --partitions DIR" },
+    CLI_END
+};
+
+static const cli_group k_groups[] = { { k_flags, 0, NULL }, { NULL, 0, NULL } };
+
+static const cli_command k_cmd = {
+    .name = "partition",
+    .usage = "[DATA] --parts K [flags]",
+    .preface = "Split DATA (--data PATH or the one positional argument) into K parts and report the quality\n"
+               "of the part vector; with -o, write the partition set.\n",
+    .epilogue = "Metrics (docs/partitioning.md): edge_cut counts undirected edges of the symmetrized graph\n"
+                "(self-loops dropped) whose ends are in different parts, each once; imbalance of a\n"
+                "constraint = max part weight / mean part weight; halo vertices of a part = in-neighbors\n"
+                "of its vertices owned by other parts; halo_fraction = halos / (vertices + halos).\n",
+    .positional = "data",
+    .pos_meta = "DATA",
+    .groups = k_groups,
+};
+
+/* What a run computed. */
+typedef struct part_run {
+    gnn_dataset ds;
+    int32_t *part, *trainer;  /* (n) */
+    gnn_part_info info;
+    gnn_part_quality q;
+    gnn_partition P;          /* -o: the structure */
+    double t_assign, t_build, t_save;
+} part_run;
+
+static int partition_options(int argc, char **argv, partition_opts *o, cli_args *a)
 {
-    fprintf(f,
-            "usage: gnnref partition DATA --parts K [--method metis|range|hash|random]\n"
-            "                        [--balance train,val,test,degree] [--seed S] [--split TRAIN,VAL,TEST]\n"
-            "                        [--ufactor U] [--trainers T] [--threads N] [--json FILE] [-o DIR]\n"
-            "  DATA                  native file, text-layout dir, OGB dir, or builtin\n"
-            "  --parts K             number of parts (ranks), 1 <= K <= vertices\n"
-            "  --method M            metis (default): METIS_PartGraphKway on the symmetrized graph,\n"
-            "                        minimum edge cut under the balance constraints;\n"
-            "                        range: contiguous id ranges; hash: MurmurHash3 fmix64(v) mod K;\n"
-            "                        random: Philox draw of (seed, PARTITION, id v)\n"
-            "  --balance LIST        METIS balance constraints, one vertex-weight column each:\n"
-            "                        train, val, test (1 in that split, else 0), degree (in-degree);\n"
-            "                        default: one column of unit weights (vertex counts)\n"
-            "  --seed S              seed of --split, of METIS (METIS_OPTION_SEED = S mod 2^31) and of\n"
-            "                        random (default 1)\n"
-            "  --split A,B,C         seeded random train/val/test fractions (replaces the data's split)\n"
-            "  --ufactor U           METIS allowed imbalance 1 + U/1000 per constraint (default %d)\n"
-            "  --trainers T          two-level partitioning (DistDGLv2 4.1.2): split into K x T sub-parts,\n"
-            "                        coalesce T consecutive ones per part; each trainer's seeds are the\n"
-            "                        train vertices of its sub-part (default 1: one level)\n"
-            "  --threads N           OpenMP threads (symmetrization, metrics; METIS itself is serial)\n"
-            "  --json FILE           write the report: edge_cut, imbalance (per constraint), halo (per\n"
-            "                        part), halo_fraction, the METIS options, and the common keys\n"
-            "  -o DIR                write the partition set: DIR/manifest.json (checksummed) and\n"
-            "                        DIR/part-RRRRR.gnn per part (native format: local graph, features,\n"
-            "                        labels, split, id tables); load with --partitions DIR\n"
-            "Metrics (docs/partitioning.md): edge_cut counts undirected edges of the symmetrized graph\n"
-            "(self-loops dropped) whose ends are in different parts, each once; imbalance of a\n"
-            "constraint = max part weight / mean part weight; halo vertices of a part = in-neighbors\n"
-            "of its vertices owned by other parts; halo_fraction = halos / (vertices + halos).\n",
-            GNN_METIS_DEFAULT_UFACTOR);
+    memset(o, 0, sizeof *o);
+    gnn_part_defaults(&o->po);
+    o->po.ufactor = GNN_METIS_DEFAULT_UFACTOR;
+    o->impl = gnn_impl_opt();
+    int rc = cli_parse(&k_cmd, argc, argv, o, a);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    /* before partitioning, which can take long */
+    if (cli_report_check(o->json) || cli_output_dir_check("-o", o->out_dir))
+        return CLI_USAGE;
+    return CLI_CONTINUE;
 }
 
-static double now_s(void)
+/* -o DIR: the structure, with the context's builder, and the files. */
+static int write_set(const partition_opts *o, const cli_args *a, part_run *R)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    gnn_err err = { "" };
+    gnn_status st;
+    const double t1 = cli_now_s();
+    if ((st = gnn_partition_build(o->impl->partition, &R->P, &R->ds.graph, R->ds.split, R->part, o->po.k, &err)) ||
+        (st = gnn_partition_set_trainers(&R->P, R->trainer, o->po.trainers, &err)))
+        return cli_error(cli_status_code(st), "%s: %s", o->data, cli_errmsg(&err, st));
+    const double t2 = cli_now_s();
+    gnn_part_manifest prov;
+    memset(&prov, 0, sizeof prov);
+    prov.method = o->po.method;
+    prov.seed = o->po.seed;
+    prov.balance = o->po.balance;
+    prov.ufactor = o->po.ufactor;
+    prov.have_split = cli_given(a, "split");
+    memcpy(prov.split, o->split, sizeof prov.split);
+    prov.edge_cut = R->q.edge_cut;
+    if ((st = gnn_partition_save(o->out_dir, &R->P, &R->ds, &prov, &err)))
+        return cli_error(cli_status_code(st), "%s", cli_errmsg(&err, st));
+    R->t_build = t2 - t1;
+    R->t_save = cli_now_s() - t2;
+    return CLI_OK;
+}
+
+/* Load, split, assign, measure and (-o) write. */
+static int partition_run(const partition_opts *o, const cli_args *a, part_run *R)
+{
+    gnn_err err = { "" };
+    gnn_status st = gnn_dataset_open(&R->ds, o->data, &err);
+    if (st)
+        return cli_error(cli_status_code(st), "%s", cli_errmsg(&err, st));
+    const int64_t n = R->ds.graph.n;
+    if (cli_given(a, "split") &&
+        (st = gnn_dataset_split_random(&R->ds, o->split[0], o->split[1], o->split[2], o->po.seed, &err)))
+        return cli_error(cli_status_code(st), "--split: %s", err.msg);
+    if (o->po.k > n || o->po.trainers > n / o->po.k) /* K x T > n, without overflow */
+        return cli_error(CLI_USAGE, "--parts %lld%s: %s has only %lld vertices (at most one part per vertex)",
+                         (long long)o->po.k, o->po.trainers > 1 ? " x --trainers" : "", o->data, (long long)n);
+    R->part = gnn_malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
+    R->trainer = gnn_malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
+    if (!R->part || !R->trainer)
+        return cli_error(CLI_FAIL, "out of memory (%lld vertices)", (long long)n);
+    const double t0 = cli_now_s();
+    st = gnn_partition_assign2(&R->ds.graph, R->ds.split, &o->po, R->part, R->trainer, &R->info, &err);
+    R->t_assign = cli_now_s() - t0;
+    if (st || (st = gnn_partition_quality(&R->ds.graph, R->ds.split, R->part, o->po.k, o->po.balance, &R->q, &err)))
+        return cli_error(cli_status_code(st), "%s: %s", o->data, cli_errmsg(&err, st));
+    return o->out_dir ? write_set(o, a, R) : CLI_OK;
+}
+
+/* Two-level: the train vertices of every (part, trainer) sub-part. */
+static void print_trainers(const partition_opts *o, const part_run *R)
+{
+    const int64_t K = o->po.k, T = o->po.trainers;
+    printf("two-level: %lld trainers per part (%lld sub-parts); train vertices per trainer:\n", (long long)T,
+           (long long)(K * T));
+    int64_t *tc = gnn_calloc((size_t)(K * T), sizeof(int64_t));
+    if (!tc)
+        return;
+    for (int64_t v = 0; v < R->ds.graph.n; v++)
+        if (R->ds.split && R->ds.split[v] == GNN_SPLIT_TRAIN)
+            tc[R->part[v] * T + R->trainer[v]]++;
+    for (int64_t p = 0; p < K; p++) {
+        printf("%6lld ", (long long)p);
+        for (int64_t t = 0; t < T; t++)
+            printf(" %8lld", (long long)tc[p * T + t]);
+        printf("\n");
+    }
+    gnn_free(tc);
+}
+
+static void print_summary(const partition_opts *o, const cli_args *a, const part_run *R)
+{
+    const gnn_part_quality *q = &R->q;
+    const gnn_part_info *info = &R->info;
+    char bal[64];
+    cli_balance_names(o->po.balance, "none (vertex counts)", bal, sizeof bal);
+    printf("gnnref partition: %s  n=%lld edges=%lld (CSR entries)  method=%s parts=%lld seed=%llu balance=%s%s\n",
+           R->ds.name, (long long)R->ds.graph.n, (long long)R->ds.graph.nnz, gnn_part_method_name(o->po.method),
+           (long long)o->po.k, (unsigned long long)o->po.seed, bal, cli_given(a, "split") ? "  (random split)" : "");
+    if (info->metis_called) {
+        printf("metis %s: ufactor %d (allowed imbalance %.3f), METIS_OPTION_SEED %d, %d constraint%s, METIS edge cut "
+               "%lld, %.3f s\n",
+               info->metis_version, o->po.ufactor, 1.0 + o->po.ufactor / 1000.0, (int)(o->po.seed & 0x7fffffffu),
+               info->ncon, info->ncon == 1 ? "" : "s", (long long)info->metis_objval, R->t_assign);
+    } else if (o->po.method == GNN_PART_METIS) {
+        printf("metis: not called (one part: every vertex in part 0)\n");
+    }
+    printf("edge cut: %lld of %lld undirected edges (%.2f%%)\n", (long long)q->edge_cut, (long long)q->edges,
+           q->edges > 0 ? 100.0 * (double)q->edge_cut / (double)q->edges : 0.0);
+    printf("imbalance (max / mean part weight):");
+    for (int c = 0; c < q->ncon; c++)
+        printf(" %s %.4f", gnn_part_constraint_name(q->con[c]), q->imbalance[c]);
+    printf("   (vertex counts %.4f)\n", q->vertex_imbalance);
+    printf("halo: %lld halo vertices over all parts, halo fraction %.4f (halos / (vertices + halos))\n",
+           (long long)q->halo_total, q->halo_fraction);
+    printf("%6s %10s %10s", "part", "solid", "halo");
+    for (int c = 0; c < q->ncon; c++)
+        if (q->con[c])
+            printf(" %10s", gnn_part_constraint_name(q->con[c]));
+    printf("\n");
+    for (int64_t p = 0; p < o->po.k; p++) {
+        printf("%6lld %10lld %10lld", (long long)p, (long long)q->solid[p], (long long)q->halo[p]);
+        for (int c = 0; c < q->ncon; c++)
+            if (q->con[c])
+                printf(" %10lld", (long long)q->weight[p * q->ncon + c]);
+        printf("\n");
+    }
+    if (o->po.trainers > 1)
+        print_trainers(o, R);
+    if (o->out_dir)
+        printf("wrote %s: manifest.json and %lld part files (build %.3f s, write %.3f s)\n", o->out_dir,
+               (long long)o->po.k, R->t_build, R->t_save);
+}
+
+static json_object *metis_json(const gnn_part_info *info)
+{
+    if (!info->metis_called)
+        return NULL;
+    json_object *m = json_object_new_object();
+    json_object_object_add(m, "version", json_object_new_string(info->metis_version));
+    json_object *o = json_object_new_object();
+    for (int i = 0; i < info->n_opts; i++)
+        json_object_object_add(o, info->opts[i].name, json_object_new_int(info->opts[i].value));
+    json_object_object_add(m, "options", o);
+    json_object_object_add(m, "ncon", json_object_new_int(info->ncon));
+    json_object_object_add(m, "objval", json_object_new_int64(info->metis_objval));
+    json_object_object_add(m, "vertices", json_object_new_int64(info->metis_vertices));
+    json_object_object_add(m, "adjacency", json_object_new_int64(info->metis_adjacency));
+    return m;
+}
+
+static json_object *partition_report(const partition_opts *o, const cli_args *a, const part_run *R, int nthreads)
+{
+    const gnn_part_quality *q = &R->q;
+    const int64_t K = o->po.k;
+    json_object *cfg;
+    json_object *r = cli_report_new("partition", o->po.seed, nthreads, "self", 1, &cfg);
+    cli_config_json(cfg, a, o, 0);
+    json_object_object_add(cfg, "dataset", json_object_new_string(R->ds.name));
+    json_object_object_add(cfg, "threads", json_object_new_int(nthreads)); /* in effect */
+    json_object_object_add(r, "n", json_object_new_int64(R->ds.graph.n));
+    json_object_object_add(r, "edges", json_object_new_int64(q->edges));
+    json_object_object_add(r, "edge_cut", json_object_new_int64(q->edge_cut));
+    json_object_object_add(r, "edge_cut_fraction",
+                           json_object_new_double(q->edges > 0 ? (double)q->edge_cut / (double)q->edges : 0.0));
+    json_object *imb = json_object_new_object(), *wts = json_object_new_object();
+    for (int c = 0; c < q->ncon; c++) {
+        json_object_object_add(imb, gnn_part_constraint_name(q->con[c]), json_object_new_double(q->imbalance[c]));
+        json_object_object_add(wts, gnn_part_constraint_name(q->con[c]), cli_json_i64_array(q->weight + c, K, q->ncon));
+    }
+    json_object_object_add(r, "imbalance", imb);
+    json_object_object_add(r, "vertex_imbalance", json_object_new_double(q->vertex_imbalance));
+    json_object_object_add(r, "weights", wts);
+    json_object_object_add(r, "solid", cli_json_i64_array(q->solid, K, 1));
+    json_object_object_add(r, "halo", cli_json_i64_array(q->halo, K, 1));
+    json_object_object_add(r, "halo_total", json_object_new_int64(q->halo_total));
+    json_object_object_add(r, "halo_fraction", json_object_new_double(q->halo_fraction));
+    json_object_object_add(r, "seconds", json_object_new_double(R->t_assign));
+    json_object_object_add(r, "metis", metis_json(&R->info));
+    return r;
 }
 
 int gnn_cmd_partition(int argc, char **argv)
 {
-    static const struct option opts[] = {
-        { "parts", required_argument, 0, 'k' },  { "method", required_argument, 0, 'm' },
-        { "balance", required_argument, 0, 'b' }, { "seed", required_argument, 0, 's' },
-        { "split", required_argument, 0, 'S' },  { "ufactor", required_argument, 0, 'u' },
-        { "threads", required_argument, 0, 't' }, { "json", required_argument, 0, 'j' },
-        { "trainers", required_argument, 0, 'T' },
-        { "help", no_argument, 0, 'h' },          { 0, 0, 0, 0 }
-    };
-    gnn_part_options po;
-    gnn_part_defaults(&po);
-    po.k = 0;
-    const char *json = NULL, *balance_arg = NULL, *out_dir = NULL;
-    int64_t threads = 0, ufactor = GNN_METIS_DEFAULT_UFACTOR;
-    double split[3] = { 0, 0, 0 };
-    int have_split = 0, have_k = 0;
-    gnn_err err = { "" };
-    optind = 1;
-    opterr = 0;
-    int ch;
-    while ((ch = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-        switch (ch) {
-        case 'k':
-            if (cli_parse_i64(optarg, INT64_MIN, INT64_MAX, &po.k))
-                return cli_error(CLI_USAGE, "--parts '%s': expected an integer", optarg);
-            if (po.k < 1)
-                return cli_error(CLI_USAGE, "--parts %lld: need at least 1 part", (long long)po.k);
-            have_k = 1;
-            break;
-        case 'm':
-            if (gnn_part_method_parse(optarg, &po.method))
-                return cli_error(CLI_USAGE, "--method '%s': expected metis, range, hash or random", optarg);
-            break;
-        case 'b':
-            if (gnn_part_balance_parse(optarg, &po.balance, &err))
-                return cli_error(CLI_USAGE, "--%s", err.msg);
-            balance_arg = optarg;
-            break;
-        case 's':
-            if (cli_parse_u64(optarg, &po.seed))
-                return cli_error(CLI_USAGE, "--seed '%s': expected a non-negative integer", optarg);
-            break;
-        case 'S':
-            if (cli_parse_f64_list(optarg, 0.0, 1.0, split, 3) != 3 || split[0] + split[1] + split[2] > 1.0 + 1e-9)
-                return cli_error(CLI_USAGE, "--split '%s': expected TRAIN,VAL,TEST fractions summing to at most 1",
-                                 optarg);
-            have_split = 1;
-            break;
-        case 'u':
-            if (cli_parse_i64(optarg, 1, 1000000, &ufactor))
-                return cli_error(CLI_USAGE, "--ufactor '%s': expected an integer in 1..1000000", optarg);
-            break;
-        case 't':
-            if (cli_parse_i64(optarg, 1, 4096, &threads))
-                return cli_error(CLI_USAGE, "--threads '%s': expected an integer in 1..4096", optarg);
-            break;
-        case 'T':
-            if (cli_parse_i64(optarg, 1, 1 << 20, &po.trainers))
-                return cli_error(CLI_USAGE, "--trainers '%s': expected an integer in 1..1048576", optarg);
-            break;
-        case 'j':
-            json = optarg;
-            if (cli_report_check(json))
-                return CLI_USAGE;
-            break;
-        case 'o':
-            out_dir = optarg;
-            if (cli_output_dir_check("-o", out_dir)) /* before partitioning, which can take long */
-                return CLI_USAGE;
-            break;
-        case 'h': partition_usage(stdout); return CLI_OK;
-        default:
-            partition_usage(stderr);
-            return cli_error(CLI_USAGE, "partition: unknown or incomplete flag '%s'", argv[optind - 1]);
+    partition_opts o;
+    cli_args a;
+    int rc = partition_options(argc, argv, &o, &a);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    const int nthreads = cli_set_threads(o.threads);
+    part_run R;
+    memset(&R, 0, sizeof R);
+    rc = partition_run(&o, &a, &R);
+    if (rc == CLI_OK) {
+        print_summary(&o, &a, &R);
+        if (o.json) {
+            json_object *r = partition_report(&o, &a, &R, nthreads);
+            rc = cli_report_write(r, o.json);
+            json_object_put(r);
         }
     }
-    if (optind >= argc)
-        return cli_error(CLI_USAGE, "partition: DATA is required (a dataset path or 'builtin'; see gnnref partition "
-                                    "--help)");
-    const char *data = argv[optind];
-    if (optind + 1 < argc)
-        return cli_error(CLI_USAGE, "partition: unexpected argument '%s'", argv[optind + 1]);
-    if (!have_k)
-        return cli_error(CLI_USAGE, "partition: --parts K is required");
-    po.ufactor = (int)ufactor;
-    const int nthreads = cli_set_threads(threads);
-
-    gnn_dataset ds;
-    gnn_status st = gnn_dataset_open(&ds, data, &err);
-    if (st)
-        return cli_error(cli_status_code(st), "%s", cli_errmsg(&err, st));
-    int rc = CLI_OK;
-    int32_t *part = NULL, *trainer = NULL;
-    gnn_partition P;
-    memset(&P, 0, sizeof P);
-    gnn_part_quality q;
-    memset(&q, 0, sizeof q);
-    const int64_t n = ds.graph.n;
-    if (have_split && (st = gnn_dataset_split_random(&ds, split[0], split[1], split[2], po.seed, &err))) {
-        rc = cli_error(cli_status_code(st), "--split: %s", err.msg);
-        goto done;
-    }
-    if (po.k > n || po.trainers > n / po.k) { /* K x T > n, without overflow */
-        rc = cli_error(CLI_USAGE, "--parts %lld%s: %s has only %lld vertices (at most one part per vertex)",
-                       (long long)po.k, po.trainers > 1 ? " x --trainers" : "", data, (long long)n);
-        goto done;
-    }
-    part = gnn_malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
-    trainer = gnn_malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
-    if (!part || !trainer) {
-        rc = cli_error(CLI_FAIL, "out of memory (%lld vertices)", (long long)n);
-        goto done;
-    }
-    gnn_part_info info;
-    const double t0 = now_s();
-    st = gnn_partition_assign2(&ds.graph, ds.split, &po, part, trainer, &info, &err);
-    const double t_assign = now_s() - t0;
-    if (st) {
-        rc = cli_error(cli_status_code(st), "%s: %s", data, cli_errmsg(&err, st));
-        goto done;
-    }
-    if ((st = gnn_partition_quality(&ds.graph, ds.split, part, po.k, po.balance, &q, &err))) {
-        rc = cli_error(cli_status_code(st), "%s: %s", data, cli_errmsg(&err, st));
-        goto done;
-    }
-
-    /* the structure and the files */
-    double t_build = 0, t_save = 0;
-    if (out_dir) {
-        const double t1 = now_s();
-        if ((st = gnn_partition_build_cpu(&P, &ds.graph, ds.split, part, po.k, &err)) ||
-            (st = gnn_partition_set_trainers(&P, trainer, po.trainers, &err))) {
-            rc = cli_error(cli_status_code(st), "%s: %s", data, cli_errmsg(&err, st));
-            goto done;
-        }
-        const double t2 = now_s();
-        gnn_part_manifest prov;
-        memset(&prov, 0, sizeof prov);
-        prov.method = po.method;
-        prov.seed = po.seed;
-        prov.balance = po.balance;
-        prov.ufactor = po.ufactor;
-        prov.have_split = have_split;
-        memcpy(prov.split, split, sizeof split);
-        prov.edge_cut = q.edge_cut;
-        if ((st = gnn_partition_save(out_dir, &P, &ds, &prov, &err))) {
-            rc = cli_error(cli_status_code(st), "%s", cli_errmsg(&err, st));
-            goto done;
-        }
-        t_build = t2 - t1;
-        t_save = now_s() - t2;
-    }
-
-    /* human-readable summary */
-    printf("gnnref partition: %s  n=%lld edges=%lld (CSR entries)  method=%s parts=%lld seed=%llu balance=%s%s\n",
-           ds.name, (long long)n, (long long)ds.graph.nnz, gnn_part_method_name(po.method), (long long)po.k,
-           (unsigned long long)po.seed, balance_arg ? balance_arg : "none (vertex counts)",
-           have_split ? "  (random split)" : "");
-    if (info.metis_called) {
-        printf("metis %s: ufactor %d (allowed imbalance %.3f), METIS_OPTION_SEED %d, %d constraint%s, METIS edge cut "
-               "%lld, %.3f s\n",
-               info.metis_version, po.ufactor, 1.0 + po.ufactor / 1000.0, (int)(po.seed & 0x7fffffffu), info.ncon,
-               info.ncon == 1 ? "" : "s", (long long)info.metis_objval, t_assign);
-    } else if (po.method == GNN_PART_METIS) {
-        printf("metis: not called (one part: every vertex in part 0)\n");
-    }
-    printf("edge cut: %lld of %lld undirected edges (%.2f%%)\n", (long long)q.edge_cut, (long long)q.edges,
-           q.edges > 0 ? 100.0 * (double)q.edge_cut / (double)q.edges : 0.0);
-    printf("imbalance (max / mean part weight):");
-    for (int c = 0; c < q.ncon; c++)
-        printf(" %s %.4f", gnn_part_constraint_name(q.con[c]), q.imbalance[c]);
-    printf("   (vertex counts %.4f)\n", q.vertex_imbalance);
-    printf("halo: %lld halo vertices over all parts, halo fraction %.4f (halos / (vertices + halos))\n",
-           (long long)q.halo_total, q.halo_fraction);
-    printf("%6s %10s %10s", "part", "solid", "halo");
-    for (int c = 0; c < q.ncon; c++)
-        if (q.con[c])
-            printf(" %10s", gnn_part_constraint_name(q.con[c]));
-    printf("\n");
-    for (int64_t p = 0; p < po.k; p++) {
-        printf("%6lld %10lld %10lld", (long long)p, (long long)q.solid[p], (long long)q.halo[p]);
-        for (int c = 0; c < q.ncon; c++)
-            if (q.con[c])
-                printf(" %10lld", (long long)q.weight[p * q.ncon + c]);
-        printf("\n");
-    }
-    if (po.trainers > 1) {
-        /* two-level: the train vertices of every (part, trainer) sub-part */
-        printf("two-level: %lld trainers per part (%lld sub-parts); train vertices per trainer:\n",
-               (long long)po.trainers, (long long)(po.k * po.trainers));
-        int64_t *tc = gnn_calloc((size_t)(po.k * po.trainers), sizeof(int64_t));
-        if (tc) {
-            for (int64_t v = 0; v < n; v++)
-                if (ds.split && ds.split[v] == GNN_SPLIT_TRAIN)
-                    tc[part[v] * po.trainers + trainer[v]]++;
-            for (int64_t p = 0; p < po.k; p++) {
-                printf("%6lld ", (long long)p);
-                for (int64_t t = 0; t < po.trainers; t++)
-                    printf(" %8lld", (long long)tc[p * po.trainers + t]);
-                printf("\n");
-            }
-            gnn_free(tc);
-        }
-    }
-    if (out_dir)
-        printf("wrote %s: manifest.json and %lld part files (build %.3f s, write %.3f s)\n", out_dir, (long long)po.k,
-               t_build, t_save);
-
-    if (json) {
-        json_object *cfg;
-        json_object *r = cli_report_new("partition", po.seed, nthreads, "self", 1, &cfg);
-        json_object_object_add(cfg, "data", json_object_new_string(data));
-        json_object_object_add(cfg, "dataset", json_object_new_string(ds.name));
-        json_object_object_add(cfg, "parts", json_object_new_int64(po.k));
-        json_object_object_add(cfg, "method", json_object_new_string(gnn_part_method_name(po.method)));
-        json_object *bal = json_object_new_array();
-        for (int c = 0; c < q.ncon; c++)
-            if (q.con[c])
-                json_object_array_add(bal, json_object_new_string(gnn_part_constraint_name(q.con[c])));
-        json_object_object_add(cfg, "balance", bal);
-        json_object_object_add(cfg, "seed", json_object_new_uint64(po.seed));
-        if (have_split) {
-            json_object *sp = json_object_new_array();
-            for (int i = 0; i < 3; i++)
-                json_object_array_add(sp, json_object_new_double(split[i]));
-            json_object_object_add(cfg, "split", sp);
-        } else {
-            json_object_object_add(cfg, "split", NULL);
-        }
-        json_object_object_add(cfg, "ufactor", json_object_new_int(po.ufactor));
-        json_object_object_add(cfg, "threads", json_object_new_int(nthreads));
-        json_object_object_add(cfg, "trainers", json_object_new_int64(po.trainers));
-        json_object_object_add(cfg, "output", out_dir ? json_object_new_string(out_dir) : NULL);
-        json_object_object_add(r, "n", json_object_new_int64(n));
-        json_object_object_add(r, "edges", json_object_new_int64(q.edges));
-        json_object_object_add(r, "edge_cut", json_object_new_int64(q.edge_cut));
-        json_object_object_add(r, "edge_cut_fraction",
-                               json_object_new_double(q.edges > 0 ? (double)q.edge_cut / (double)q.edges : 0.0));
-        json_object *imb = json_object_new_object(), *wts = json_object_new_object();
-        for (int c = 0; c < q.ncon; c++) {
-            json_object_object_add(imb, gnn_part_constraint_name(q.con[c]), json_object_new_double(q.imbalance[c]));
-            json_object_object_add(wts, gnn_part_constraint_name(q.con[c]),
-                                   cli_json_i64_array(q.weight + c, po.k, q.ncon));
-        }
-        json_object_object_add(r, "imbalance", imb);
-        json_object_object_add(r, "vertex_imbalance", json_object_new_double(q.vertex_imbalance));
-        json_object_object_add(r, "weights", wts);
-        json_object_object_add(r, "solid", cli_json_i64_array(q.solid, po.k, 1));
-        json_object_object_add(r, "halo", cli_json_i64_array(q.halo, po.k, 1));
-        json_object_object_add(r, "halo_total", json_object_new_int64(q.halo_total));
-        json_object_object_add(r, "halo_fraction", json_object_new_double(q.halo_fraction));
-        json_object_object_add(r, "seconds", json_object_new_double(t_assign));
-        if (info.metis_called) {
-            json_object *m = json_object_new_object();
-            json_object_object_add(m, "version", json_object_new_string(info.metis_version));
-            json_object *o = json_object_new_object();
-            for (int i = 0; i < info.n_opts; i++)
-                json_object_object_add(o, info.opts[i].name, json_object_new_int(info.opts[i].value));
-            json_object_object_add(m, "options", o);
-            json_object_object_add(m, "ncon", json_object_new_int(info.ncon));
-            json_object_object_add(m, "objval", json_object_new_int64(info.metis_objval));
-            json_object_object_add(m, "vertices", json_object_new_int64(info.metis_vertices));
-            json_object_object_add(m, "adjacency", json_object_new_int64(info.metis_adjacency));
-            json_object_object_add(r, "metis", m);
-        } else {
-            json_object_object_add(r, "metis", NULL);
-        }
-        rc = cli_report_write(r, json);
-        json_object_put(r);
-    }
-done:
-    gnn_part_quality_free(&q);
-    gnn_partition_free(&P);
-    gnn_free(part);
-    gnn_free(trainer);
-    gnn_dataset_free(&ds);
+    gnn_part_quality_free(&R.q);
+    gnn_partition_free(&R.P);
+    gnn_free(R.part);
+    gnn_free(R.trainer);
+    gnn_dataset_free(&R.ds);
     return rc;
 }

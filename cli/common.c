@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #ifdef GNN_HAVE_OPENMP
 #include <omp.h>
 #endif
 #include "cli/cli.h"
+#include "gnnref/dataset.h"
 
 int cli_error(int code, const char *fmt, ...)
 {
@@ -240,3 +242,25 @@ int cli_report_write(json_object *report, const char *path)
 }
 
 int cli_is_tty(void) { return isatty(STDOUT_FILENO); }
+
+double cli_now_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+void cli_report_dataset(json_object *r, const gnn_dataset *ds)
+{
+    json_object_object_add(r, "name", json_object_new_string(ds->name));
+    json_object_object_add(r, "n", json_object_new_int64(ds->graph.n));
+    json_object_object_add(r, "edges", json_object_new_int64(ds->graph.nnz));
+    json_object_object_add(r, "num_features", json_object_new_int64(ds->num_features));
+    json_object_object_add(r, "num_classes", json_object_new_int64(ds->num_classes));
+    json_object *st = json_object_new_object();
+    json_object_object_add(st, "edges_read", json_object_new_int64(ds->stats.edges_read));
+    json_object_object_add(st, "self_loops_dropped", json_object_new_int64(ds->stats.self_loops_dropped));
+    json_object_object_add(st, "duplicates_merged", json_object_new_int64(ds->stats.duplicates_merged));
+    json_object_object_add(st, "symmetrized", json_object_new_boolean(ds->stats.symmetrized != 0));
+    json_object_object_add(r, "import", st);
+}
