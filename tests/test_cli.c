@@ -286,6 +286,229 @@ START_TEST(train_cli_bitwise)
 }
 END_TEST
 
+/* ---- one vocabulary, one table per subcommand (DESIGN.md section 6) ---- */
+
+/* The flags of each subcommand's table (cli/cmd_*.c; the backend's, cli/backend.c, where it
+ * communicates). --help must list exactly these, each with its default (or "required"). */
+#define BACKEND_FLAGS "backend", "ranks", "alpha", "bandwidth", "sim-timeout", "threads-per-rank", "fault-seed", \
+                      "fault-drop", "fault-delay", "fault-delay-p", "fault-flip"
+static const struct {
+    const char *cmd;
+    const char *flags[64];
+} k_tables[] = {
+    { "train", { "data", "model", "mode", "layers", "hidden", "fanouts", "batch", "epochs", "patience", "lr",
+                 "dropout", "weight-decay", "weight-decay-layers", "normalize-features", "layernorm", "heads",
+                 "out-heads", "gat-variant", "attn-dropout", "seed", "split", "impl", "threads", "eval-every", "json",
+                 "quiet", "partitions", "remote", "part-method", "part-balance", "hec-cs", "hec-ls", "hec-nc",
+                 "hec-delay", BACKEND_FLAGS, NULL } },
+    { "sample", { "data", "fanouts", "batch", "batches", "impl", "variant", "idmap", "threads", "replace", "weights",
+                  "seed", "topology", "json", NULL } },
+    { "partition", { "data", "parts", "method", "balance", "seed", "split", "ufactor", "trainers", "impl", "threads",
+                     "json", "output", NULL } },
+    { "partcheck", { "data", "method", "balance", "seed", "split", "partitions", "impl", "pulls", "pull-ids",
+                     "threads", "json", BACKEND_FLAGS, NULL } },
+    { "commcheck", { "seed", "inject", "json", BACKEND_FLAGS, NULL } },
+    { "gen", { "scale", "edge-factor", "features", "classes", "seed", "output", "threads", "json", "nodes", "deg-in",
+               "deg-out", "noise", "split", NULL } },
+    { "convert", { "data", "format", "output", "split", "seed", "max-vertices", "json", NULL } },
+    { "info", { "data", "json", NULL } },
+};
+
+/* The flag an entry of --help starts with: "  --name ..." or "  -o, --name ...". */
+static int entry_flag(const char *line, char *name, size_t cap)
+{
+    if (strncmp(line, "  -", 3) != 0)
+        return 0;
+    const char *p = strstr(line, "--");
+    if (!p || p > line + 6)
+        return 0;
+    p += 2;
+    size_t n = strcspn(p, " \n");
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(name, p, n);
+    name[n] = '\0';
+    return 1;
+}
+
+START_TEST(help_lists_every_flag_with_its_default)
+{
+    NEED_TOOL();
+    for (size_t t = 0; t < sizeof k_tables / sizeof k_tables[0]; t++) {
+        char args[64];
+        snprintf(args, sizeof args, "%s --help", k_tables[t].cmd);
+        ck_assert_msg(tool(args, out, sizeof out) == 0, "%s: %s", args, out);
+        /* every entry: a flag of the table, and its default (or that it is required) */
+        char seen[64][32];
+        int n_seen = 0;
+        for (char *line = out; line && *line;) {
+            char *next = strchr(line, '\n');
+            char name[32];
+            if (entry_flag(line, name, sizeof name)) {
+                /* the entry runs on over the indented continuation lines */
+                char *end = next;
+                while (end && !strncmp(end + 1, "    ", 4))
+                    end = strchr(end + 1, '\n');
+                const size_t len = end ? (size_t)(end - line) : strlen(line);
+                char entry[2048];
+                size_t k = 0;
+                for (size_t i = 0; i < len && k + 1 < sizeof entry; i++) { /* one line, single spaces */
+                    const char ch = line[i] == '\n' ? ' ' : line[i];
+                    if (ch != ' ' || (k > 0 && entry[k - 1] != ' '))
+                        entry[k++] = ch;
+                }
+                entry[k] = '\0';
+                ck_assert_msg(strstr(entry, "default ") || strstr(entry, "required)"),
+                              "%s: --%s shows no default:\n%s", args, name, entry);
+                int known = 0;
+                for (int f = 0; k_tables[t].flags[f]; f++)
+                    known |= !strcmp(k_tables[t].flags[f], name);
+                ck_assert_msg(known, "%s lists --%s, which this test does not know: add it to k_tables", args, name);
+                if (n_seen < 64)
+                    snprintf(seen[n_seen++], sizeof seen[0], "%s", name);
+            }
+            line = next ? next + 1 : NULL;
+        }
+        for (int f = 0; k_tables[t].flags[f]; f++) {
+            int found = 0;
+            for (int k = 0; k < n_seen; k++)
+                found |= !strcmp(seen[k], k_tables[t].flags[f]);
+            ck_assert_msg(found, "%s does not list --%s", args, k_tables[t].flags[f]);
+        }
+    }
+    /* the values shown are the defaults, not a parsed value */
+    ck_assert_int_eq(tool("train --layers 5 --help", out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "(1..16; default 2)") != NULL, "%s", out);
+    ck_assert_int_eq(tool("sample --help", out, sizeof out), 0);
+    ck_assert_msg(strstr(out, "default 15,10,5") && strstr(out, "default opt"), "%s", out);
+}
+END_TEST
+
+/* Every subcommand that reads a dataset takes --data PATH; partition, partcheck, info and
+ * convert also take it as their one positional argument, as before. */
+START_TEST(data_flag_and_positional)
+{
+    NEED_TOOL();
+    char args[1024], first[8192];
+    static const char *const reads[] = {
+        "info %s", "partition %s --parts 3 --method range", "partcheck %s --method range --backend sim --ranks 2 "
+                                                            "--pulls 1 --pull-ids 20",
+    };
+    for (size_t i = 0; i < sizeof reads / sizeof reads[0]; i++) {
+        char flag_form[512], pos_form[512];
+        snprintf(flag_form, sizeof flag_form, reads[i], "--data builtin");
+        snprintf(pos_form, sizeof pos_form, reads[i], "builtin");
+        ck_assert_msg(tool(flag_form, out, sizeof out) == 0, "%s: %s", flag_form, out);
+        /* the lines without timings are the same either way */
+        const char *key = i == 0 ? "vertices:" : i == 1 ? "edge cut:" : "db_halo rank 0:";
+        const char *a = strstr(out, key);
+        ck_assert_msg(a != NULL, "%s: no '%s' in %s", flag_form, key, out);
+        snprintf(first, sizeof first, "%.*s", (int)strcspn(a, "\n"), a);
+        ck_assert_msg(tool(pos_form, out, sizeof out) == 0, "%s: %s", pos_form, out);
+        ck_assert_msg(strstr(out, first) != NULL, "%s: '%s' missing from %s", pos_form, first, out);
+        /* both at once is one dataset too many */
+        snprintf(args, sizeof args, reads[i], "builtin --data builtin");
+        expect_usage_error(args, "two datasets", out, sizeof out);
+    }
+    snprintf(args, sizeof args, "convert --data tests/fixtures/text_tiny --format text -o %s", tmp("a.gnn"));
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s: %s", args, out);
+    snprintf(args, sizeof args, "convert tests/fixtures/text_tiny --format text -o %s", tmp("b.gnn"));
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s: %s", args, out);
+    snprintf(args, sizeof args, "cmp -s %s %s", tmp("a.gnn"), tmp("b.gnn"));
+    ck_assert_msg(system(args) == 0, "convert --data and convert IN wrote different files");
+    /* train and sample read --data (no positional argument) */
+    expect_usage_error("sample builtin", "unexpected argument 'builtin'", out, sizeof out);
+    snprintf(args, sizeof args, "sample --data %s --batches 1 --batch 2 --fanouts 2", tmp("a.gnn"));
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s: %s", args, out);
+    /* a required dataset names both spellings */
+    expect_usage_error("partition --parts 2", "DATA is required", out, sizeof out);
+    ck_assert_ptr_nonnull(strstr(out, "--data PATH"));
+}
+END_TEST
+
+/* --impl ref|opt chooses the implementation context in train, sample, partition and partcheck
+ * (and "cpu", the old name, is opt); the results are the same bits either way. */
+START_TEST(impl_everywhere)
+{
+    NEED_TOOL();
+    char args[1024], a[8192];
+    static const char *const cmds[] = { "train --epochs 1", "sample --batches 1", "partition builtin --parts 2",
+                                        "partcheck builtin --backend sim --ranks 2" };
+    for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
+        snprintf(args, sizeof args, "%s --impl gpu", cmds[i]);
+        expect_usage_error(args, "--impl 'gpu': expected ref or opt", out, sizeof out);
+    }
+    /* partition -o: the same files from either builder */
+    for (int k = 0; k < 2; k++) {
+        snprintf(args, sizeof args, "partition --data builtin --parts 3 --impl %s -o %s --json %s", k ? "opt" : "ref",
+                 tmp(k ? "opt" : "ref"), tmp(k ? "opt.json" : "ref.json"));
+        ck_assert_msg(tool(args, out, sizeof out) == 0, "%s: %s", args, out);
+        json_object *r = json_object_from_file(tmp(k ? "opt.json" : "ref.json"));
+        ck_assert_ptr_nonnull(r);
+        ck_assert_str_eq(json_object_get_string(get(get(r, "config"), "impl")), k ? "opt" : "ref");
+        json_object_put(r);
+    }
+    snprintf(args, sizeof args, "diff -r %s %s >/dev/null", tmp("ref"), tmp("opt"));
+    ck_assert_msg(system(args) == 0, "partition --impl ref and opt wrote different sets");
+    /* partcheck: the same db_halo tables from both contexts; cpu is opt */
+    static const char *const impls[] = { "ref", "opt", "cpu" };
+    for (int k = 0; k < 3; k++) {
+        snprintf(args, sizeof args, "partcheck --data builtin --method hash --backend sim --ranks 3 --pulls 1 "
+                 "--pull-ids 50 --impl %s --json %s", impls[k], tmp("pc.json"));
+        ck_assert_msg(tool(args, out, sizeof out) == 0, "%s: %s", args, out);
+        const char *d = strstr(out, "db_halo rank 0:"), *e = d ? strstr(d, "kvstore rank 0:") : NULL;
+        ck_assert_msg(d && e, "%s", out);
+        if (k == 0)
+            snprintf(a, sizeof a, "%.*s", (int)(e - d), d);
+        else
+            ck_assert_msg(!strncmp(a, d, (size_t)(e - d)), "--impl %s: other db_halo tables:\n%s", impls[k], out);
+        json_object *r = json_object_from_file(tmp("pc.json"));
+        ck_assert_ptr_nonnull(r);
+        ck_assert_str_eq(json_object_get_string(get(get(r, "config"), "impl")), k ? "opt" : "ref");
+        json_object_put(r);
+    }
+    /* sample and train report the context they ran with */
+    snprintf(args, sizeof args, "sample --batches 1 --impl ref --json %s", tmp("s.json"));
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
+    json_object *r = json_object_from_file(tmp("s.json"));
+    ck_assert_str_eq(json_object_get_string(get(get(r, "config"), "impl")), "ref");
+    json_object_put(r);
+    snprintf(args, sizeof args, "train --epochs 1 --quiet --impl cpu --json %s", tmp("t.json"));
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
+    r = json_object_from_file(tmp("t.json"));
+    ck_assert_str_eq(json_object_get_string(get(get(r, "config"), "impl")), "opt");
+    json_object_put(r);
+}
+END_TEST
+
+/* A value out of range is a usage error that names the flag as written and what it expects. */
+START_TEST(out_of_range_names_the_flag)
+{
+    NEED_TOOL();
+    static const struct { const char *args, *says; } bad[] = {
+        { "train --layers 17", "--layers '17': expected an integer in 1..16" },
+        { "train --layers=0", "--layers '0': expected an integer in 1..16" },
+        { "train --dropout 1", "--dropout '1': expected a number in [0, 1)" },
+        { "train --lr 0", "--lr '0': expected a number in (0, 10]" },
+        { "train --remote hec --hec-delay 99", "--hec-delay '99': expected an integer in 1..64" },
+        { "sample --batch 0", "--batch '0': expected an integer >= 1" },
+        { "sample --fanouts 1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17", "--fanouts '1,2," },
+        { "partition builtin --parts 2 --ufactor 0", "--ufactor '0': expected an integer in 1..1000000" },
+        { "partcheck builtin --pulls -1", "--pulls '-1': expected an integer in 0..1000000" },
+        { "commcheck --backend sim --ranks 0", "--ranks '0': expected an integer in 1..1024" },
+        { "commcheck --backend sim --alpha -1", "--alpha '-1': expected a number in [0, 1000]" },
+        { "gen rmat --scale 41 -o /tmp/x.gnn", "--scale '41': expected an integer in 1..40" },
+        { "gen sbm --deg-in -1 -o /tmp/x.gnn", "--deg-in '-1': expected a number in [0, 1e+06]" },
+        { "convert builtin -o /tmp/x.gnn --max-vertices 0", "--max-vertices '0': expected an integer in 1.." },
+        { "convert builtin -o /tmp/x.gnn --format xml", "--format 'xml': expected auto, text, ogb, edgelist or native" },
+        { "train --epochs", "--epochs needs a value" },
+        { "train --quiet=1", "--quiet takes no value" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        expect_usage_error(bad[i].args, bad[i].says, out, sizeof out);
+}
+END_TEST
+
 Suite *suite_cli(void)
 {
     Suite *s = suite_create("cli");
@@ -298,6 +521,10 @@ Suite *suite_cli(void)
     tcase_add_test(tc, train_json_report);
     tcase_add_test(tc, report_write_failure);
     tcase_add_test(tc, train_cli_bitwise);
+    tcase_add_test(tc, help_lists_every_flag_with_its_default);
+    tcase_add_test(tc, data_flag_and_positional);
+    tcase_add_test(tc, impl_everywhere);
+    tcase_add_test(tc, out_of_range_names_the_flag);
     suite_add_tcase(s, tc);
     return s;
 }
