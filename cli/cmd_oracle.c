@@ -1,7 +1,7 @@
 /* cli/cmd_oracle.c -- `gnnref oracle`: run the oracle registry (DESIGN.md sections 3 and 6).
  *
  *   gnnref oracle [--list] [--op NAME] [--impl NAME] [--cases N] [--seed S]
- *                 [--case STRING] [--json FILE] [--verbose]
+ *                 [--threads LIST] [--case STRING] [--json FILE] [--verbose]
  *
  * Prints one line per (op, implementation, thread count) with its case counts, every failure
  * in full (case string, first mismatches, the command that replays it), and a final line
@@ -14,13 +14,14 @@
 #include "gnnref/oracle.h"
 
 #define MAX_SHOWN_FAILURES 10 /* per group, in full; the JSON report has all of them */
+#define MAX_THREAD_COUNTS 16  /* values of --threads */
 
-/* "threads 1,2,4" from gnn_oracle_thread_counts, with a prefix and suffix. */
-static void thread_list(char *buf, size_t cap, const char *pre, const char *post)
+/* "threads 1,2,4" from the n thread counts tc, with a prefix and suffix. */
+static void thread_list(char *buf, size_t cap, const int *tc, int n, const char *pre, const char *post)
 {
     size_t len = (size_t)snprintf(buf, cap, "%s", pre);
-    for (int t = 0; t < gnn_oracle_n_thread_counts && len < cap; t++)
-        len += (size_t)snprintf(buf + len, cap - len, "%s%d", t ? "," : "", gnn_oracle_thread_counts[t]);
+    for (int t = 0; t < n && len < cap; t++)
+        len += (size_t)snprintf(buf + len, cap - len, "%s%d", t ? "," : "", tc[t]);
     if (len < cap)
         snprintf(buf + len, cap - len, "%s", post);
 }
@@ -29,7 +30,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: gnnref oracle [--list] [--op NAME] [--impl NAME] [--cases N] [--seed S]\n"
-            "                     [--case STRING] [--json FILE] [--verbose]\n"
+            "                     [--threads LIST] [--case STRING] [--json FILE] [--verbose]\n"
             "\n"
             "Check every implementation in this build against the reference (docs/oracle.md).\n"
             "\n"
@@ -39,6 +40,8 @@ static void usage(FILE *f)
             "  --impl NAME     only the implementation NAME (ref, cpu)\n"
             "  --cases N       seeds per size preset (default 3)\n"
             "  --seed S        first seed (default 1); case k of a preset uses seed S + k\n"
+            "  --threads LIST  run the threaded implementations only at these OpenMP thread counts,\n"
+            "                  comma-separated, each in [1, 1024] (default 1,2,4; a --case names its own)\n"
             "  --case STRING   replay exactly one case, as printed by a failure, e.g.\n"
             "                  'aggregate.mean.fwd(impl=cpu,threads=2,n_dst=37,n_src=80,d=13,deg=0..9,seed=5)'\n"
             "  --json FILE     write a JSON report (results and counts)\n"
@@ -192,7 +195,7 @@ static void visit(const gnn_oracle_case *c, const gnn_oracle_result *r, void *us
     }
 }
 
-static void list_entries(const char *op, const char *impl_filter)
+static void list_entries(const char *op, const char *impl_filter, const int *thread_counts, int n_thread_counts)
 {
     printf("%-22s %-24s %-24s %s\n", "OP", "COMPARATOR", "IMPLEMENTATIONS", "PRESETS");
     for (const gnn_oracle_entry *const *ep = gnn_oracle_registry; *ep; ep++) {
@@ -201,8 +204,8 @@ static void list_entries(const char *op, const char *impl_filter)
             continue;
         if (impl_filter && !gnn_oracle_find_impl(e, impl_filter))
             continue;
-        char tol[48], impls[160] = "", tc[32];
-        thread_list(tc, sizeof tc, "(threads ", ")");
+        char tol[48], impls[160] = "", tc[96];
+        thread_list(tc, sizeof tc, thread_counts, n_thread_counts, "(threads ", ")");
         gnn_oracle_tol_format(&e->tol, tol, sizeof tol);
         size_t len = 0;
         for (const gnn_oracle_impl *const *ip = e->impls; *ip && len < sizeof impls; ip++)
@@ -225,6 +228,9 @@ int gnn_cmd_oracle(int argc, char **argv)
     int64_t cases = 3;
     uint64_t seed = 1;
     int list = 0, verbose = 0;
+    int thread_counts[MAX_THREAD_COUNTS], n_thread_counts = gnn_oracle_n_thread_counts, threads_given = 0;
+    for (int t = 0; t < gnn_oracle_n_thread_counts && t < MAX_THREAD_COUNTS; t++)
+        thread_counts[t] = gnn_oracle_thread_counts[t];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *val = NULL;
         char flag[64];
@@ -267,6 +273,22 @@ int gnn_cmd_oracle(int argc, char **argv)
             NEED_VALUE();
             if (cli_parse_i64(val, 1, 1000000, &cases))
                 return cli_error(CLI_USAGE, "oracle: --cases '%s': expected an integer in [1, 1000000]", val);
+        } else if (!strcmp(a, "--threads")) {
+            NEED_VALUE();
+            int64_t tc[MAX_THREAD_COUNTS];
+            int n = cli_parse_i64_list(val, 1, 1024, tc, MAX_THREAD_COUNTS);
+            if (n < 0)
+                return cli_error(CLI_USAGE,
+                                 "oracle: --threads '%s': expected at most %d comma-separated integers in [1, 1024]",
+                                 val, MAX_THREAD_COUNTS);
+            for (int t = 0; t < n; t++) {
+                for (int u = 0; u < t; u++)
+                    if (tc[u] == tc[t])
+                        return cli_error(CLI_USAGE, "oracle: --threads '%s': %lld given twice", val, (long long)tc[t]);
+                thread_counts[t] = (int)tc[t];
+            }
+            n_thread_counts = n;
+            threads_given = 1;
         } else if (!strcmp(a, "--seed")) {
             NEED_VALUE();
             if (cli_parse_u64(val, &seed))
@@ -293,7 +315,7 @@ int gnn_cmd_oracle(int argc, char **argv)
         return cli_error(CLI_USAGE, "oracle: no implementation '%s'%s%s", impl, op ? " for ops matching " : "",
                          op ? op : "");
     if (list) {
-        list_entries(op, impl);
+        list_entries(op, impl, thread_counts, n_thread_counts);
         return CLI_OK;
     }
 
@@ -312,6 +334,12 @@ int gnn_cmd_oracle(int argc, char **argv)
         json_object_object_add(config, "impl", impl ? json_object_new_string(impl) : NULL);
         json_object_object_add(config, "cases", json_object_new_int64(cases));
         json_object_object_add(config, "seed", json_object_new_uint64(seed));
+        if (threads_given) {
+            json_object *jt = json_object_new_array();
+            for (int t = 0; t < n_thread_counts; t++)
+                json_object_array_add(jt, json_object_new_int(thread_counts[t]));
+            json_object_object_add(config, "thread_counts", jt);
+        }
         json_object_object_add(config, "case", case_str ? json_object_new_string(case_str) : NULL);
         json_object_object_add(config, "openmp", json_object_new_boolean(gnn_oracle_have_openmp()));
         st.results = json_object_new_array();
@@ -334,8 +362,8 @@ int gnn_cmd_oracle(int argc, char **argv)
         }
         st.entry = NULL; /* printed in full above; no group line */
     } else {
-        char sel[160], tc[40];
-        thread_list(tc, sizeof tc, "threads ", "");
+        char sel[160], tc[96];
+        thread_list(tc, sizeof tc, thread_counts, n_thread_counts, "threads ", "");
         snprintf(sel, sizeof sel, "%s%s%s%s", op ? " matching " : "", op ? op : "", impl ? ", impl " : "", impl ? impl : "");
         printf("oracle: %d ops%s, %lld seed%s per preset from seed %llu, OpenMP %s\n", n_sel, sel, (long long)cases,
                cases == 1 ? "" : "s", (unsigned long long)seed,
@@ -343,7 +371,8 @@ int gnn_cmd_oracle(int argc, char **argv)
         for (const gnn_oracle_entry *const *ep = gnn_oracle_registry; *ep; ep++) {
             if (op && !gnn_oracle_name_matches(op, (*ep)->name))
                 continue;
-            gnn_oracle_run_entry(*ep, impl, (int)cases, seed, visit, &st, counts);
+            gnn_oracle_run_entry_threads(*ep, impl, (int)cases, seed, thread_counts, n_thread_counts, visit, &st,
+                                         counts);
             flush_group(&st);
         }
     }

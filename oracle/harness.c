@@ -314,6 +314,18 @@ int gnn_oracle_run_entry(const gnn_oracle_entry *e, const char *impl_name, int c
                          uint64_t seed, gnn_oracle_visit visit, void *user,
                          int counts[GNN_ORACLE_OUTCOME_COUNT])
 {
+    return gnn_oracle_run_entry_threads(e, impl_name, cases, seed, NULL, 0, visit, user, counts);
+}
+
+int gnn_oracle_run_entry_threads(const gnn_oracle_entry *e, const char *impl_name, int cases,
+                                 uint64_t seed, const int *thread_counts, int n_thread_counts,
+                                 gnn_oracle_visit visit, void *user,
+                                 int counts[GNN_ORACLE_OUTCOME_COUNT])
+{
+    if (!thread_counts || n_thread_counts <= 0) {
+        thread_counts = gnn_oracle_thread_counts;
+        n_thread_counts = gnn_oracle_n_thread_counts;
+    }
     int fails = 0;
     const int n_seeds = (e->flags & GNN_ORACLE_SEEDLESS) ? 1 : (cases > 0 ? cases : 1);
     for (const gnn_oracle_impl *const *ip = e->impls; *ip; ip++) {
@@ -321,9 +333,9 @@ int gnn_oracle_run_entry(const gnn_oracle_entry *e, const char *impl_name, int c
         if (impl_name && strcmp(impl_name, impl->name))
             continue;
         const int threaded = (impl->flags & GNN_ORACLE_THREADED) != 0;
-        const int n_t = threaded ? gnn_oracle_n_thread_counts : 1;
+        const int n_t = threaded ? n_thread_counts : 1;
         for (int t = 0; t < n_t; t++) {
-            const int threads = threaded ? gnn_oracle_thread_counts[t] : 0;
+            const int threads = threaded ? thread_counts[t] : 0;
             for (int p = 0; e->presets[p]; p++)
                 for (int k = 0; k < n_seeds; k++) {
                     gnn_oracle_case c;

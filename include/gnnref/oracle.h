@@ -210,6 +210,12 @@ typedef void (*gnn_oracle_visit)(const gnn_oracle_case *c, const gnn_oracle_resu
 int gnn_oracle_run_entry(const gnn_oracle_entry *e, const char *impl_name, int cases,
                          uint64_t seed, gnn_oracle_visit visit, void *user,
                          int counts[GNN_ORACLE_OUTCOME_COUNT]);
+/* The same, with threaded implementations run at the n_thread_counts counts in thread_counts,
+ * in that order (NULL or n_thread_counts <= 0: gnn_oracle_thread_counts). */
+int gnn_oracle_run_entry_threads(const gnn_oracle_entry *e, const char *impl_name, int cases,
+                                 uint64_t seed, const int *thread_counts, int n_thread_counts,
+                                 gnn_oracle_visit visit, void *user,
+                                 int counts[GNN_ORACLE_OUTCOME_COUNT]);
 
 /* Set the OpenMP thread count (no-op without OpenMP); returns the previous count (1 without). */
 int gnn_oracle_set_threads(int n);
