@@ -17,7 +17,7 @@
  *       rows copied with software prefetch a few rows ahead and non-temporal stores. Bytes:
  *       the rows read + the rows written + idx. This is the best this machine does moving
  *       random 1 KiB rows, the ceiling for an aggregation that reads one row per edge.
- *   aggregate/sampled-mean/{ref,cpu/threads=T}         gnn_aggregate_*.forward(GNN_AGG_MEAN).
+ *   aggregate/sampled-mean/{ref,cpu/threads=T}         gnn_aggregate_forward(GNN_AGG_MEAN).
  *       Bytes: nnz*d*4 read + n_dst*d*4 written + indices (nnz*4) + indptr ((n_dst+1)*8).
  *       Before timing, cpu's output on every layer is compared bitwise with ref's; a
  *       mismatch reports an error and no number.
@@ -248,7 +248,7 @@ static void fail_all(void *st, const char *msg)
 static gnn_status run_agg(const gnn_aggregate_ops *ops, float *const *outs)
 {
     for (int l = 0; l < AB_LAYERS; l++) {
-        gnn_status s = ops->forward(&g_blk[l], g_x, AB_D, GNN_AGG_MEAN, outs ? outs[l] : g_out);
+        gnn_status s = gnn_aggregate_forward(ops, &g_blk[l], g_x, AB_D, GNN_AGG_MEAN, outs ? outs[l] : g_out);
         if (s)
             return s;
     }
@@ -262,12 +262,12 @@ static int check_cpu(agg_case *c)
         const size_t bytes = (size_t)(g_blk[l].n_dst * AB_D) * sizeof(float);
         if (!g_ref_out[l]) {
             if (!(g_ref_out[l] = gnn_malloc(bytes + 1)) ||
-                gnn_aggregate_ref.forward(&g_blk[l], g_x, AB_D, GNN_AGG_MEAN, g_ref_out[l])) {
+                gnn_aggregate_forward(&gnn_aggregate_ref, &g_blk[l], g_x, AB_D, GNN_AGG_MEAN, g_ref_out[l])) {
                 snprintf(c->msg, sizeof c->msg, "ref forward failed on layer %d", l);
                 return 0;
             }
         }
-        if (gnn_aggregate_cpu.forward(&g_blk[l], g_x, AB_D, GNN_AGG_MEAN, g_out)) {
+        if (gnn_aggregate_forward(&gnn_aggregate_cpu, &g_blk[l], g_x, AB_D, GNN_AGG_MEAN, g_out)) {
             snprintf(c->msg, sizeof c->msg, "cpu forward failed on layer %d", l);
             return 0;
         }

@@ -154,17 +154,17 @@ static void bench_update_fn(void *st, void *arg)
 #endif
     const int prev_blas = openblas_get_num_threads();
     openblas_set_num_threads(k_threads);
-    if (u->kind == UB_BWD_FUSED) /* a y from the forward: the realistic zero pattern */
-        gnn_update_cpu.forward(g_x, n, k_c, g_w, g_b, k_k, &k_key, g_y);
     gnn_status s = GNN_OK;
+    if (u->kind == UB_BWD_FUSED) /* a y from the forward: the realistic zero pattern */
+        s = gnn_update_forward(&gnn_update_cpu, g_x, n, k_c, g_w, g_b, k_k, &k_key, g_y);
     const double t0 = now_s();
     while (gnn_bench_keep_running(st)) {
         switch (u->kind) {
         case UB_SGEMM: sgemm_fwd(n); break;
         case UB_UNFUSED: unfused_fwd(n); break;
-        case UB_FUSED: s |= u->ops->forward(g_x, n, k_c, g_w, g_b, k_k, &k_key, g_y); break;
+        case UB_FUSED: s |= gnn_update_forward(u->ops, g_x, n, k_c, g_w, g_b, k_k, &k_key, g_y); break;
         case UB_BWD_SGEMM: sgemm_bwd(n); break;
-        default: s |= u->ops->backward(g_x, g_y, g_dy, n, k_c, g_w, k_k, k_key.p, g_dx, g_dw, g_db); break;
+        default: s |= gnn_update_backward(u->ops, g_x, g_y, g_dy, n, k_c, g_w, k_k, k_key.p, g_dx, g_dw, g_db); break;
         }
     }
     const double elapsed = now_s() - t0;

@@ -183,10 +183,10 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
     case GNN_MODEL_SAGE: /* t0 = mean (nd, in); z = t0 W_n + b; t1 = x[dst] W_s; z += t1 */
         if (!(C->t0 = falloc(nd * S->in)) || !(C->t1 = falloc(nd * S->out)))
             return GNN_ERR_NOMEM;
-        if ((st = m->agg->forward(blk, C->x, S->in, GNN_AGG_MEAN, C->t0)))
+        if ((st = gnn_aggregate_forward(m->agg, blk, C->x, S->in, GNN_AGG_MEAN, C->t0)) ||
+            (st = gnn_nn_linear_fwd(m->nn, C->t0, nd, S->in, P + S->o_w, P + S->o_b, S->out, C->z)) ||
+            (st = gnn_nn_linear_fwd(m->nn, C->x, nd, S->in, P + S->o_w2, NULL, S->out, C->t1))) /* dst = src 0..nd-1 */
             return st;
-        m->nn->linear_fwd(C->t0, nd, S->in, P + S->o_w, P + S->o_b, S->out, C->z);
-        m->nn->linear_fwd(C->x, nd, S->in, P + S->o_w2, NULL, S->out, C->t1); /* dst = src 0..nd-1 */
         for (int64_t i = 0; i < nd * S->out; i++)
             C->z[i] += C->t1[i];
         gnn_free(C->t1);
@@ -196,8 +196,8 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
         if (S->project_first) { /* t0 = x W (ns, out); z = A_hat t0 + b */
             if (!(C->t0 = falloc(ns * S->out)))
                 return GNN_ERR_NOMEM;
-            m->nn->linear_fwd(C->x, ns, S->in, P + S->o_w, NULL, S->out, C->t0);
-            if ((st = m->agg->forward(blk, C->t0, S->out, GNN_AGG_GCN, C->z)))
+            if ((st = gnn_nn_linear_fwd(m->nn, C->x, ns, S->in, P + S->o_w, NULL, S->out, C->t0)) ||
+                (st = gnn_aggregate_forward(m->agg, blk, C->t0, S->out, GNN_AGG_GCN, C->z)))
                 return st;
             add_bias(C->z, nd, S->out, P + S->o_b);
             if (k->train == 0) { /* x W is not needed for the backward of evaluation */
@@ -207,21 +207,23 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
         } else { /* t0 = A_hat x (nd, in); z = t0 W + b */
             if (!(C->t0 = falloc(nd * S->in)))
                 return GNN_ERR_NOMEM;
-            if ((st = m->agg->forward(blk, C->x, S->in, GNN_AGG_GCN, C->t0)))
+            if ((st = gnn_aggregate_forward(m->agg, blk, C->x, S->in, GNN_AGG_GCN, C->t0)) ||
+                (st = gnn_nn_linear_fwd(m->nn, C->t0, nd, S->in, P + S->o_w, P + S->o_b, S->out, C->z)))
                 return st;
-            m->nn->linear_fwd(C->t0, nd, S->in, P + S->o_w, P + S->o_b, S->out, C->z);
         }
         break;
     case GNN_MODEL_GIN: /* t0 = x[dst] + sum (nd, in); t1 = ReLU(t0 W1 + b1) (nd, mid); z = t1 W2 + b2 */
         if (!(C->t0 = falloc(nd * S->in)) || !(C->t1 = falloc(nd * S->mid)))
             return GNN_ERR_NOMEM;
-        if ((st = m->agg->forward(blk, C->x, S->in, GNN_AGG_SUM, C->t0)))
+        if ((st = gnn_aggregate_forward(m->agg, blk, C->x, S->in, GNN_AGG_SUM, C->t0)))
             return st;
         for (int64_t i = 0; i < nd * S->in; i++) /* (1 + eps) h_v with eps = 0, added last */
             C->t0[i] += C->x[i];
-        m->nn->linear_fwd(C->t0, nd, S->in, P + S->o_w, P + S->o_b, S->mid, C->t1);
+        if ((st = gnn_nn_linear_fwd(m->nn, C->t0, nd, S->in, P + S->o_w, P + S->o_b, S->mid, C->t1)))
+            return st;
         gnn_relu_fwd(C->t1, nd * S->mid);
-        m->nn->linear_fwd(C->t1, nd, S->mid, P + S->o_w2, P + S->o_b2, S->out, C->z);
+        if ((st = gnn_nn_linear_fwd(m->nn, C->t1, nd, S->mid, P + S->o_w2, P + S->o_b2, S->out, C->z)))
+            return st;
         break;
     case GNN_MODEL_GAT: { /* t0 = projection (ns, H*F); t1 = attention output (nd, H*F) */
         const int dist = m->variant == GNN_GAT_DISTGNN;
@@ -229,11 +231,12 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
             return GNN_ERR_NOMEM;
         if (k->train && !(C->alpha = falloc(blk->nnz * S->heads)))
             return GNN_ERR_NOMEM;
-        m->nn->linear_fwd(C->x, ns, S->in, P + S->o_w, dist ? P + S->o_b : NULL, S->hf, C->t0);
+        if ((st = gnn_nn_linear_fwd(m->nn, C->x, ns, S->in, P + S->o_w, dist ? P + S->o_b : NULL, S->hf, C->t0)))
+            return st;
         if (dist && !S->last) /* Eq. 2's ReLU; the output layer's projection stays linear */
             gnn_relu_fwd(C->t0, ns * S->hf);
         const gnn_gat_params gp = gat_params(m, l, blk, k);
-        if ((st = m->gat->forward(blk, C->t0, P + S->o_al, P + S->o_ar, &gp, C->t1, C->alpha)))
+        if ((st = gnn_gat_forward(m->gat, blk, C->t0, P + S->o_al, P + S->o_ar, &gp, C->t1, C->alpha)))
             return st;
         if (!S->last) { /* heads concatenated */
             memcpy(C->z, C->t1, (size_t)(nd * S->hf) * sizeof(float));
@@ -260,19 +263,17 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
     if (m->ln) {
         if (!(C->zn = falloc(nd * S->out)) || !(C->mu = falloc(nd)) || !(C->rstd = falloc(nd)))
             return GNN_ERR_NOMEM;
-        if ((st = m->act->layernorm_fwd(C->z, nd, S->out, P + S->o_gamma, P + S->o_beta, 1e-5f, C->zn, C->mu,
-                                        C->rstd)))
+        if ((st = gnn_act_layernorm_fwd(m->act, C->z, nd, S->out, P + S->o_gamma, P + S->o_beta, 1e-5f, C->zn,
+                                         C->mu, C->rstd)))
             return st;
         pre = C->zn;
     }
     if (!(C->y = falloc(nd * S->out)))
         return GNN_ERR_NOMEM;
-    if (m->kind == GNN_MODEL_GAT) {
-        m->act->elu_fwd(pre, nd * S->out, 1.0f, C->y);
-    } else {
-        memcpy(C->y, pre, (size_t)(nd * S->out) * sizeof(float));
-        gnn_relu_fwd(C->y, nd * S->out);
-    }
+    if (m->kind == GNN_MODEL_GAT)
+        return gnn_act_elu_fwd(m->act, pre, nd * S->out, 1.0f, C->y);
+    memcpy(C->y, pre, (size_t)(nd * S->out) * sizeof(float));
+    gnn_relu_fwd(C->y, nd * S->out);
     return GNN_OK;
 }
 
@@ -292,14 +293,15 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
         if (!(s1 = falloc(nd * S->out)))
             return GNN_ERR_NOMEM;
         if (m->kind == GNN_MODEL_GAT) { /* from the ELU's input; out of place */
-            m->act->elu_bwd(m->ln ? C->zn : C->z, dy, nd * S->out, 1.0f, s1);
+            if ((st = gnn_act_elu_bwd(m->act, m->ln ? C->zn : C->z, dy, nd * S->out, 1.0f, s1)))
+                goto done;
             memcpy(dy, s1, (size_t)(nd * S->out) * sizeof(float));
         } else {
             gnn_relu_bwd(C->y, dy, nd * S->out);
         }
         if (m->ln) {
-            if ((st = m->act->layernorm_bwd(C->z, dy, nd, S->out, P + S->o_gamma, C->mu, C->rstd, s1,
-                                            G + S->o_gamma, G + S->o_beta)))
+            if ((st = gnn_act_layernorm_bwd(m->act, C->z, dy, nd, S->out, P + S->o_gamma, C->mu, C->rstd, s1,
+                                             G + S->o_gamma, G + S->o_beta)))
                 goto done;
             memcpy(dy, s1, (size_t)(nd * S->out) * sizeof(float));
         }
@@ -313,10 +315,11 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
             st = GNN_ERR_NOMEM;
             goto done;
         }
-        m->nn->linear_bwd(C->t0, dz, nd, S->in, P + S->o_w, S->out, s1, G + S->o_w, G + S->o_b);
-        m->nn->linear_bwd(C->x, dz, nd, S->in, P + S->o_w2, S->out, s2, G + S->o_w2, NULL);
+        if ((st = gnn_nn_linear_bwd(m->nn, C->t0, dz, nd, S->in, P + S->o_w, S->out, s1, G + S->o_w, G + S->o_b)) ||
+            (st = gnn_nn_linear_bwd(m->nn, C->x, dz, nd, S->in, P + S->o_w2, S->out, s2, G + S->o_w2, NULL)))
+            goto done;
         if (dx) {
-            if ((st = m->agg->backward(blk, s1, S->in, GNN_AGG_MEAN, dx)))
+            if ((st = gnn_aggregate_backward(m->agg, blk, s1, S->in, GNN_AGG_MEAN, dx)))
                 goto done;
             for (int64_t i = 0; i < nd * S->in; i++) /* self path of the dst rows */
                 dx[i] += s2[i];
@@ -329,16 +332,17 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
                 goto done;
             }
             col_sums(dz, nd, S->out, G + S->o_b);
-            if ((st = m->agg->backward(blk, dz, S->out, GNN_AGG_GCN, s1)))
+            if ((st = gnn_aggregate_backward(m->agg, blk, dz, S->out, GNN_AGG_GCN, s1)) ||
+                (st = gnn_nn_linear_bwd(m->nn, C->x, s1, ns, S->in, P + S->o_w, S->out, dx, G + S->o_w, NULL)))
                 goto done;
-            m->nn->linear_bwd(C->x, s1, ns, S->in, P + S->o_w, S->out, dx, G + S->o_w, NULL);
         } else {
             if (dx && !(s1 = falloc(nd * S->in))) {
                 st = GNN_ERR_NOMEM;
                 goto done;
             }
-            m->nn->linear_bwd(C->t0, dz, nd, S->in, P + S->o_w, S->out, dx ? s1 : NULL, G + S->o_w, G + S->o_b);
-            if (dx && (st = m->agg->backward(blk, s1, S->in, GNN_AGG_GCN, dx)))
+            if ((st = gnn_nn_linear_bwd(m->nn, C->t0, dz, nd, S->in, P + S->o_w, S->out, dx ? s1 : NULL, G + S->o_w,
+                                        G + S->o_b)) ||
+                (dx && (st = gnn_aggregate_backward(m->agg, blk, s1, S->in, GNN_AGG_GCN, dx))))
                 goto done;
         }
         break;
@@ -347,11 +351,13 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
             st = GNN_ERR_NOMEM;
             goto done;
         }
-        m->nn->linear_bwd(C->t1, dz, nd, S->mid, P + S->o_w2, S->out, s1, G + S->o_w2, G + S->o_b2);
+        if ((st = gnn_nn_linear_bwd(m->nn, C->t1, dz, nd, S->mid, P + S->o_w2, S->out, s1, G + S->o_w2, G + S->o_b2)))
+            goto done;
         gnn_relu_bwd(C->t1, s1, nd * S->mid);
-        m->nn->linear_bwd(C->t0, s1, nd, S->in, P + S->o_w, S->mid, s2, G + S->o_w, G + S->o_b);
+        if ((st = gnn_nn_linear_bwd(m->nn, C->t0, s1, nd, S->in, P + S->o_w, S->mid, s2, G + S->o_w, G + S->o_b)))
+            goto done;
         if (dx) {
-            if ((st = m->agg->backward(blk, s2, S->in, GNN_AGG_SUM, dx)))
+            if ((st = gnn_aggregate_backward(m->agg, blk, s2, S->in, GNN_AGG_SUM, dx)))
                 goto done;
             for (int64_t i = 0; i < nd * S->in; i++)
                 dx[i] += s2[i];
@@ -374,12 +380,14 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
                         s1[i * S->hf + h * S->f + f] = dz[i * S->f + f] / (float)S->heads;
         }
         const gnn_gat_params gp = gat_params(m, l, blk, k);
-        if ((st = m->gat->backward(blk, C->t0, P + S->o_al, P + S->o_ar, &gp, C->alpha, s1, s2, G + S->o_al,
+        if ((st = gnn_gat_backward(m->gat, blk, C->t0, P + S->o_al, P + S->o_ar, &gp, C->alpha, s1, s2, G + S->o_al,
                                    G + S->o_ar)))
             goto done;
         if (dist && !S->last)
             gnn_relu_bwd(C->t0, s2, ns * S->hf);
-        m->nn->linear_bwd(C->x, s2, ns, S->in, P + S->o_w, S->hf, dx, G + S->o_w, dist ? G + S->o_b : NULL);
+        st = gnn_nn_linear_bwd(m->nn, C->x, s2, ns, S->in, P + S->o_w, S->hf, dx, G + S->o_w, dist ? G + S->o_b : NULL);
+        if (st)
+            goto done;
         break;
     }
     }

@@ -50,13 +50,13 @@ static gnn_oracle_outcome elu_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c,
     if (!x || !dy || !want || !got)
         return gnn_oracle_fail(ctx, "out of memory");
     elu_inputs(c, x, dy, n);
-    if (backward) {
-        ref->elu_bwd(x, dy, n, alpha, want);
-        impl->elu_bwd(x, dy, n, alpha, got);
-    } else {
-        ref->elu_fwd(x, n, alpha, want);
-        impl->elu_fwd(x, n, alpha, got);
-    }
+    gnn_status s = backward ? gnn_act_elu_bwd(ref, x, dy, n, alpha, want) : gnn_act_elu_fwd(ref, x, n, alpha, want);
+    if (s)
+        return gnn_oracle_fail(ctx, "ref %s returned %s", backward ? "backward" : "forward", gnn_status_str(s));
+    s = backward ? gnn_act_elu_bwd(impl, x, dy, n, alpha, got) : gnn_act_elu_fwd(impl, x, n, alpha, got);
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, backward ? "impl backward" : "impl forward", s);
+    if (o != GNN_ORACLE_PASS)
+        return o;
     gnn_oracle_digest(ctx, got, (size_t)n * sizeof(float));
     return gnn_oracle_compare_f32(ctx, NULL, backward ? "dx" : "y", want, got, n, 0);
 }
@@ -139,10 +139,11 @@ static gnn_oracle_outcome ln_fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case 
         if (!y[s] || !mu[s] || !rs[s])
             return gnn_oracle_fail(ctx, "out of memory");
     }
-    gnn_status st = ref->layernorm_fwd(l.x, l.n, l.d, l.gamma, l.beta, l.eps, y[0], mu[0], rs[0]);
+    gnn_status st = gnn_act_layernorm_fwd(ref, l.x, l.n, l.d, l.gamma, l.beta, l.eps, y[0], mu[0], rs[0]);
     if (st)
         return gnn_oracle_fail(ctx, "ref forward returned %s", gnn_status_str(st));
-    o = gnn_oracle_status(ctx, "impl forward", impl->layernorm_fwd(l.x, l.n, l.d, l.gamma, l.beta, l.eps, y[1], mu[1], rs[1]));
+    o = gnn_oracle_status(ctx, "impl forward",
+                          gnn_act_layernorm_fwd(impl, l.x, l.n, l.d, l.gamma, l.beta, l.eps, y[1], mu[1], rs[1]));
     if (o != GNN_ORACLE_PASS)
         return o;
     gnn_oracle_digest(ctx, y[1], (size_t)cnt * sizeof(float));
@@ -179,12 +180,13 @@ static gnn_oracle_outcome ln_bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case 
     }
     if (!y || !mu || !rs)
         return gnn_oracle_fail(ctx, "out of memory");
-    gnn_status st = ref->layernorm_fwd(l.x, l.n, l.d, l.gamma, l.beta, l.eps, y, mu, rs);
+    gnn_status st = gnn_act_layernorm_fwd(ref, l.x, l.n, l.d, l.gamma, l.beta, l.eps, y, mu, rs);
     if (!st)
-        st = ref->layernorm_bwd(l.x, l.dy, l.n, l.d, l.gamma, mu, rs, dx[0], dg[0], db[0]);
+        st = gnn_act_layernorm_bwd(ref, l.x, l.dy, l.n, l.d, l.gamma, mu, rs, dx[0], dg[0], db[0]);
     if (st)
         return gnn_oracle_fail(ctx, "ref returned %s", gnn_status_str(st));
-    o = gnn_oracle_status(ctx, "impl backward", impl->layernorm_bwd(l.x, l.dy, l.n, l.d, l.gamma, mu, rs, dx[1], dg[1], db[1]));
+    o = gnn_oracle_status(ctx, "impl backward",
+                          gnn_act_layernorm_bwd(impl, l.x, l.dy, l.n, l.d, l.gamma, mu, rs, dx[1], dg[1], db[1]));
     if (o != GNN_ORACLE_PASS)
         return o;
     gnn_oracle_digest(ctx, dx[1], (size_t)cnt * sizeof(float));
@@ -241,7 +243,9 @@ static gnn_oracle_outcome grad_elu_run(gnn_oracle_ctx *ctx, const gnn_oracle_cas
         x[i] = ldexpf((float)(gnn_oracle_draw_uint(&g, 2) ? k : -k), -3);
     }
     gnn_oracle_fill_dyadic(&gr, r, n, 8, 3);
-    ops->elu_bwd(x, r, n, alpha, dx);
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, "backward", gnn_act_elu_bwd(ops, x, r, n, alpha, dx));
+    if (o != GNN_ORACLE_PASS)
+        return o;
     gnn_oracle_digest(ctx, dx, (size_t)n * sizeof(float));
     const float h = 0x1p-7f;
     for (int64_t e = 0; e < n; e++) {
@@ -249,7 +253,8 @@ static gnn_oracle_outcome grad_elu_run(gnn_oracle_ctx *ctx, const gnn_oracle_cas
         double l[2];
         for (int side = 0; side < 2; side++) {
             x[e] = side ? keep - h : keep + h;
-            ops->elu_fwd(x, n, alpha, y);
+            if ((o = gnn_oracle_status(ctx, "forward", gnn_act_elu_fwd(ops, x, n, alpha, y))) != GNN_ORACLE_PASS)
+                return o;
             double L = 0;
             for (int64_t i = 0; i < n; i++)
                 L += (double)r[i] * (double)y[i];
@@ -318,9 +323,10 @@ static gnn_oracle_outcome grad_ln_run(gnn_oracle_ctx *ctx, const gnn_oracle_case
     for (int64_t f = 0; f < d; f++)
         gamma[f] += 1.0f;
     gnn_oracle_fill_dyadic(&g3, beta, d, 8, 3);
-    gnn_oracle_outcome o = gnn_oracle_status(ctx, "forward", ops->layernorm_fwd(x, n, d, gamma, beta, eps, y, mu, rs));
+    gnn_oracle_outcome o =
+        gnn_oracle_status(ctx, "forward", gnn_act_layernorm_fwd(ops, x, n, d, gamma, beta, eps, y, mu, rs));
     if (o == GNN_ORACLE_PASS)
-        o = gnn_oracle_status(ctx, "backward", ops->layernorm_bwd(x, r, n, d, gamma, mu, rs, dx, dg, db));
+        o = gnn_oracle_status(ctx, "backward", gnn_act_layernorm_bwd(ops, x, r, n, d, gamma, mu, rs, dx, dg, db));
     if (o != GNN_ORACLE_PASS)
         return o;
     gnn_oracle_digest(ctx, dx, (size_t)cnt * sizeof(float));
@@ -332,8 +338,8 @@ static gnn_oracle_outcome grad_ln_run(gnn_oracle_ctx *ctx, const gnn_oracle_case
         double l[2];
         for (int side = 0; side < 2; side++) {
             *p = side ? keep - h : keep + h;
-            if ((o = gnn_oracle_status(ctx, "forward", ops->layernorm_fwd(x, n, d, gamma, beta, eps, y, mu, rs))) !=
-                GNN_ORACLE_PASS) {
+            o = gnn_oracle_status(ctx, "forward", gnn_act_layernorm_fwd(ops, x, n, d, gamma, beta, eps, y, mu, rs));
+            if (o != GNN_ORACLE_PASS) {
                 *p = keep;
                 return o;
             }

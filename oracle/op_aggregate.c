@@ -75,10 +75,12 @@ static gnn_oracle_outcome agg_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c,
     gnn_oracle_draws gx = gnn_oracle_draws_make(c, 2);
     gnn_oracle_fill_spread(&gx, in, in_rows * d);
 
-    s = backward ? ref->backward(blk, in, d, kind, want) : ref->forward(blk, in, d, kind, want);
+    s = backward ? gnn_aggregate_backward(ref, blk, in, d, kind, want)
+                 : gnn_aggregate_forward(ref, blk, in, d, kind, want);
     if (s)
         return gnn_oracle_fail(ctx, "ref %s returned %s", backward ? "backward" : "forward", gnn_status_str(s));
-    s = backward ? impl->backward(blk, in, d, kind, got) : impl->forward(blk, in, d, kind, got);
+    s = backward ? gnn_aggregate_backward(impl, blk, in, d, kind, got)
+                 : gnn_aggregate_forward(impl, blk, in, d, kind, got);
     gnn_oracle_outcome o = gnn_oracle_status(ctx, backward ? "impl backward" : "impl forward", s);
     if (o != GNN_ORACLE_PASS)
         return o;
@@ -150,9 +152,10 @@ static gnn_oracle_outcome wagg_fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_cas
     gnn_oracle_draws gx = gnn_oracle_draws_make(c, 2), gw = gnn_oracle_draws_make(c, 4);
     gnn_oracle_fill_spread(&gx, x, n_src * d);
     gnn_oracle_fill_spread(&gw, w, blk->nnz);
-    if ((s = ref->weighted_forward(blk, x, d, w, want)))
+    if ((s = gnn_aggregate_weighted_forward(ref, blk, x, d, w, want)))
         return gnn_oracle_fail(ctx, "ref weighted_forward returned %s", gnn_status_str(s));
-    gnn_oracle_outcome o = gnn_oracle_status(ctx, "impl weighted_forward", impl->weighted_forward(blk, x, d, w, got));
+    gnn_oracle_outcome o =
+        gnn_oracle_status(ctx, "impl weighted_forward", gnn_aggregate_weighted_forward(impl, blk, x, d, w, got));
     if (o != GNN_ORACLE_PASS)
         return o;
     gnn_oracle_digest(ctx, got, out_bytes);
@@ -186,11 +189,10 @@ static gnn_oracle_outcome wagg_bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_cas
     gnn_oracle_fill_spread(&gx, x, n_src * d);
     gnn_oracle_fill_spread(&gd, dout, n_dst * d);
     gnn_oracle_fill_spread(&gw, w, blk->nnz);
-    if ((s = ref->weighted_backward(blk, x, dout, d, w, want_dx ? dx[0] : NULL, want_dw ? dw[0] : NULL)))
+    if ((s = gnn_aggregate_weighted_backward(ref, blk, x, dout, d, w, want_dx ? dx[0] : NULL, want_dw ? dw[0] : NULL)))
         return gnn_oracle_fail(ctx, "ref weighted_backward returned %s", gnn_status_str(s));
-    gnn_oracle_outcome o = gnn_oracle_status(ctx, "impl weighted_backward",
-                                             impl->weighted_backward(blk, x, dout, d, w, want_dx ? dx[1] : NULL,
-                                                                     want_dw ? dw[1] : NULL));
+    s = gnn_aggregate_weighted_backward(impl, blk, x, dout, d, w, want_dx ? dx[1] : NULL, want_dw ? dw[1] : NULL);
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, "impl weighted_backward", s);
     if (o != GNN_ORACLE_PASS)
         return o;
     if (want_dx) {
@@ -270,8 +272,8 @@ static gnn_status agg_setup(const gnn_oracle_case *c, gnn_agg_kind kind, int bac
 static gnn_status agg_bench_run(void *p)
 {
     agg_fixture *f = p;
-    return f->backward ? f->ops->backward(&f->blk, f->in, f->d, f->kind, f->out)
-                       : f->ops->forward(&f->blk, f->in, f->d, f->kind, f->out);
+    return f->backward ? gnn_aggregate_backward(f->ops, &f->blk, f->in, f->d, f->kind, f->out)
+                       : gnn_aggregate_forward(f->ops, &f->blk, f->in, f->d, f->kind, f->out);
 }
 
 static gnn_status mean_fwd_setup(const gnn_oracle_case *c, void **f, gnn_oracle_work *w) { return agg_setup(c, GNN_AGG_MEAN, 0, f, w); }
@@ -412,18 +414,20 @@ static gnn_oracle_outcome grad_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c
     gnn_oracle_fill_dyadic(&gx, x, nx, 16, 3);
     gnn_oracle_fill_dyadic(&gr, r, nout, 16, 3);
 
-    gnn_oracle_outcome o = gnn_oracle_status(ctx, "backward", ops->backward(blk, r, d, kind, dx));
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, "backward", gnn_aggregate_backward(ops, blk, r, d, kind, dx));
     if (o != GNN_ORACLE_PASS)
         return o;
     const double h = 1.0;
     for (int64_t e = 0; e < nx; e++) {
         const float keep = x[e];
         x[e] = keep + (float)h;
-        if ((o = gnn_oracle_status(ctx, "forward", ops->forward(blk, x, d, kind, out))) != GNN_ORACLE_PASS)
+        o = gnn_oracle_status(ctx, "forward", gnn_aggregate_forward(ops, blk, x, d, kind, out));
+        if (o != GNN_ORACLE_PASS)
             return o;
         const double lp = objective(out, r, nout);
         x[e] = keep - (float)h;
-        if ((o = gnn_oracle_status(ctx, "forward", ops->forward(blk, x, d, kind, out))) != GNN_ORACLE_PASS)
+        o = gnn_oracle_status(ctx, "forward", gnn_aggregate_forward(ops, blk, x, d, kind, out));
+        if (o != GNN_ORACLE_PASS)
             return o;
         const double lm = objective(out, r, nout);
         x[e] = keep;
@@ -505,7 +509,8 @@ static gnn_oracle_outcome grad_weighted_run(gnn_oracle_ctx *ctx, const gnn_oracl
     gnn_oracle_fill_dyadic(&gr, r, nout, 16, 3);
     gnn_oracle_fill_dyadic(&gw, w, nnz, 16, 3);
 
-    gnn_oracle_outcome o = gnn_oracle_status(ctx, "weighted_backward", ops->weighted_backward(blk, x, r, d, w, dx, dw));
+    gnn_oracle_outcome o =
+        gnn_oracle_status(ctx, "weighted_backward", gnn_aggregate_weighted_backward(ops, blk, x, r, d, w, dx, dw));
     if (o != GNN_ORACLE_PASS)
         return o;
     const float h = 1.0f;
@@ -518,8 +523,8 @@ static gnn_oracle_outcome grad_weighted_run(gnn_oracle_ctx *ctx, const gnn_oracl
             double l[2];
             for (int side = 0; side < 2; side++) {
                 p[e] = side ? keep - h : keep + h;
-                if ((o = gnn_oracle_status(ctx, "weighted_forward", ops->weighted_forward(blk, x, d, w, out))) !=
-                    GNN_ORACLE_PASS)
+                o = gnn_oracle_status(ctx, "weighted_forward", gnn_aggregate_weighted_forward(ops, blk, x, d, w, out));
+                if (o != GNN_ORACLE_PASS)
                     return o;
                 l[side] = objective(out, r, nout);
             }

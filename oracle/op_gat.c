@@ -106,10 +106,10 @@ static gnn_oracle_outcome gat_fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case
         if (!out[s] || !alpha[s])
             return gnn_oracle_fail(ctx, "out of memory");
     }
-    gnn_status st = ref->forward(g.blk, g.z, g.al, g.ar, &g.p, out[0], alpha[0]);
+    gnn_status st = gnn_gat_forward(ref, g.blk, g.z, g.al, g.ar, &g.p, out[0], alpha[0]);
     if (st)
         return gnn_oracle_fail(ctx, "ref forward returned %s", gnn_status_str(st));
-    o = gnn_oracle_status(ctx, "impl forward", impl->forward(g.blk, g.z, g.al, g.ar, &g.p, out[1], alpha[1]));
+    o = gnn_oracle_status(ctx, "impl forward", gnn_gat_forward(impl, g.blk, g.z, g.al, g.ar, &g.p, out[1], alpha[1]));
     if (o != GNN_ORACLE_PASS)
         return o;
     gnn_oracle_digest(ctx, out[1], (size_t)n_out * sizeof(float));
@@ -121,7 +121,7 @@ static gnn_oracle_outcome gat_fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case
     if (!out2)
         return gnn_oracle_fail(ctx, "out of memory");
     gnn_oracle_outcome o2 = gnn_oracle_status(ctx, "impl forward (alpha = NULL)",
-                                              impl->forward(g.blk, g.z, g.al, g.ar, &g.p, out2, NULL));
+                                              gnn_gat_forward(impl, g.blk, g.z, g.al, g.ar, &g.p, out2, NULL));
     if (o2 == GNN_ORACLE_PASS) {
         const gnn_oracle_tol bitwise = { GNN_CMP_BITWISE, 0, 0 };
         o2 = gnn_oracle_compare_f32(ctx, &bitwise, "out(alpha=NULL)", out[0], out2, n_out, g.HF);
@@ -150,13 +150,13 @@ static gnn_oracle_outcome gat_bwd_run_which(gnn_oracle_ctx *ctx, const gnn_oracl
     }
     if (!out || !alpha)
         return gnn_oracle_fail(ctx, "out of memory");
-    gnn_status st = ref->forward(g.blk, g.z, g.al, g.ar, &g.p, out, alpha);
+    gnn_status st = gnn_gat_forward(ref, g.blk, g.z, g.al, g.ar, &g.p, out, alpha);
     if (!st)
-        st = ref->backward(g.blk, g.z, g.al, g.ar, &g.p, alpha, g.dout, dz[0], dal[0], dar[0]);
+        st = gnn_gat_backward(ref, g.blk, g.z, g.al, g.ar, &g.p, alpha, g.dout, dz[0], dal[0], dar[0]);
     if (st)
         return gnn_oracle_fail(ctx, "ref returned %s", gnn_status_str(st));
     o = gnn_oracle_status(ctx, "impl backward",
-                          impl->backward(g.blk, g.z, g.al, g.ar, &g.p, alpha, g.dout, dz[1], dal[1], dar[1]));
+                          gnn_gat_backward(impl, g.blk, g.z, g.al, g.ar, &g.p, alpha, g.dout, dz[1], dal[1], dar[1]));
     if (o != GNN_ORACLE_PASS)
         return o;
     if (which == 0) {
@@ -234,7 +234,7 @@ static gnn_status gat_setup(const gnn_oracle_case *c, int backward, void **fixtu
         f->ar[k] = ldexpf(f->ar[k], -7);
     }
     gnn_oracle_fill_spread(&g4, f->dout, n_dst * HF);
-    s = f->ops->forward(&f->blk, f->z, f->al, f->ar, &f->p, f->out, f->alpha);
+    s = gnn_gat_forward(f->ops, &f->blk, f->z, f->al, f->ar, &f->p, f->out, f->alpha);
     if (s) {
         gat_teardown(f);
         return s;
@@ -255,8 +255,8 @@ static gnn_status gat_bench_run(void *q)
 {
     gat_fixture *f = q;
     if (f->backward)
-        return f->ops->backward(&f->blk, f->z, f->al, f->ar, &f->p, f->alpha, f->dout, f->dz, f->dal, f->dar);
-    return f->ops->forward(&f->blk, f->z, f->al, f->ar, &f->p, f->out, f->alpha);
+        return gnn_gat_backward(f->ops, &f->blk, f->z, f->al, f->ar, &f->p, f->alpha, f->dout, f->dz, f->dal, f->dar);
+    return gnn_gat_forward(f->ops, &f->blk, f->z, f->al, f->ar, &f->p, f->out, f->alpha);
 }
 
 static gnn_status gat_fwd_setup(const gnn_oracle_case *c, void **f, gnn_oracle_work *w) { return gat_setup(c, 0, f, w); }
@@ -354,10 +354,12 @@ static gnn_oracle_outcome grad_gat_run(gnn_oracle_ctx *ctx, const gnn_oracle_cas
     unsigned char *br0 = gnn_oracle_alloc(ctx, (size_t)(nnz * H) + 1), *br1 = gnn_oracle_alloc(ctx, (size_t)(nnz * H) + 1);
     if (!out || !alpha || !dz || !dal || !dar || !fd || !an || !br0 || !br1)
         return gnn_oracle_fail(ctx, "out of memory");
-    if ((o = gnn_oracle_status(ctx, "forward", ops->forward(g.blk, g.z, g.al, g.ar, &g.p, out, alpha))) != GNN_ORACLE_PASS)
+    o = gnn_oracle_status(ctx, "forward", gnn_gat_forward(ops, g.blk, g.z, g.al, g.ar, &g.p, out, alpha));
+    if (o != GNN_ORACLE_PASS)
         return o;
-    if ((o = gnn_oracle_status(ctx, "backward", ops->backward(g.blk, g.z, g.al, g.ar, &g.p, alpha, g.dout, dz, dal, dar))) !=
-        GNN_ORACLE_PASS)
+    o = gnn_oracle_status(ctx, "backward",
+                          gnn_gat_backward(ops, g.blk, g.z, g.al, g.ar, &g.p, alpha, g.dout, dz, dal, dar));
+    if (o != GNN_ORACLE_PASS)
         return o;
     gnn_oracle_digest(ctx, dz, (size_t)n_z * sizeof(float));
     gat_branches(g.blk, g.z, g.al, g.ar, H, F, br0);
@@ -373,8 +375,8 @@ static gnn_oracle_outcome grad_gat_run(gnn_oracle_ctx *ctx, const gnn_oracle_cas
             *x = side ? keep - h : keep + h;
             gat_branches(g.blk, g.z, g.al, g.ar, H, F, br1);
             crossed |= memcmp(br0, br1, (size_t)(nnz * H)) != 0;
-            if ((o = gnn_oracle_status(ctx, "forward", ops->forward(g.blk, g.z, g.al, g.ar, &g.p, out, NULL))) !=
-                GNN_ORACLE_PASS) {
+            o = gnn_oracle_status(ctx, "forward", gnn_gat_forward(ops, g.blk, g.z, g.al, g.ar, &g.p, out, NULL));
+            if (o != GNN_ORACLE_PASS) {
                 *x = keep;
                 return o;
             }

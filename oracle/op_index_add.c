@@ -86,10 +86,10 @@ static gnn_oracle_outcome ia_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
     memcpy(got, init, out_bytes);
 
     const gnn_status expect = bad ? GNN_ERR_RANGE : GNN_OK;
-    gnn_status s = ref->run(want, n_out, d, idx, src, n);
+    gnn_status s = gnn_index_add_run(ref, want, n_out, d, idx, src, n);
     if (s != expect)
         return gnn_oracle_fail(ctx, "ref returned %s, expected %s", gnn_status_str(s), gnn_status_str(expect));
-    s = impl->run(got, n_out, d, idx, src, n);
+    s = gnn_index_add_run(impl, got, n_out, d, idx, src, n);
     if (s == GNN_ERR_UNSUPPORTED)
         return gnn_oracle_status(ctx, "impl", s);
     if (s != expect)
@@ -171,7 +171,7 @@ static gnn_status ia_setup(const gnn_oracle_case *c, void **fixture, gnn_oracle_
 static gnn_status ia_bench_run(void *p)
 {
     ia_fixture *f = p;
-    return f->ops->run(f->out, f->n_out, f->d, f->idx, f->src, f->n);
+    return gnn_index_add_run(f->ops, f->out, f->n_out, f->d, f->idx, f->src, f->n);
 }
 
 /* The backward of an aggregation over a sampled layer: 150k edges scattered into 100k rows,

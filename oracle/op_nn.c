@@ -63,8 +63,13 @@ static gnn_oracle_outcome linear_fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_c
     gnn_oracle_fill_spread(&g1, x, n * in);
     gnn_oracle_fill_spread(&g2, w, in * out);
     gnn_oracle_fill_spread(&g3, b, out);
-    ref->linear_fwd(x, n, in, w, bias ? b : NULL, out, want);
-    impl->linear_fwd(x, n, in, w, bias ? b : NULL, out, got);
+    gnn_status s = gnn_nn_linear_fwd(ref, x, n, in, w, bias ? b : NULL, out, want);
+    if (s)
+        return gnn_oracle_fail(ctx, "ref forward returned %s", gnn_status_str(s));
+    s = gnn_nn_linear_fwd(impl, x, n, in, w, bias ? b : NULL, out, got);
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, "impl forward", s);
+    if (o != GNN_ORACLE_PASS)
+        return o;
     gnn_oracle_digest(ctx, got, (size_t)(n * out) * sizeof(float));
     return gnn_oracle_compare_f32(ctx, NULL, "y", want, got, n * out, out);
 }
@@ -91,11 +96,16 @@ static gnn_oracle_outcome linear_bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_c
     gnn_oracle_fill_spread(&g1, x, n * in);
     gnn_oracle_fill_spread(&g2, w, in * out);
     gnn_oracle_fill_spread(&g3, dy, n * out);
-    ref->linear_bwd(x, dy, n, in, w, out, with_dx ? dx[0] : NULL, dw[0], db[0]);
-    impl->linear_bwd(x, dy, n, in, w, out, with_dx ? dx[1] : NULL, dw[1], db[1]);
+    gnn_status s = gnn_nn_linear_bwd(ref, x, dy, n, in, w, out, with_dx ? dx[0] : NULL, dw[0], db[0]);
+    if (s)
+        return gnn_oracle_fail(ctx, "ref backward returned %s", gnn_status_str(s));
+    s = gnn_nn_linear_bwd(impl, x, dy, n, in, w, out, with_dx ? dx[1] : NULL, dw[1], db[1]);
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, "impl backward", s);
+    if (o != GNN_ORACLE_PASS)
+        return o;
     gnn_oracle_digest(ctx, dw[1], (size_t)(in * out) * sizeof(float));
     gnn_oracle_digest(ctx, db[1], (size_t)out * sizeof(float));
-    gnn_oracle_outcome o = gnn_oracle_compare_f32(ctx, NULL, "dw", dw[0], dw[1], in * out, out);
+    o = gnn_oracle_compare_f32(ctx, NULL, "dw", dw[0], dw[1], in * out, out);
     o = gnn_oracle_worst(o, gnn_oracle_compare_f32(ctx, NULL, "db", db[0], db[1], out, 0));
     if (with_dx) {
         gnn_oracle_digest(ctx, dx[1], (size_t)(n * in) * sizeof(float));
@@ -162,8 +172,7 @@ static gnn_status lin_setup(const gnn_oracle_case *c, void **fixture, gnn_oracle
 static gnn_status lin_bench_run(void *p)
 {
     lin_fixture *f = p;
-    f->ops->linear_fwd(f->x, f->n, f->in, f->w, f->b, f->out, f->y);
-    return GNN_OK;
+    return gnn_nn_linear_fwd(f->ops, f->x, f->n, f->in, f->w, f->b, f->out, f->y);
 }
 
 static const char *const k_lin_bench_sizes[] = { "n=16384,in=128,out=128,bias=1", NULL };
@@ -501,13 +510,16 @@ static gnn_oracle_outcome fd_linear_param(gnn_oracle_ctx *ctx, const gnn_nn_ops 
     if (!fd || !an)
         return gnn_oracle_fail(ctx, "out of memory");
     const float h = 1.0f;
+    gnn_oracle_outcome o;
     for (int64_t e = 0; e < count; e++) {
         const float keep = param[e];
         param[e] = keep + h;
-        ops->linear_fwd(x, n, in, w, b, out, y);
+        if ((o = gnn_oracle_status(ctx, "forward", gnn_nn_linear_fwd(ops, x, n, in, w, b, out, y))) != GNN_ORACLE_PASS)
+            return o;
         const double lp = dot_r(y, r, n * out);
         param[e] = keep - h;
-        ops->linear_fwd(x, n, in, w, b, out, y);
+        if ((o = gnn_oracle_status(ctx, "forward", gnn_nn_linear_fwd(ops, x, n, in, w, b, out, y))) != GNN_ORACLE_PASS)
+            return o;
         const double lm = dot_r(y, r, n * out);
         param[e] = keep;
         fd[e] = (lp - lm) / (2.0 * h);
@@ -537,10 +549,13 @@ static gnn_oracle_outcome grad_linear_run(gnn_oracle_ctx *ctx, const gnn_oracle_
     gnn_oracle_fill_dyadic(&g2, w, in * out, 16, 3);
     gnn_oracle_fill_dyadic(&g3, b, out, 16, 3);
     gnn_oracle_fill_dyadic(&g4, r, n * out, 16, 3);
-    ops->linear_bwd(x, r, n, in, w, out, dx, dw, db);
+    gnn_oracle_outcome o =
+        gnn_oracle_status(ctx, "backward", gnn_nn_linear_bwd(ops, x, r, n, in, w, out, dx, dw, db));
+    if (o != GNN_ORACLE_PASS)
+        return o;
     gnn_oracle_digest(ctx, dw, (size_t)(in * out) * sizeof(float));
     float *bb = bias ? b : NULL;
-    gnn_oracle_outcome o = fd_linear_param(ctx, ops, x, n, in, w, bb, out, r, y, x, n * in, dx, "dx", in);
+    o = fd_linear_param(ctx, ops, x, n, in, w, bb, out, r, y, x, n * in, dx, "dx", in);
     o = gnn_oracle_worst(o, fd_linear_param(ctx, ops, x, n, in, w, bb, out, r, y, w, in * out, dw, "dw", out));
     if (bias)
         o = gnn_oracle_worst(o, fd_linear_param(ctx, ops, x, n, in, w, b, out, r, y, b, out, db, "db", 0));

@@ -171,11 +171,11 @@ static gnn_oracle_outcome fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
     float *want = gnn_oracle_alloc_out(ctx, "ref.y", ybytes), *got = gnn_oracle_alloc_out(ctx, "impl.y", ybytes);
     if (!want || !got)
         return gnn_oracle_fail(ctx, "out of memory");
-    gnn_status s = ref->forward(in.x, in.n, in.c, in.w, in.b, in.k, &in.key, want);
+    gnn_status s = gnn_update_forward(ref, in.x, in.n, in.c, in.w, in.b, in.k, &in.key, want);
     if (s)
         return gnn_oracle_fail(ctx, "ref forward returned %s", gnn_status_str(s));
-    if ((o = gnn_oracle_status(ctx, "impl forward", impl->forward(in.x, in.n, in.c, in.w, in.b, in.k, &in.key, got))) !=
-        GNN_ORACLE_PASS)
+    s = gnn_update_forward(impl, in.x, in.n, in.c, in.w, in.b, in.k, &in.key, got);
+    if ((o = gnn_oracle_status(ctx, "impl forward", s)) != GNN_ORACLE_PASS)
         return o;
     gnn_oracle_digest(ctx, got, ybytes);
     o = gnn_oracle_compare_f32(ctx, NULL, "y", want, got, in.n * in.k, in.k);
@@ -205,17 +205,17 @@ static gnn_oracle_outcome bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
     }
     if (!y || !dy)
         return gnn_oracle_fail(ctx, "out of memory");
-    gnn_status s = gnn_update_ref.forward(in.x, n, cc, in.w, in.b, k, &in.key, y);
+    gnn_status s = gnn_update_forward(&gnn_update_ref, in.x, n, cc, in.w, in.b, k, &in.key, y);
     if (s)
         return gnn_oracle_fail(ctx, "ref forward (making y) returned %s", gnn_status_str(s));
     gnn_oracle_draws g4 = gnn_oracle_draws_make(c, 4);
     fill_uniform(&g4, dy, n * k);
     const float p = in.key.p;
-    s = ref->backward(in.x, y, dy, n, cc, in.w, k, p, with_dx ? dx[0] : NULL, dw[0], with_db ? db[0] : NULL);
+    s = gnn_update_backward(ref, in.x, y, dy, n, cc, in.w, k, p, with_dx ? dx[0] : NULL, dw[0], with_db ? db[0] : NULL);
     if (s)
         return gnn_oracle_fail(ctx, "ref backward returned %s", gnn_status_str(s));
     o = gnn_oracle_status(ctx, "impl backward",
-                          impl->backward(in.x, y, dy, n, cc, in.w, k, p, with_dx ? dx[1] : NULL, dw[1],
+                          gnn_update_backward(impl, in.x, y, dy, n, cc, in.w, k, p, with_dx ? dx[1] : NULL, dw[1],
                                          with_db ? db[1] : NULL));
     if (o != GNN_ORACLE_PASS)
         return o;
@@ -303,8 +303,9 @@ static gnn_oracle_outcome fd_param(gnn_oracle_ctx *ctx, const upd_inputs *in, co
         double l[2];
         for (int side = 0; side < 2; side++) {
             param[e] = side ? keep - h : keep + h;
-            if ((o = gnn_oracle_status(ctx, "forward", gnn_update_ref.forward(in->x, in->n, in->c, in->w, in->b, in->k,
-                                                                               &in->key, y))) != GNN_ORACLE_PASS)
+            const gnn_status s =
+                gnn_update_forward(&gnn_update_ref, in->x, in->n, in->c, in->w, in->b, in->k, &in->key, y);
+            if ((o = gnn_oracle_status(ctx, "forward", s)) != GNN_ORACLE_PASS)
                 return o;
             l[side] = objective(y, r, in->n * in->k);
         }
@@ -349,10 +350,11 @@ static gnn_oracle_outcome grad_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c
     gnn_oracle_fill_dyadic(&g4, r, n * k, 16, 3);
     if (!gnn_oracle_int(c, U_BIAS))
         in.b = NULL;
-    gnn_oracle_outcome o = gnn_oracle_status(ctx, "forward", ops->forward(in.x, n, cc, in.w, in.b, k, &in.key, y));
+    gnn_oracle_outcome o =
+        gnn_oracle_status(ctx, "forward", gnn_update_forward(ops, in.x, n, cc, in.w, in.b, k, &in.key, y));
     if (o != GNN_ORACLE_PASS)
         return o;
-    if ((o = gnn_oracle_status(ctx, "backward", ops->backward(in.x, y, r, n, cc, in.w, k, p, dx, dw, db))) !=
+    if ((o = gnn_oracle_status(ctx, "backward", gnn_update_backward(ops, in.x, y, r, n, cc, in.w, k, p, dx, dw, db))) !=
         GNN_ORACLE_PASS)
         return o;
     gnn_oracle_digest(ctx, dw, (size_t)(cc * k) * sizeof(float));

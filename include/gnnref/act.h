@@ -38,6 +38,19 @@ typedef struct gnn_act_ops {
 
 extern const gnn_act_ops gnn_act_ref, gnn_act_cpu;
 
+/* The public entry points (core/kernels.c): apply the rules above (GNN_ERR_INVAL, nothing
+ * written; also for ops NULL, and for ELU a count < 0 or a NULL array with count > 0), then
+ * call ops's op of the same name, whose body assumes valid input. GNN_ERR_UNSUPPORTED: ops
+ * lacks the op. */
+gnn_status gnn_act_elu_fwd(const gnn_act_ops *ops, const float *x, int64_t count, float alpha, float *y);
+gnn_status gnn_act_elu_bwd(const gnn_act_ops *ops, const float *x, const float *dy, int64_t count, float alpha,
+                           float *dx);
+gnn_status gnn_act_layernorm_fwd(const gnn_act_ops *ops, const float *x, int64_t n, int64_t d, const float *gamma,
+                                 const float *beta, float eps, float *y, float *mu, float *rstd);
+gnn_status gnn_act_layernorm_bwd(const gnn_act_ops *ops, const float *x, const float *dy, int64_t n, int64_t d,
+                                 const float *gamma, const float *mu, const float *rstd, float *dx, float *dgamma,
+                                 float *dbeta);
+
 #ifdef __cplusplus
 }
 #endif

@@ -46,6 +46,23 @@ typedef struct gnn_aggregate_ops {
 
 extern const gnn_aggregate_ops gnn_aggregate_ref, gnn_aggregate_cpu;
 
+/* The public entry points (core/kernels.c): check the arguments once, then call ops's op of
+ * the same name, whose body assumes valid input. Every caller goes through these.
+ * GNN_ERR_INVAL, nothing written: ops NULL; blk NULL; d < 0; a negative n_dst, n_src or nnz;
+ * a NULL array that has elements (x: n_src * d, out: n_dst * d; dout: n_dst * d, dx:
+ * n_src * d); kind not MEAN, SUM or GCN; w NULL with nnz > 0 (weighted_forward, and
+ * weighted_backward when dx is asked for); x NULL with n_src * d > 0 when dw is asked for.
+ * GNN_ERR_UNSUPPORTED: ops lacks the op (a NULL field). Otherwise the body's status
+ * (GNN_ERR_NOMEM when its scratch cannot be allocated). */
+gnn_status gnn_aggregate_forward(const gnn_aggregate_ops *ops, const gnn_block *blk, const float *x, int64_t d,
+                                 gnn_agg_kind kind, float *out);
+gnn_status gnn_aggregate_backward(const gnn_aggregate_ops *ops, const gnn_block *blk, const float *dout, int64_t d,
+                                  gnn_agg_kind kind, float *dx);
+gnn_status gnn_aggregate_weighted_forward(const gnn_aggregate_ops *ops, const gnn_block *blk, const float *x,
+                                          int64_t d, const float *w, float *out);
+gnn_status gnn_aggregate_weighted_backward(const gnn_aggregate_ops *ops, const gnn_block *blk, const float *x,
+                                           const float *dout, int64_t d, const float *w, float *dx, float *dw);
+
 #ifdef __cplusplus
 }
 #endif

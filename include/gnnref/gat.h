@@ -65,6 +65,18 @@ typedef struct gnn_gat_ops {
 
 extern const gnn_gat_ops gnn_gat_ref, gnn_gat_cpu;
 
+/* The public entry points (core/kernels.c): check everything the "Errors" above list, in
+ * that order (parameters, block sizes, an overflowing nnz*H or H*F (GNN_ERR_RANGE), the
+ * inputs, the block's indptr, its src ids (GNN_ERR_RANGE), then the outputs: out, or alpha
+ * when nnz > 0, dout, dz, dal and dar), then call ops's op of the same name, whose body
+ * assumes valid input and may still return GNN_ERR_NOMEM. Nothing is written on an error.
+ * ops NULL is GNN_ERR_INVAL; an op ops lacks is GNN_ERR_UNSUPPORTED. */
+gnn_status gnn_gat_forward(const gnn_gat_ops *ops, const gnn_block *blk, const float *z, const float *al,
+                           const float *ar, const gnn_gat_params *p, float *out, float *alpha);
+gnn_status gnn_gat_backward(const gnn_gat_ops *ops, const gnn_block *blk, const float *z, const float *al,
+                            const float *ar, const gnn_gat_params *p, const float *alpha, const float *dout,
+                            float *dz, float *dal, float *dar);
+
 #ifdef __cplusplus
 }
 #endif

@@ -24,6 +24,13 @@ typedef struct gnn_index_add_ops {
 
 extern const gnn_index_add_ops gnn_index_add_ref, gnn_index_add_cpu;
 
+/* The public entry point (core/kernels.c): checks the arguments and every index, then calls
+ * ops->run, whose body assumes valid input. GNN_ERR_INVAL: ops NULL, n_out, d or n < 0, idx
+ * NULL with n > 0, src or out NULL with n * d > 0. GNN_ERR_RANGE: an idx[i] outside
+ * [0, n_out). Either way out is unchanged. GNN_ERR_UNSUPPORTED: ops->run is NULL. */
+gnn_status gnn_index_add_run(const gnn_index_add_ops *ops, float *out, int64_t n_out, int64_t d, const int64_t *idx,
+                             const float *src, int64_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -27,6 +27,17 @@ typedef struct gnn_nn_ops {
 } gnn_nn_ops;
 extern const gnn_nn_ops gnn_nn_ref, gnn_nn_cpu;
 
+/* The public entry points of the linear layer (core/kernels.c): check the arguments, then
+ * call ops's op of the same name, whose body assumes valid input (and cannot fail).
+ * GNN_ERR_INVAL, nothing written: ops NULL; n, in or out < 0; a NULL array that has
+ * elements among x (n, in), w (in, out) and y (n, out); in the backward, dy (n, out), x when
+ * dw is asked for, w when dx is. b, and the backward's dx, dw and db, may be NULL.
+ * GNN_ERR_UNSUPPORTED: ops lacks the op. */
+gnn_status gnn_nn_linear_fwd(const gnn_nn_ops *ops, const float *x, int64_t n, int64_t in, const float *w,
+                             const float *b, int64_t out, float *y);
+gnn_status gnn_nn_linear_bwd(const gnn_nn_ops *ops, const float *x, const float *dy, int64_t n, int64_t in,
+                             const float *w, int64_t out, float *dx, float *dw, float *db);
+
 /* Reference functions (also used directly by the training glue). */
 void gnn_linear_fwd_ref(const float *x, int64_t n, int64_t in, const float *w, const float *b,
                         int64_t out, float *y);

@@ -51,6 +51,15 @@ typedef struct gnn_update_ops {
 
 extern const gnn_update_ops gnn_update_ref, gnn_update_cpu, gnn_update_blocked;
 
+/* The public entry points (core/kernels.c): apply the argument rules above (GNN_ERR_INVAL,
+ * nothing written; also for ops NULL), then call ops's op of the same name, whose body
+ * assumes valid input and may still return GNN_ERR_NOMEM. GNN_ERR_UNSUPPORTED: ops lacks
+ * the op. */
+gnn_status gnn_update_forward(const gnn_update_ops *ops, const float *x, int64_t n, int64_t c, const float *w,
+                              const float *b, int64_t k, const gnn_dropout_key *key, float *y);
+gnn_status gnn_update_backward(const gnn_update_ops *ops, const float *x, const float *y, const float *dy, int64_t n,
+                               int64_t c, const float *w, int64_t k, float p, float *dx, float *dw, float *db);
+
 #ifdef __cplusplus
 }
 #endif
