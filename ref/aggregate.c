@@ -1,7 +1,8 @@
 /* ref/aggregate.c -- reference neighbor aggregation, forward and backward.
  *
  * Plain C11, no intrinsics, no threads: this file is the specification; opt/cpu/aggregate.c
- * must reproduce it bit for bit.
+ * must reproduce it bit for bit. The arguments are checked once by the public entry points
+ * (gnn_aggregate_forward, ... in core/kernels.c): the functions here assume valid input.
  *
  * @eq{DistGNN-MB 1} h_N(v) = AGG({ f_u : u in N(v) }), with AGG = mean for GraphSAGE:
  *   out[v][f] = (x[u_0][f] + x[u_1][f] + ... ) * (1.0f / deg(v)),
@@ -37,20 +38,9 @@ static float *src_inv_sqrt_degrees(const gnn_block *blk)
     return r;
 }
 
-/* Argument checks shared by the entry points (in: in_rows x d, out: out_rows x d). */
-static int bad_args(const gnn_block *blk, const void *in, int64_t in_rows, int64_t d, const void *out,
-                    int64_t out_rows)
-{
-    if (!blk || d < 0 || blk->n_dst < 0 || blk->n_src < 0 || blk->nnz < 0)
-        return 1;
-    return (!in && in_rows > 0 && d > 0) || (!out && out_rows > 0 && d > 0);
-}
-
 static gnn_status agg_forward_ref(const gnn_block *blk, const float *x, int64_t d,
                                   gnn_agg_kind kind, float *out)
 {
-    if (bad_args(blk, x, blk->n_src, d, out, blk->n_dst) || (kind != GNN_AGG_MEAN && kind != GNN_AGG_SUM && kind != GNN_AGG_GCN))
-        return GNN_ERR_INVAL;
     float *inv_ds = NULL;
     if (kind == GNN_AGG_GCN && !(inv_ds = src_inv_sqrt_degrees(blk)))
         return GNN_ERR_NOMEM;
@@ -117,8 +107,6 @@ static void scatter_back(const gnn_block *blk, const float *dout, int64_t d, gnn
 static gnn_status agg_backward_ref(const gnn_block *blk, const float *dout, int64_t d,
                                    gnn_agg_kind kind, float *dx)
 {
-    if (bad_args(blk, dout, blk->n_dst, d, dx, blk->n_src) || (kind != GNN_AGG_MEAN && kind != GNN_AGG_SUM && kind != GNN_AGG_GCN))
-        return GNN_ERR_INVAL;
     float *inv_ds = NULL;
     if (kind == GNN_AGG_GCN && !(inv_ds = src_inv_sqrt_degrees(blk)))
         return GNN_ERR_NOMEM;
@@ -131,8 +119,6 @@ static gnn_status agg_backward_ref(const gnn_block *blk, const float *dout, int6
 static gnn_status agg_weighted_forward_ref(const gnn_block *blk, const float *x, int64_t d, const float *w,
                                            float *out)
 {
-    if (bad_args(blk, x, blk->n_src, d, out, blk->n_dst) || (!w && blk->nnz > 0))
-        return GNN_ERR_INVAL;
     for (int64_t v = 0; v < blk->n_dst; v++) {
         float *out_v = out + v * d;
         for (int64_t f = 0; f < d; f++)
@@ -152,9 +138,6 @@ static gnn_status agg_weighted_forward_ref(const gnn_block *blk, const float *x,
 static gnn_status agg_weighted_backward_ref(const gnn_block *blk, const float *x, const float *dout, int64_t d,
                                             const float *w, float *dx, float *dw)
 {
-    if (bad_args(blk, dout, blk->n_dst, d, NULL, 0) || (dx && !w && blk->nnz > 0) ||
-        (dw && bad_args(blk, x, blk->n_src, d, NULL, 0)))
-        return GNN_ERR_INVAL;
     if (dx)
         scatter_back(blk, dout, d, GNN_AGG_SUM, NULL, w, dx);
     if (dw) {

@@ -4,7 +4,9 @@
  * @eq{DistGNN-MB 1} h_v = Dropout(ReLU(W_n . h_N(v) + W_s . h_v + b)), is built from
  * linear_fwd (twice, the second accumulating), relu and dropout; training adds softmax
  * cross-entropy and Adam. Every accumulation order below is part of the contract (see
- * include/gnnref/nn.h): opt/cpu/nn.c keeps it, so results are bitwise equal. */
+ * include/gnnref/nn.h): opt/cpu/nn.c keeps it, so results are bitwise equal. The linear
+ * layer's arguments are checked by its public entry points (gnn_nn_linear_fwd and _bwd,
+ * core/kernels.c): linear_fwd and linear_bwd here assume valid input. */
 #include <math.h>
 #include <string.h>
 #include "gnnref/nn.h"

@@ -16,42 +16,19 @@
  *     dz[i][j] = y[i][j] > 0 ? dy[i][j] * (1/(1-p)) : 0,
  *     dw[c][j] = sum_i x[i][c] dz[i][j] (i ascending),  db[j] = sum_i dz[i][j] (i ascending),
  *     dx[i][c] = sum_j dz[i][j] w[c][j] (j ascending).
- * dz is recomputed where it is needed instead of stored (no allocation). */
+ * dz is recomputed where it is needed instead of stored (no allocation).
+ *
+ * The argument rules of update.h are applied once, by the public entry points
+ * (gnn_update_forward and _backward, core/kernels.c), for every implementation alike: the
+ * functions here assume valid input. */
 #include <stddef.h>
 #include <string.h>
 #include "gnnref/rng.h"
 #include "gnnref/update.h"
-#include "opt/cpu/update_impl.h" /* gnn_update_check_* are defined here, used by opt/ too */
-
-/* Argument checks (the optimized versions call these too, so every impl applies the same rules). */
-gnn_status gnn_update_check_fwd(const float *x, int64_t n, int64_t c, const float *w, int64_t k,
-                            const gnn_dropout_key *key, const float *y)
-{
-    if (n < 0 || c < 0 || k < 0)
-        return GNN_ERR_INVAL;
-    if ((n > 0 && c > 0 && !x) || (c > 0 && k > 0 && !w) || (n > 0 && k > 0 && !y))
-        return GNN_ERR_INVAL;
-    if (key && !(key->p >= 0.0f && key->p < 1.0f)) /* also rejects NaN */
-        return GNN_ERR_INVAL;
-    return GNN_OK;
-}
-
-gnn_status gnn_update_check_bwd(const float *x, const float *y, const float *dy, int64_t n, int64_t c,
-                            const float *w, int64_t k, float p, const float *dw)
-{
-    if (n < 0 || c < 0 || k < 0 || !(p >= 0.0f && p < 1.0f))
-        return GNN_ERR_INVAL;
-    if ((n > 0 && c > 0 && !x) || (n > 0 && k > 0 && (!y || !dy)) || (c > 0 && k > 0 && (!w || !dw)))
-        return GNN_ERR_INVAL;
-    return GNN_OK;
-}
 
 static gnn_status update_fwd_ref(const float *x, int64_t n, int64_t c, const float *w, const float *b,
                                  int64_t k, const gnn_dropout_key *key, float *y)
 {
-    gnn_status s = gnn_update_check_fwd(x, n, c, w, k, key, y);
-    if (s)
-        return s;
     const float p = key ? key->p : 0.0f;
     const float scale = 1.0f / (1.0f - p);
     for (int64_t i = 0; i < n; i++) {
@@ -93,9 +70,6 @@ static inline float dz_at(const float *y, const float *dy, int64_t idx, float sc
 static gnn_status update_bwd_ref(const float *x, const float *y, const float *dy, int64_t n, int64_t c,
                                  const float *w, int64_t k, float p, float *dx, float *dw, float *db)
 {
-    gnn_status s = gnn_update_check_bwd(x, y, dy, n, c, w, k, p, dw);
-    if (s)
-        return s;
     const float scale = 1.0f / (1.0f - p);
     /* dw = x^T dz, summed over rows i in order */
     if (c > 0 && k > 0)

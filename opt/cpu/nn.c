@@ -8,7 +8,9 @@
  *    dx[i][k] still adds dy[i][j] * w[k][j] for j = 0, 1, ... in order;
  *  - dw: rows k of dw in parallel, each summing over i in order; db likewise by columns.
  * No cross-thread reduction is used, so the result does not depend on the thread count.
- * (A GEMM-library UPDATE with a tolerance is the kernels issue's cpu-blocked variant.) */
+ * (A GEMM-library UPDATE with a tolerance is the kernels issue's cpu-blocked variant.)
+ * The public entry points (gnn_nn_linear_fwd and _bwd, core/kernels.c) check the arguments
+ * first: these bodies assume valid input. */
 #include <string.h>
 #include "gnnref/nn.h"
 #include "gnnref/tensor.h"

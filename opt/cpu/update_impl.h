@@ -1,6 +1,7 @@
 /* opt/cpu/update_impl.h -- internal: the fused bias + ReLU + dropout epilogue shared by the
- * two optimized UPDATE kernels (opt/cpu/update.c, opt/cpu/update_blocked.c), and the
- * argument checks they share with ref/update.c. Not a public header. */
+ * two optimized UPDATE kernels (opt/cpu/update.c, opt/cpu/update_blocked.c). Not a public
+ * header. (The argument checks every implementation shares are the public entry points'
+ * work, in core/kernels.c.) */
 #ifndef GNNREF_OPT_UPDATE_IMPL_H
 #define GNNREF_OPT_UPDATE_IMPL_H
 
@@ -20,11 +21,5 @@ void gnn_update_epilogue(float *y, int64_t ldy, int64_t row0, int64_t rows, int6
 
 /* dz = (y > 0 ? dy * scale : 0) for `count` contiguous elements (the backward's one pass). */
 void gnn_update_dz(const float *y, const float *dy, float scale, int64_t count, float *dz);
-
-/* The argument rules of update.h (GNN_ERR_INVAL on a violation), shared by every impl. */
-gnn_status gnn_update_check_fwd(const float *x, int64_t n, int64_t c, const float *w, int64_t k,
-                                const gnn_dropout_key *key, const float *y);
-gnn_status gnn_update_check_bwd(const float *x, const float *y, const float *dy, int64_t n, int64_t c,
-                                const float *w, int64_t k, float p, const float *dw);
 
 #endif
