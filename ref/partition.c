@@ -117,7 +117,6 @@ static gnn_status build_part(gnn_part_local *L, int64_t p, const gnn_csr *g, con
 static gnn_status build_ref(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part, int64_t k,
                             gnn_err *err)
 {
-    memset(out, 0, sizeof *out); /* gnn_partition_build zeroed it; callers of the table itself may not */
     gnn_status s = GNN_OK;
     const int64_t n = g->n;
     /* owner_rank[v]: v's local id on its owner = how many vertices of its part come before it */

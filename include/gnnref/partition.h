@@ -211,9 +211,6 @@ extern const gnn_partition_ops gnn_partition_ref, gnn_partition_cpu;
  * (gnn_partition_free is safe). */
 gnn_status gnn_partition_build(const gnn_partition_ops *ops, gnn_partition *out, const gnn_csr *g,
                                const uint8_t *split, const int32_t *part, int64_t k, gnn_err *err);
-/* gnn_partition_build with gnn_partition_cpu, kept for cli/ until it calls gnn_partition_build. */
-gnn_status gnn_partition_build_cpu(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part,
-                                   int64_t k, gnn_err *err);
 void gnn_partition_free(gnn_partition *p);
 
 /* Two-level partitioning: attach a trainer vector (n entries in [0, T)) to a built partition:

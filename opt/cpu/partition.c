@@ -266,7 +266,6 @@ static gnn_status build_part(gnn_part_local *L, int64_t p, const gnn_csr *g, con
 static gnn_status build_cpu(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part, int64_t k,
                             gnn_err *err)
 {
-    memset(out, 0, sizeof *out); /* gnn_partition_build zeroed it; callers of the table itself may not */
     const int64_t n = g->n;
     gnn_status s = GNN_OK;
     int64_t *by_part = alloc_n(n, sizeof(int64_t)), *owner_rank = alloc_n(n, sizeof(int64_t));
@@ -301,9 +300,3 @@ done:
 }
 
 const gnn_partition_ops gnn_partition_cpu = { "cpu", build_cpu };
-
-gnn_status gnn_partition_build_cpu(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part,
-                                   int64_t k, gnn_err *err)
-{
-    return gnn_partition_build(&gnn_partition_cpu, out, g, split, part, k, err);
-}
