@@ -7,10 +7,12 @@
  * in full (case string, first mismatches, the command that replays it), and a final line
  *   oracle: N passed, N failed, N skipped, N unsupported
  * Exit status: 0 when nothing failed, 1 when a case failed, 2 on bad usage. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "cli/flags.h"
 #include "gnnref/oracle.h"
 
 #define MAX_SHOWN_FAILURES 10 /* per group, in full; the JSON report has all of them */
@@ -24,30 +26,6 @@ static void thread_list(char *buf, size_t cap, const int *tc, int n, const char 
         len += (size_t)snprintf(buf + len, cap - len, "%s%d", t ? "," : "", tc[t]);
     if (len < cap)
         snprintf(buf + len, cap - len, "%s", post);
-}
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: gnnref oracle [--list] [--op NAME] [--impl NAME] [--cases N] [--seed S]\n"
-            "                     [--threads LIST] [--case STRING] [--json FILE] [--verbose]\n"
-            "\n"
-            "Check every implementation in this build against the reference (docs/oracle.md).\n"
-            "\n"
-            "  --list          list the registry: ops, implementations, comparator, tolerance and why\n"
-            "  --op NAME       only ops named NAME, under NAME. (\"aggregate\"), or matching a pattern\n"
-            "                  (\"grad.*\")\n"
-            "  --impl NAME     only the implementation NAME (ref, cpu)\n"
-            "  --cases N       seeds per size preset (default 3)\n"
-            "  --seed S        first seed (default 1); case k of a preset uses seed S + k\n"
-            "  --threads LIST  run the threaded implementations only at these OpenMP thread counts,\n"
-            "                  comma-separated, each in [1, 1024] (default 1,2,4; a --case names its own)\n"
-            "  --case STRING   replay exactly one case, as printed by a failure, e.g.\n"
-            "                  'aggregate.mean.fwd(impl=cpu,threads=2,n_dst=37,n_src=80,d=13,deg=0..9,seed=5)'\n"
-            "  --json FILE     write a JSON report (results and counts)\n"
-            "  --verbose, -v   print every case, not only failures\n"
-            "\n"
-            "Exit status: 0 all passed (or skipped), 1 a case failed, 2 bad usage.\n");
 }
 
 typedef struct run_state {
@@ -222,164 +200,168 @@ static void list_entries(const char *op, const char *impl_filter, const int *thr
     }
 }
 
-int gnn_cmd_oracle(int argc, char **argv)
+typedef struct oracle_opts {
+    int list, verbose;
+    const char *op, *impl, *case_str, *json;
+    int64_t cases;
+    uint64_t seed;
+    int64_t thread_counts[MAX_THREAD_COUNTS];
+    int n_thread_counts;
+} oracle_opts;
+
+static const cli_flag k_flags[] = {
+    { .name = "list", .type = CLI_BOOL, CLI_AT(oracle_opts, list),
+      .help = "list the registry: ops, implementations, comparator, tolerance and why" },
+    { .name = "op", .type = CLI_STR, CLI_AT(oracle_opts, op), .meta = "NAME", .dflt = "every op",
+      .help = "only ops named NAME, under NAME. (\"aggregate\"), or matching a pattern (\"grad.*\")" },
+    { .name = "impl", .type = CLI_STR, CLI_AT(oracle_opts, impl), .meta = "NAME", .dflt = "every one",
+      .help = "only the implementation NAME of each op: ref, cpu, or a finer name such as fused-ordered "
+              "(--list shows them); not the context of the other commands' --impl ref|opt" },
+    { .name = "cases", .type = CLI_INT, CLI_AT(oracle_opts, cases), .meta = "N", .lo = 1, .hi = 1000000,
+      .help = "seeds per size preset" },
+    CLI_FLAG_SEED(oracle_opts, seed, "first seed; case k of a preset uses seed S + k"),
+    { .name = "threads", .type = CLI_INTS, CLI_AT(oracle_opts, thread_counts), .meta = "LIST", .lo = 1, .hi = 1024,
+      .max = MAX_THREAD_COUNTS, .count_off = offsetof(oracle_opts, n_thread_counts), .key = "thread_counts",
+      .help = "run the threaded implementations only at these OpenMP thread counts, each once (a --case names its "
+              "own)" },
+    { .name = "case", .type = CLI_STR, CLI_AT(oracle_opts, case_str), .meta = "STRING",
+      .help = "replay exactly one case, as printed by a failure, e.g. "
+              "'aggregate.mean.fwd(impl=cpu,threads=2,n_dst=37,n_src=80,d=13,deg=0..9,seed=5)'" },
+    CLI_FLAG_JSON(oracle_opts, json, "write the JSON report (results and counts)"),
+    { .name = "verbose", .alias = 'v', .type = CLI_BOOL, CLI_AT(oracle_opts, verbose),
+      .help = "print every case, not only failures" },
+    CLI_END
+};
+
+static const cli_group k_groups[] = { { k_flags, 0, NULL }, { NULL, 0, NULL } };
+
+static const cli_command k_cmd = {
+    .name = "oracle",
+    .usage = "[flags]",
+    .preface = "Check every implementation in this build against the reference (docs/oracle.md).\n",
+    .epilogue = "Exit status: 0 all passed (or skipped), 1 a case failed, 2 bad usage.\n",
+    .groups = k_groups,
+};
+
+static int oracle_options(int argc, char **argv, oracle_opts *o, cli_args *a)
 {
-    const char *op = NULL, *impl = NULL, *case_str = NULL, *json_path = NULL;
-    int64_t cases = 3;
-    uint64_t seed = 1;
-    int list = 0, verbose = 0;
-    int thread_counts[MAX_THREAD_COUNTS], n_thread_counts = gnn_oracle_n_thread_counts, threads_given = 0;
+    memset(o, 0, sizeof *o);
+    o->cases = 3;
+    o->seed = 1;
     for (int t = 0; t < gnn_oracle_n_thread_counts && t < MAX_THREAD_COUNTS; t++)
-        thread_counts[t] = gnn_oracle_thread_counts[t];
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *val = NULL;
-        char flag[64];
-        const char *eq = strchr(a, '=');
-        if (!strncmp(a, "--", 2) && eq && (size_t)(eq - a) < sizeof flag) {
-            snprintf(flag, sizeof flag, "%.*s", (int)(eq - a), a);
-            val = eq + 1;
-            a = flag;
-        }
-#define NEED_VALUE()                                                                  \
-    do {                                                                              \
-        if (!val) {                                                                   \
-            if (i + 1 >= argc)                                                        \
-                return cli_error(CLI_USAGE, "oracle: %s needs a value", a);           \
-            val = argv[++i];                                                          \
-        }                                                                             \
-    } while (0)
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(a, "--list")) {
-            list = 1;
-        } else if (!strcmp(a, "--verbose") || !strcmp(a, "-v")) {
-            verbose = 1;
-        } else if (!strcmp(a, "--op")) {
-            NEED_VALUE();
-            op = val;
-        } else if (!strcmp(a, "--impl")) {
-            NEED_VALUE();
-            impl = val;
-        } else if (!strcmp(a, "--case")) {
-            NEED_VALUE();
-            case_str = val;
-        } else if (!strcmp(a, "--json")) {
-            NEED_VALUE();
-            json_path = val;
-            if (cli_report_check(json_path))
-                return CLI_USAGE;
-        } else if (!strcmp(a, "--cases")) {
-            NEED_VALUE();
-            if (cli_parse_i64(val, 1, 1000000, &cases))
-                return cli_error(CLI_USAGE, "oracle: --cases '%s': expected an integer in [1, 1000000]", val);
-        } else if (!strcmp(a, "--threads")) {
-            NEED_VALUE();
-            int64_t tc[MAX_THREAD_COUNTS];
-            int n = cli_parse_i64_list(val, 1, 1024, tc, MAX_THREAD_COUNTS);
-            if (n < 0)
-                return cli_error(CLI_USAGE,
-                                 "oracle: --threads '%s': expected at most %d comma-separated integers in [1, 1024]",
-                                 val, MAX_THREAD_COUNTS);
-            for (int t = 0; t < n; t++) {
-                for (int u = 0; u < t; u++)
-                    if (tc[u] == tc[t])
-                        return cli_error(CLI_USAGE, "oracle: --threads '%s': %lld given twice", val, (long long)tc[t]);
-                thread_counts[t] = (int)tc[t];
+        o->thread_counts[o->n_thread_counts++] = gnn_oracle_thread_counts[t];
+    int rc = cli_parse(&k_cmd, argc, argv, o, a);
+    if (rc != CLI_CONTINUE)
+        return rc;
+    for (int t = 0; t < o->n_thread_counts; t++) /* each count once: a group per count */
+        for (int u = 0; u < t; u++)
+            if (o->thread_counts[u] == o->thread_counts[t]) {
+                char given[160];
+                size_t len = 0;
+                for (int k = 0; k < o->n_thread_counts && len < sizeof given; k++)
+                    len += (size_t)snprintf(given + len, sizeof given - len, "%s%lld", k ? "," : "",
+                                            (long long)o->thread_counts[k]);
+                return cli_error(CLI_USAGE, "--threads '%s': %lld given twice", given, (long long)o->thread_counts[t]);
             }
-            n_thread_counts = n;
-            threads_given = 1;
-        } else if (!strcmp(a, "--seed")) {
-            NEED_VALUE();
-            if (cli_parse_u64(val, &seed))
-                return cli_error(CLI_USAGE, "oracle: --seed '%s': expected an unsigned 64-bit integer", val);
-        } else {
-            cli_error(CLI_USAGE, "oracle: unknown flag '%s'", argv[i]);
-            usage(stderr);
-            return CLI_USAGE;
-        }
-#undef NEED_VALUE
-    }
-    /* the filters must select something: a typo must not pass as "0 failed" */
-    int n_sel = 0, impl_seen = 0;
+    return cli_report_check(o->json) ? CLI_USAGE : CLI_CONTINUE;
+}
+
+/* The filters must select something: a typo must not pass as "0 failed". The number of ops
+ * selected in *n_sel; CLI_CONTINUE or the exit code. */
+static int check_selection(const oracle_opts *o, int *n_sel)
+{
+    int impl_seen = 0;
+    *n_sel = 0;
     for (const gnn_oracle_entry *const *ep = gnn_oracle_registry; *ep; ep++) {
-        if (op && !gnn_oracle_name_matches(op, (*ep)->name))
+        if (o->op && !gnn_oracle_name_matches(o->op, (*ep)->name))
             continue;
-        n_sel++;
-        if (impl && gnn_oracle_find_impl(*ep, impl))
+        ++*n_sel;
+        if (o->impl && gnn_oracle_find_impl(*ep, o->impl))
             impl_seen = 1;
     }
-    if (!case_str && n_sel == 0)
-        return cli_error(CLI_USAGE, "oracle: no op matches '%s' (gnnref oracle --list shows them)", op);
-    if (!case_str && impl && !impl_seen)
-        return cli_error(CLI_USAGE, "oracle: no implementation '%s'%s%s", impl, op ? " for ops matching " : "",
-                         op ? op : "");
-    if (list) {
-        list_entries(op, impl, thread_counts, n_thread_counts);
+    if (!o->case_str && *n_sel == 0)
+        return cli_error(CLI_USAGE, "oracle: no op matches '%s' (gnnref oracle --list shows them)", o->op);
+    if (!o->case_str && o->impl && !impl_seen)
+        return cli_error(CLI_USAGE, "oracle: no implementation '%s'%s%s", o->impl, o->op ? " for ops matching " : "",
+                         o->op ? o->op : "");
+    return CLI_CONTINUE;
+}
+
+/* --case: one case, printed in full. */
+static void run_one(const gnn_oracle_case *one, run_state *st, int *counts)
+{
+    gnn_oracle_result r;
+    gnn_oracle_outcome oc = gnn_oracle_run(one, &r);
+    counts[oc]++;
+    st->verbose = 0;
+    visit(one, &r, st);
+    printf("%s %s\n", gnn_oracle_outcome_str(oc), r.case_str);
+    if (r.detail[0]) {
+        st->fail_len = 0;
+        append_indented(st, r.detail, "    ");
+        if (st->fail_text)
+            fputs(st->fail_text, stdout);
+    }
+    st->entry = NULL; /* printed in full above; no group line */
+}
+
+/* Every selected entry, a line per group. */
+static void run_all(const oracle_opts *o, const int *tc, int n_sel, run_state *st, int *counts)
+{
+    char sel[160], tcs[96];
+    thread_list(tcs, sizeof tcs, tc, o->n_thread_counts, "threads ", "");
+    snprintf(sel, sizeof sel, "%s%s%s%s", o->op ? " matching " : "", o->op ? o->op : "", o->impl ? ", impl " : "",
+             o->impl ? o->impl : "");
+    printf("oracle: %d ops%s, %lld seed%s per preset from seed %llu, OpenMP %s\n", n_sel, sel, (long long)o->cases,
+           o->cases == 1 ? "" : "s", (unsigned long long)o->seed,
+           gnn_oracle_have_openmp() ? tcs : "not built (threaded cases skipped)");
+    for (const gnn_oracle_entry *const *ep = gnn_oracle_registry; *ep; ep++) {
+        if (o->op && !gnn_oracle_name_matches(o->op, (*ep)->name))
+            continue;
+        gnn_oracle_run_entry_threads(*ep, o->impl, (int)o->cases, o->seed, tc, o->n_thread_counts, visit, st,
+                                     counts);
+        flush_group(st);
+    }
+}
+
+int gnn_cmd_oracle(int argc, char **argv)
+{
+    oracle_opts o;
+    cli_args a;
+    int n_sel, rc = oracle_options(argc, argv, &o, &a);
+    if (rc != CLI_CONTINUE || (rc = check_selection(&o, &n_sel)) != CLI_CONTINUE)
+        return rc;
+    int tc[MAX_THREAD_COUNTS]; /* the harness takes ints */
+    for (int t = 0; t < o.n_thread_counts; t++)
+        tc[t] = (int)o.thread_counts[t];
+    if (o.list) {
+        list_entries(o.op, o.impl, tc, o.n_thread_counts);
         return CLI_OK;
     }
-
     gnn_oracle_case one;
-    if (case_str) {
+    if (o.case_str) {
         gnn_err err;
-        if (gnn_oracle_case_parse(case_str, &one, &err))
+        if (gnn_oracle_case_parse(o.case_str, &one, &err))
             return cli_error(CLI_USAGE, "oracle: --case: %s", err.msg);
     }
-
     json_object *report = NULL, *config = NULL;
-    run_state st = { .verbose = verbose };
-    if (json_path) {
-        report = cli_report_new("oracle", case_str ? one.seed : seed, cli_set_threads(0), "self", 1, &config);
-        json_object_object_add(config, "op", op ? json_object_new_string(op) : NULL);
-        json_object_object_add(config, "impl", impl ? json_object_new_string(impl) : NULL);
-        json_object_object_add(config, "cases", json_object_new_int64(cases));
-        json_object_object_add(config, "seed", json_object_new_uint64(seed));
-        if (threads_given) {
-            json_object *jt = json_object_new_array();
-            for (int t = 0; t < n_thread_counts; t++)
-                json_object_array_add(jt, json_object_new_int(thread_counts[t]));
-            json_object_object_add(config, "thread_counts", jt);
-        }
-        json_object_object_add(config, "case", case_str ? json_object_new_string(case_str) : NULL);
+    run_state st = { .verbose = o.verbose };
+    if (o.json) {
+        report = cli_report_new("oracle", o.case_str ? one.seed : o.seed, cli_set_threads(0), "self", 1, &config);
+        cli_config_json(config, &a, &o, 0);
         json_object_object_add(config, "openmp", json_object_new_boolean(gnn_oracle_have_openmp()));
         st.results = json_object_new_array();
         json_object_object_add(report, "results", st.results);
     }
-
     int counts[GNN_ORACLE_OUTCOME_COUNT] = { 0 };
-    if (case_str) {
-        gnn_oracle_result r;
-        gnn_oracle_outcome o = gnn_oracle_run(&one, &r);
-        counts[o]++;
-        st.verbose = 0;
-        visit(&one, &r, &st);
-        printf("%s %s\n", gnn_oracle_outcome_str(o), r.case_str);
-        if (r.detail[0]) {
-            st.fail_len = 0;
-            append_indented(&st, r.detail, "    ");
-            if (st.fail_text)
-                fputs(st.fail_text, stdout);
-        }
-        st.entry = NULL; /* printed in full above; no group line */
-    } else {
-        char sel[160], tc[96];
-        thread_list(tc, sizeof tc, thread_counts, n_thread_counts, "threads ", "");
-        snprintf(sel, sizeof sel, "%s%s%s%s", op ? " matching " : "", op ? op : "", impl ? ", impl " : "", impl ? impl : "");
-        printf("oracle: %d ops%s, %lld seed%s per preset from seed %llu, OpenMP %s\n", n_sel, sel, (long long)cases,
-               cases == 1 ? "" : "s", (unsigned long long)seed,
-               gnn_oracle_have_openmp() ? tc : "not built (threaded cases skipped)");
-        for (const gnn_oracle_entry *const *ep = gnn_oracle_registry; *ep; ep++) {
-            if (op && !gnn_oracle_name_matches(op, (*ep)->name))
-                continue;
-            gnn_oracle_run_entry_threads(*ep, impl, (int)cases, seed, thread_counts, n_thread_counts, visit, &st,
-                                         counts);
-            flush_group(&st);
-        }
-    }
+    if (o.case_str)
+        run_one(&one, &st, counts);
+    else
+        run_all(&o, tc, n_sel, &st, counts);
     free(st.fail_text);
     printf("oracle: %d passed, %d failed, %d skipped, %d unsupported\n", counts[GNN_ORACLE_PASS],
            counts[GNN_ORACLE_FAIL], counts[GNN_ORACLE_SKIP], counts[GNN_ORACLE_UNSUPPORTED]);
-    int rc = counts[GNN_ORACLE_FAIL] ? CLI_FAIL : CLI_OK;
+    rc = counts[GNN_ORACLE_FAIL] ? CLI_FAIL : CLI_OK;
     if (report) {
         json_object *jc = json_object_new_object();
         json_object_object_add(jc, "pass", json_object_new_int(counts[GNN_ORACLE_PASS]));
@@ -387,7 +369,7 @@ int gnn_cmd_oracle(int argc, char **argv)
         json_object_object_add(jc, "skip", json_object_new_int(counts[GNN_ORACLE_SKIP]));
         json_object_object_add(jc, "unsupported", json_object_new_int(counts[GNN_ORACLE_UNSUPPORTED]));
         json_object_object_add(report, "counts", jc);
-        if (cli_report_write(report, json_path))
+        if (cli_report_write(report, o.json))
             rc = CLI_FAIL;
         json_object_put(report);
     }

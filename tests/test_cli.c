@@ -312,6 +312,7 @@ static const struct {
                "deg-out", "noise", "split", NULL } },
     { "convert", { "data", "format", "output", "split", "seed", "max-vertices", "json", NULL } },
     { "info", { "data", "json", NULL } },
+    { "oracle", { "list", "op", "impl", "cases", "seed", "threads", "case", "json", "verbose", NULL } },
 };
 
 /* The flag an entry of --help starts with: "  --name ..." or "  -o, --name ...". */
@@ -501,6 +502,9 @@ START_TEST(out_of_range_names_the_flag)
         { "gen sbm --deg-in -1 -o /tmp/x.gnn", "--deg-in '-1': expected a number in [0, 1e+06]" },
         { "convert builtin -o /tmp/x.gnn --max-vertices 0", "--max-vertices '0': expected an integer in 1.." },
         { "convert builtin -o /tmp/x.gnn --format xml", "--format 'xml': expected auto, text, ogb, edgelist or native" },
+        { "oracle --cases 0", "--cases '0': expected an integer in 1..1000000" },
+        { "oracle --threads 0", "--threads '0': expected at most 16 comma-separated integers in 1..1024" },
+        { "oracle --threads 2,1,2", "--threads '2,1,2': 2 given twice" },
         { "train --epochs", "--epochs needs a value" },
         { "train --quiet=1", "--quiet takes no value" },
     };
