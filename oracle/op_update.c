@@ -1,5 +1,5 @@
 /* oracle/op_update.c -- oracle entries for the fused UPDATE (include/gnnref/update.h),
- * y = Dropout(ReLU(x . w + b)) @alg{DistGNN-MB 3.3}.
+ * y = Dropout(ReLU(x . w + b)) @sec{DistGNN-MB 3.3}.
  *
  *   update.fwd, update.bwd  cpu and cpu-blocked against gnn_update_ref (and ref against itself:
  *       determinism, guards, every element written), nmse(1e-10). The GEMMs sum in another

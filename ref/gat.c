@@ -5,7 +5,7 @@
  * reproduces every forward bit and every bit of dz; dal and dar are cross-row reductions the
  * optimized version may split into fixed-order partials (docs/gat.md).
  *
- * @eq{Velickovic 2018, Eq. 1-4}, @eq{DistGNN-MB 2}: with z the projected features of a layer,
+ * @eq{GAT 1-4}, @eq{DistGNN-MB 2}: with z the projected features of a layer,
  *   e_u = a_src . z_u,  e_v = a_dst . z_v                 (the split a^T [z_u || z_v] = e_u + e_v)
  *   alpha_uv = EdgeSoftmax_v(LeakyReLU(e_u + e_v))          (softmax over v's in-edges)
  *   h_v = AGG({ alpha_uv z_u : u in N(v) })                 (sum, one head at a time)

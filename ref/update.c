@@ -1,6 +1,6 @@
 /* ref/update.c -- the fused UPDATE of DistGNN-MB, reference (include/gnnref/update.h).
  *
- *     z = x . w + b,   y = Dropout(ReLU(z))                          @alg{DistGNN-MB 3.3}
+ *     z = x . w + b,   y = Dropout(ReLU(z))                          @sec{DistGNN-MB 3.3}
  *
  * The paper fuses the dot product, the bias, ReLU and dropout so that each output block is
  * finished while it sits in cache (section 3.3, "Operator Fusion"). This file is the

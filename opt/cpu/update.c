@@ -1,6 +1,6 @@
 /* opt/cpu/update.c -- the fused UPDATE y = Dropout(ReLU(x . w + b)) on OpenBLAS ("cpu").
  *
- * @alg{DistGNN-MB 3.3}: the paper fuses the bias, ReLU and dropout into the GEMM so that each
+ * @sec{DistGNN-MB 3.3}: the paper fuses the bias, ReLU and dropout into the GEMM so that each
  * output block is finished while it is still in the core's L2 ("Operator Fusion"), and maps
  * blocks of rows to OpenMP threads ("Thread-Parallelization"). Here the GEMM is OpenBLAS's
  * cblas_sgemm on a block of UPDATE_BN rows, and the epilogue (opt/cpu/update_epilogue.c) runs
@@ -142,7 +142,7 @@ static gnn_status update_bwd_cpu(const float *x, const float *y, const float *dy
             }
         }
     }
-    /* the reduction of the per-thread copies, in thread order @alg{DistGNN-MB 3.3} (BWD_W) */
+    /* the reduction of the per-thread copies, in thread order @sec{DistGNN-MB 3.3} (BWD_W) */
     if (ck > 0) {
         memcpy(dw, scratch + (size_t)UPDATE_BWD_BN * (size_t)k, ck * sizeof(float));
         for (int t = 1; t < used; t++) {

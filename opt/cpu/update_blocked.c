@@ -1,6 +1,6 @@
 /* opt/cpu/update_blocked.c -- the fused UPDATE in the paper's blocked layout ("cpu-blocked").
  *
- * @alg{DistGNN-MB 3.3}, "Blocking": in[N][C] is viewed as in[nn][bn][nc][bc] and the weight
+ * @sec{DistGNN-MB 3.3}, "Blocking": in[N][C] is viewed as in[nn][bn][nc][bc] and the weight
  * as wt[nk][nc][bc][bk], so that with nc as the outer loop the dot product runs on small
  * matrices in[bn][bc] . wt[bc][bk] -> out[bn][bk], and the output block stays in cache until
  * it is finished (bias, ReLU, dropout: "Operator Fusion"). Here:

@@ -1,6 +1,6 @@
 /* opt/cpu/update_epilogue.c -- the fused bias + ReLU + dropout epilogue of the optimized
  * UPDATE kernels (opt/cpu/update_impl.h), applied to an output block right after its GEMM,
- * while the block is still in cache @alg{DistGNN-MB 3.3} ("Operator Fusion").
+ * while the block is still in cache @sec{DistGNN-MB 3.3} ("Operator Fusion").
  *
  * The costly part is the dropout mask: one Philox4x32-10 block (ten rounds of two 32x32->64
  * multiplies) per four outputs. The consecutive blocks of a row come from

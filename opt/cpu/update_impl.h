@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include "gnnref/update.h"
 
-/* Finish an output block in place @alg{DistGNN-MB 3.3} ("Operator Fusion"): for rows
+/* Finish an output block in place @sec{DistGNN-MB 3.3} ("Operator Fusion"): for rows
  * row0 .. row0+rows-1 of the whole output and columns j0 .. j0+cols-1,
  *     y <- (y + b[j] > 0 ? y + b[j] : 0) * m[row][j]
  * where y points at element (row0, j0) with leading dimension ldy, b may be NULL (then no
