@@ -1,11 +1,13 @@
 /* core/model.h -- internal: the models' parameters and one layer's forward and backward,
  * shared by the single-rank and data-parallel trainer (core/train.c) and the trainer on
- * partitions (core/train_part.c). Not a public header: the types carry no gnn_ prefix.
- * docs/models.md has every equation. */
+ * partitions (core/train_part*.c); their shared epoch loop is core/epoch.h. Not a public
+ * header: the types carry no gnn_ prefix. docs/models.md has every equation. */
 #ifndef GNNREF_CORE_MODEL_H
 #define GNNREF_CORE_MODEL_H
 
+#include <math.h>
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
 #include "gnnref/act.h"
 #include "gnnref/aggregate.h"
@@ -68,6 +70,21 @@ static inline float *falloc(int64_t n)
     return gnn_malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
 }
 
+/* Row normalization (Kipf & Welling, Velickovic): y = x / sum_j |x_j| per row of x (n, f),
+ * the sum in column order; a zero row stays 0. Both trainers use it, so that a part's rows are
+ * the bits of the whole graph's. */
+static inline void gnn_rows_normalize(const float *x, int64_t n, int64_t f, float *y)
+{
+    for (int64_t v = 0; v < n; v++) {
+        const float *xv = x + v * f;
+        float *yv = y + v * f, s = 0.0f;
+        for (int64_t j = 0; j < f; j++)
+            s += fabsf(xv[j]);
+        for (int64_t j = 0; j < f; j++)
+            yv[j] = s != 0.0f ? xv[j] / s : xv[j];
+    }
+}
+
 /* Monotonic wall time in seconds (the trainers' phase timers). */
 static inline double gnn_now_s(void)
 {
@@ -80,6 +97,14 @@ static inline double gnn_now_s(void)
 static inline const gnn_impl *gnn_config_impl(const gnn_train_config *c)
 {
     return c->impl ? c->impl : gnn_impl_opt();
+}
+
+/* Zero every layer's gradient: a rank with an empty mini-batch contributes nothing to the
+ * allreduce, but takes part in it. */
+static inline void gnn_model_zero_grads(model *m)
+{
+    for (int l = 0; l < m->L; l++)
+        memset(m->layer[l].g, 0, (size_t)m->layer[l].count * sizeof(float));
 }
 
 /* Glorot weights, zero biases, LayerNorm gamma 1 (parameter indices: model.c). */
@@ -96,14 +121,14 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
 /* One Adam step (global iteration `step`, 0-based) on every layer with the gradients in g:
  * weight decay per c->wd_scope on the decayed part, none on LayerNorm's. */
 void gnn_model_adam(model *m, const gnn_train_config *c, uint32_t step);
-/* Record an evaluation (acc[1..3]: train, val, test; vloss: val loss) of epoch ep into E and
- * res: the best epoch is the highest val accuracy, ties to the lower val loss; with patience
- * > 0, returns 1 (stop) after `patience` evaluations without a better one (never at the last
- * epoch); the final accuracies are taken at the last or stopping epoch. */
 /* Record a finished step of epoch ep (steps_per_epoch for the progress callback): its loss
  * into res->step_loss, the epoch's step count and loss sum, the global step, c->on_step. */
 void gnn_train_record_step(gnn_train_result *res, gnn_epoch_stats *E, const gnn_train_config *c, int ep,
                            int64_t steps_per_epoch, double loss, double *loss_sum, uint32_t *step);
+/* Record an evaluation (acc[1..3]: train, val, test; vloss: val loss) of epoch ep into E and
+ * res: the best epoch is the highest val accuracy, ties to the lower val loss; with patience
+ * > 0, returns 1 (stop) after `patience` evaluations without a better one (never at the last
+ * epoch); the final accuracies are taken at the last or stopping epoch. */
 int gnn_train_record_eval(gnn_train_result *res, gnn_epoch_stats *E, const double acc[4], double vloss, int ep,
                           int last, int patience, double *best_val_loss, int *since_best);
 

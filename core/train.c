@@ -7,8 +7,9 @@
  * labelled seeds, backward, Adam. Kernels come from ops tables (ref or opt/cpu); every
  * choice of randomness is keyed (DESIGN.md section 2); the glue's own loops (bias, head
  * mean, column sums) are serial; so the per-step losses are the same bits at any thread
- * count and for either implementation wherever the kernels are bitwise. */
-#include <math.h>
+ * count and for either implementation wherever the kernels are bitwise. The epoch loop
+ * (shuffle, batches, evaluation, early stopping, the per-epoch figures) is core/epoch.c,
+ * shared with the trainer on partitions; this file supplies its step and its evaluation. */
 #include <stdlib.h>
 #include <string.h>
 #include "gnnref/act.h"
@@ -16,10 +17,10 @@
 #include "gnnref/gat.h"
 #include "gnnref/idmap.h"
 #include "gnnref/nn.h"
-#include "gnnref/rng.h"
 #include "gnnref/sample.h"
 #include "gnnref/tensor.h"
 #include "gnnref/train.h"
+#include "core/epoch.h"
 #include "core/model.h"
 
 const char *const gnn_phase_names[GNN_PHASE_COUNT] = { "sample", "forward", "backward", "update", "eval", "comm",
@@ -142,31 +143,6 @@ static gnn_status forward_all(const trainer *T, const gnn_block *const *blk, lca
     return GNN_OK;
 }
 
-/* Sum the gradients of all ranks (deterministic allreduce, rank order) and the step's loss
- * sum and sampled edges (sums[2]); a no-op on one rank. */
-static gnn_status allreduce_grads(trainer *T, double sums[2], double *phase)
-{
-    if (T->P <= 1)
-        return GNN_OK;
-    const double t0 = gnn_now_s();
-    const model *m = &T->m;
-    int64_t o = 0;
-    for (int l = 0; l < m->L; l++) {
-        memcpy(T->gbuf + o, m->layer[l].g, (size_t)m->layer[l].count * sizeof(float));
-        o += m->layer[l].count;
-    }
-    gnn_status st = gnn_comm_allreduce(T->comm, T->gbuf, T->gbuf, T->n_params, GNN_DT_F32);
-    if (!st)
-        st = gnn_comm_allreduce(T->comm, sums, sums, 2, GNN_DT_F64);
-    o = 0;
-    for (int l = 0; l < m->L && !st; l++) {
-        memcpy(m->layer[l].g, T->gbuf + o, (size_t)m->layer[l].count * sizeof(float));
-        o += m->layer[l].count;
-    }
-    phase[GNN_PHASE_COMM] += gnn_now_s() - t0;
-    return st;
-}
-
 /* One training step on blocks blk (seeds = dst of blk[L-1]) with labels lab (n_seeds):
  * the loss is summed over the labelled seeds and divided by denom, the labelled count of
  * the global mini-batch, of which this rank holds a slice (blk == NULL: an empty slice,
@@ -186,10 +162,9 @@ static gnn_status train_step(trainer *T, const gnn_block *const *blk, const int3
     const fwd_key k = { .train = 1, .attn_drop = c->attn_dropout, .seed = c->seed, .step = step };
     double sums[2] = { 0.0, *edges };
 
-    double t1 = gnn_now_s(), t2 = t1, t3 = t1;
+    double t1 = gnn_now_s(), t2 = t1;
     if (!blk) {
-        for (int l = 0; l < L; l++)
-            memset(m->layer[l].g, 0, (size_t)m->layer[l].count * sizeof(float));
+        gnn_model_zero_grads(m);
         goto reduce;
     }
     if ((st = forward_all(T, blk, C, &k)))
@@ -215,18 +190,12 @@ static gnn_status train_step(trainer *T, const gnn_block *const *blk, const int3
         dy = dx; /* d loss / d y[l-1] */
         dx = NULL;
     }
-    t3 = gnn_now_s();
-    phase[GNN_PHASE_BACKWARD] += t3 - t2;
+    phase[GNN_PHASE_BACKWARD] += gnn_now_s() - t2;
 reduce:
-    if ((st = allreduce_grads(T, sums, phase)))
+    if ((st = gnn_step_reduce_update(m, c, T->comm, T->gbuf, T->n_params, step, sums, phase)))
         goto done;
     *loss = sums[0] / denom;
     *edges = sums[1];
-    t3 = gnn_now_s();
-
-    gnn_model_adam(m, c, step);
-    phase[GNN_PHASE_UPDATE] += gnn_now_s() - t3;
-    st = GNN_OK;
 done:
     for (int l = 0; l < L; l++)
         gnn_lcache_free(&C[l]);
@@ -279,10 +248,13 @@ done:
 }
 
 /* Full-neighborhood inference over the whole graph, layer by layer, without dropout:
- * accuracies per split (acc[1..3]) and the val cross-entropy (*val_loss). */
-static gnn_status evaluate(trainer *T, double acc[4], double *val_loss)
+ * accuracies per split (acc[1..3]) and the val cross-entropy (*val_loss). epoch_ops.evaluate,
+ * on rank 0 only: every rank holds the same model. */
+static gnn_status evaluate(void *self, double acc[4], double *val_loss, gnn_err *err)
 {
+    const trainer *T = self;
     const gnn_dataset *ds = T->ds;
+    (void)err; /* the loop names its failures: it only runs out of memory */
     const model *m = &T->m;
     const int64_t n = ds->graph.n, classes = m->layer[m->L - 1].out;
     lcache C[GNN_MAX_LAYERS];
@@ -407,15 +379,7 @@ static gnn_status trainer_init(trainer *T, const gnn_dataset *ds, gnn_err *err)
     if (c->feat_norm == GNN_FEAT_NORM_ROW) {
         if (!(T->normed = falloc(n * f)))
             return GNN_ERR_NOMEM;
-        for (int64_t v = 0; v < n; v++) { /* x / sum_j |x_j| (column order); zero rows stay 0 */
-            const float *x = ds->feat + v * f;
-            float *y = T->normed + v * f;
-            float s = 0.0f;
-            for (int64_t j = 0; j < f; j++)
-                s += fabsf(x[j]);
-            for (int64_t j = 0; j < f; j++)
-                y[j] = s != 0.0f ? x[j] / s : x[j];
-        }
+        gnn_rows_normalize(ds->feat, n, f, T->normed);
         T->feat = T->normed;
     }
     if ((st = gnn_block_full(&T->full, T->graph)))
@@ -469,15 +433,30 @@ static double majority_rate(const gnn_dataset *ds)
     return tot ? (double)hit / (double)tot : 0.0;
 }
 
-/* bytes this rank has sent through its communicator so far (every operation) */
-static int64_t sent_bytes(const gnn_comm *c)
+/* Step k of an epoch (epoch_ops.step). Full batch: one step over the whole graph, the loss
+ * over the train vertices. Mini-batch: the k-th batch of `batch` seeds of the epoch order (the
+ * last one short), of which this rank takes its slice. */
+static gnn_status epoch_step(void *self, const int64_t *order, int64_t k, uint32_t step, gnn_epoch_stats *E,
+                             double *loss, gnn_err *err)
 {
-    int64_t b = 0;
-    if (c)
-        for (int i = 0; i < GNN_COMM_OP_COUNT * c->size; i++)
-            b += c->traffic.bytes[i];
-    return b;
+    trainer *T = self;
+    const gnn_train_config *c = &T->cfg;
+    (void)err; /* the loop names a failed step */
+    if (c->mode == GNN_MODE_FULLBATCH) {
+        const gnn_block *bp[GNN_MAX_LAYERS];
+        for (int l = 0; l < c->layers; l++)
+            bp[l] = &T->full;
+        double no_edges = 0.0;
+        return train_step(T, bp, T->fb_labels, step, (double)T->n_train, loss, &no_edges, E->phase_s);
+    }
+    const int64_t b0 = k * c->batch, nb = T->n_train - b0 < c->batch ? T->n_train - b0 : c->batch;
+    /* rank r takes seeds [nb r / P, nb (r+1) / P) of the global batch; every seed is
+     * labelled, so the global normalizer is nb */
+    const int64_t lo = nb * T->rank / T->P, hi = nb * (T->rank + 1) / T->P;
+    return minibatch_step(T, order + b0 + lo, hi - lo, (double)nb, step, loss, E->phase_s, &E->edges_sampled);
 }
+
+static const epoch_ops train_epoch_ops = { .step = epoch_step, .evaluate = evaluate };
 
 gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epoch_cb cb, void *ctx,
                      gnn_train_result *res, gnn_err *err)
@@ -494,103 +473,17 @@ gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epo
     T.comm = c->comm;
     T.P = gnn_comm_size(c->comm);
     T.rank = gnn_comm_rank(c->comm);
-    int64_t *order = NULL;
     if ((st = trainer_init(&T, ds, err)))
         goto done;
     res->majority_rate = majority_rate(ds);
     const int full = c->mode == GNN_MODE_FULLBATCH;
-    const int64_t steps_per_epoch = full ? 1 : (T.n_train + c->batch - 1) / c->batch;
-    res->epochs = calloc((size_t)c->epochs + 1, sizeof(gnn_epoch_stats));
-    res->step_loss = calloc((size_t)(steps_per_epoch * c->epochs) + 1, sizeof(double));
-    order = malloc((size_t)T.n_train * sizeof(int64_t) + 1);
-    if (!res->epochs || !res->step_loss || !order) {
-        st = GNN_ERR_NOMEM;
-        goto done;
-    }
-    res->best_val_acc = -1.0;
-    res->stop_epoch = -1;
-    double best_val_loss = INFINITY;
-    int since_best = 0;
-    uint32_t step = 0;
-    for (int ep = 0; ep < c->epochs; ep++) {
-        gnn_epoch_stats *E = &res->epochs[ep];
-        E->epoch = ep;
-        E->train_acc = E->val_acc = E->test_acc = E->val_loss = -1.0;
-        const double te0 = gnn_now_s();
-        const int64_t bytes0 = sent_bytes(T.comm);
-        double loss_sum = 0.0;
-        if (full) { /* one step over the whole graph; the loss over the train vertices */
-            const gnn_block *bp[GNN_MAX_LAYERS];
-            for (int l = 0; l < c->layers; l++)
-                bp[l] = &T.full;
-            double loss = 0.0, no_edges = 0.0;
-            if ((st = train_step(&T, bp, T.fb_labels, step, (double)T.n_train, &loss, &no_edges, E->phase_s))) {
-                gnn_err_set(err, st, "training step %u failed: %s", step,
-                            st == GNN_ERR_COMM ? gnn_comm_errmsg(T.comm) : gnn_status_str(st));
-                goto done;
-            }
-            gnn_train_record_step(res, E, c, ep, steps_per_epoch, loss, &loss_sum, &step);
-        } else {
-            /* epoch order: Fisher-Yates with (seed, SHUFFLE, step = epoch, id 0) */
-            memcpy(order, T.train_ids, (size_t)T.n_train * sizeof(int64_t));
-            const gnn_rng_stream sh = gnn_rng_stream_make(c->seed, GNN_TAG_SHUFFLE, (uint32_t)ep, 0, 0);
-            gnn_rng_shuffle_i64(&sh, order, T.n_train);
-            for (int64_t b0 = 0; b0 < T.n_train; b0 += c->batch) {
-                const int64_t nb = T.n_train - b0 < c->batch ? T.n_train - b0 : c->batch;
-                /* rank r takes seeds [nb r / P, nb (r+1) / P) of the global batch; every
-                 * seed is labelled, so the global normalizer is nb */
-                const int64_t lo = nb * T.rank / T.P, hi = nb * (T.rank + 1) / T.P;
-                double loss = 0.0;
-                if ((st = minibatch_step(&T, order + b0 + lo, hi - lo, (double)nb, step, &loss, E->phase_s,
-                                         &E->edges_sampled))) {
-                    gnn_err_set(err, st, "training step %u failed: %s", step,
-                            st == GNN_ERR_COMM ? gnn_comm_errmsg(T.comm) : gnn_status_str(st));
-                    goto done;
-                }
-                gnn_train_record_step(res, E, c, ep, steps_per_epoch, loss, &loss_sum, &step);
-            }
-        }
-        E->loss = E->steps ? loss_sum / (double)E->steps : 0.0;
-        int last = ep == c->epochs - 1, stop = 0;
-        if ((c->eval_every > 0 && (ep + 1) % c->eval_every == 0) || last) {
-            double acc[4] = { 0 }, vloss = 0.0;
-            const double tv = gnn_now_s();
-            /* every rank holds the same model: rank 0 evaluates and broadcasts */
-            if (T.rank == 0 && (st = evaluate(&T, acc, &vloss))) {
-                gnn_err_set(err, st, "evaluation failed: %s", gnn_status_str(st));
-                goto done;
-            }
-            E->phase_s[GNN_PHASE_EVAL] += gnn_now_s() - tv;
-            if (T.P > 1) {
-                double b[5] = { acc[0], acc[1], acc[2], acc[3], vloss };
-                const double tc = gnn_now_s();
-                if ((st = gnn_comm_bcast(T.comm, b, 5, GNN_DT_F64, 0))) {
-                    gnn_err_set(err, st, "broadcasting the evaluation: %s", gnn_comm_errmsg(T.comm));
-                    goto done;
-                }
-                E->phase_s[GNN_PHASE_COMM] += gnn_now_s() - tc;
-                memcpy(acc, b, 4 * sizeof(double));
-                vloss = b[4];
-            }
-            stop = gnn_train_record_eval(res, E, acc, vloss, ep, last, c->patience, &best_val_loss, &since_best);
-        }
-        E->time_s = gnn_now_s() - te0;
-        E->comm_bytes = sent_bytes(T.comm) - bytes0;
-        res->n_epochs = ep + 1;
-        if (cb)
-            cb(E, ctx);
-        if (stop) {
-            res->stopped_early = 1;
-            res->stop_epoch = ep;
-            break;
-        }
-    }
-    if (res->best_val_acc < 0)
-        res->best_val_acc = 0;
-    st = GNN_OK;
+    /* every rank shuffles all train ids alike (id 0) and takes its slice of each batch */
+    const epoch_plan plan = { .cfg = c, .steps = full ? 1 : (T.n_train + c->batch - 1) / c->batch,
+                              .train = full ? NULL : T.train_ids, .n_train = T.n_train, .shuffle_id = 0,
+                              .comm = T.comm, .root_evaluates = 1, .cb = cb, .cb_ctx = ctx };
+    st = gnn_train_epochs(&plan, &train_epoch_ops, &T, res, err);
 done:
     trainer_free(&T);
-    free(order);
     if (st)
         gnn_train_result_free(res);
     return st;

@@ -1,0 +1,64 @@
+/* core/epoch.h -- internal: what the two trainers share outside a layer (core/model.h has the
+ * layers): the epoch loop, and the end of every step (gradient allreduce, then Adam).
+ *
+ * gnn_train (core/train.c: one rank or data parallel) and gnn_train_part (core/train_part.c:
+ * DistGNN-MB Algorithm 2 on partitions) run the same epoch loop, gnn_train_epochs:
+ *   for epoch e (@alg{DistGNN-MB 2, line 3}):
+ *     shuffle the train ids (@alg{DistGNN-MB 2, line 4}, CreateMinibatches),
+ *     run steps k = 0 .. M-1 (@alg{DistGNN-MB 2, line 5}) through ops->step,
+ *     evaluate every eval_every epochs and after the last, early stopping with patience,
+ *     fill gnn_epoch_stats and the result, call the epoch callback.
+ * A trainer supplies the steps and the evaluation; the loop owns the bookkeeping, so both
+ * record steps, time phases, stop early and count bytes alike. The loop itself does no
+ * floating-point work on the model: a trainer's bits are its step's and its evaluation's. */
+#ifndef GNNREF_CORE_EPOCH_H
+#define GNNREF_CORE_EPOCH_H
+
+#include <stdint.h>
+#include "core/model.h"
+#include "gnnref/comm.h"
+#include "gnnref/train.h"
+
+/* A trainer's part of the loop; `self` is its state. Each function returns gnn_status and may
+ * name its failure in err (the loop names an unnamed one, and every communication failure). */
+typedef struct epoch_ops {
+    /* Before epoch ep's steps (may be NULL). */
+    gnn_status (*begin)(void *self, int ep, gnn_err *err);
+    /* Step k (0 <= k < plan->steps) of the epoch, global step `step` (the key of every random
+     * choice), on the epoch order `order` of the plan's train ids (NULL when the plan has none):
+     * *loss is the global mini-batch's mean loss; phases and edges_sampled go into E. */
+    gnn_status (*step)(void *self, const int64_t *order, int64_t k, uint32_t step, gnn_epoch_stats *E,
+                       double *loss, gnn_err *err);
+    /* Full-neighborhood evaluation of the current model: acc[1..3] (train, val, test) and the
+     * val loss. Called on every rank, or on rank 0 only with plan->root_evaluates. */
+    gnn_status (*evaluate)(void *self, double acc[4], double *val_loss, gnn_err *err);
+    /* After the evaluation, before the epoch's time and bytes are taken: the trainer's own
+     * figures of the epoch into E (may be NULL). */
+    gnn_status (*end)(void *self, gnn_epoch_stats *E, gnn_err *err);
+} epoch_ops;
+
+typedef struct epoch_plan {
+    const gnn_train_config *cfg;  /* epochs, eval_every, patience, seed, on_step */
+    int64_t steps;                /* M: steps per epoch, >= 1 */
+    const int64_t *train;         /* (n_train) the ids each epoch shuffles; NULL: no order (full batch) */
+    int64_t n_train;
+    uint64_t shuffle_id;          /* the Fisher-Yates stream's id: 0 (gnn_train), the rank (gnn_train_part) */
+    gnn_comm *comm;               /* its traffic is the epochs' comm_bytes; NULL: none */
+    int root_evaluates;           /* 1: rank 0 evaluates and broadcasts to the others */
+    gnn_epoch_cb cb;              /* after every epoch (may be NULL) */
+    void *cb_ctx;
+} epoch_plan;
+
+/* Run the epochs into res (res->majority_rate and anything else set before is kept). On
+ * failure res may hold partial results: the caller frees it. */
+gnn_status gnn_train_epochs(const epoch_plan *plan, const epoch_ops *ops, void *self, gnn_train_result *res,
+                            gnn_err *err);
+
+/* The end of a training step in both trainers: sum the gradients of all ranks and the step's
+ * sums (sums[0]: loss, sums[1]: sampled edges) in rank order (a no-op on one rank), then one
+ * Adam step, so every rank applies the same update. gbuf: (n_params) scratch when the
+ * communicator has more than one rank. */
+gnn_status gnn_step_reduce_update(model *m, const gnn_train_config *c, gnn_comm *comm, float *gbuf, int64_t n_params,
+                                  uint32_t step, double sums[2], double *phase);
+
+#endif
