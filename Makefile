@@ -1,19 +1,34 @@
-# gnnref -- the one build entry (DESIGN.md section 7).
-#   make            build/libgnnref.a and build/bin/gnnref
-#   make run        train GraphSAGE on the built-in dataset
-#   make check      oracle, sanitizer run, Check suites; non-zero exit on any failure
-#   make bench      build/bin/gnnref-bench (Google Benchmark over the oracle registry) and run it
-#   make coverage   HTML line coverage in build/coverage/
-#   make sanitize   ASan + UBSan build and tests (part of make check)
-#   make tsan       ThreadSanitizer build, the simulator's threads (part of make check)
-#   make install    PREFIX=/usr/local: library, headers, tool, pkg-config file
-# Options: NO_CUDA=1, NO_MPI=1, NO_OPENMP=1, NATIVE=1 (-march=native for opt/), V=1.
+# gnnref -- the one build entry (DESIGN.md section 7; docs/building.md says it all at length).
+#   make              build/libgnnref.a, build/libgnnref.so (soname libgnnref.so.0) and
+#                     build/bin/gnnref; needs only json-c, zlib, METIS, OpenBLAS (OpenMP and
+#                     MPI when present)
+#   make run          train GraphSAGE on the built-in dataset
+#   make check        the fast tier (under 5 minutes on 2 cores): the oracle at one case per
+#                     preset at 1 and 2 threads, the Check suites without `slow`, a short MPI
+#                     check, the install check
+#   make check-full   the full tier (.ci/run): the oracle's full presets, ASan+UBSan, TSan,
+#                     the slow suites too, the whole MPI check, the install check
+#                     (make -j2 check-full overlaps the stages; each logs to build/logs/)
+#   make bench        build/bin/gnnref-bench (Google Benchmark over the oracle registry) and run it
+#   make coverage     HTML line coverage in build/coverage/
+#   make sanitize     ASan + UBSan build and run (ci/sanitize.sh; a stage of check-full)
+#   make tsan         ThreadSanitizer build and run (ci/tsan.sh; a stage of check-full)
+#   make install      PREFIX=/usr/local: libraries, headers, tool, pkg-config file
+#   make uninstall    PREFIX=/usr/local: removes what install put there
+# Options: NO_CUDA=1, NO_MPI=1, NO_OPENMP=1, NATIVE=1 (-march=native for opt/), V=1,
+#          PREFIX=..., DESTDIR=..., BUILD=... (the build folder, default build).
 
-PREFIX  ?= /usr/local
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 BUILD   ?= build
 CC      ?= cc
 CXX     ?= c++
 VERSION := 0.1.0
+SOVERSION := 0
+.DEFAULT_GOAL := all
 
 ifeq ($(V),1)
 Q :=
@@ -21,28 +36,60 @@ else
 Q := @
 endif
 
-# ---- dependencies: install missing Debian packages (ci/install-deps.sh) before reading flags --
-ifeq ($(filter clean,$(MAKECMDGOALS)),)
-DEPS_MISSING := $(shell { printf '\#include <check.h>\n\#include <json-c/json.h>\n\#include <zlib.h>\n\#include <metis.h>\n\#include <cblas.h>\n' | $(CC) -x c -E - >/dev/null 2>&1 && printf '\#include <benchmark/benchmark.h>\n' | $(CXX) -x c++ -E - >/dev/null 2>&1 && command -v pkg-config >/dev/null && command -v lcov >/dev/null && command -v python3 >/dev/null && { [ "$(NO_MPI)" = 1 ] || command -v mpirun >/dev/null; }; } || echo 1)
-ifeq ($(DEPS_MISSING),1)
-$(info make: required headers or tools are missing; running ci/install-deps.sh)
-DEPS_RC := $(shell bash ci/install-deps.sh >&2; echo $$?)
-ifneq ($(DEPS_RC),0)
-$(error ci/install-deps.sh failed (exit $(DEPS_RC)); install the packages it names and retry)
+# ---- which goals build what ----------------------------------------------------------------
+GOALS := $(if $(MAKECMDGOALS),$(MAKECMDGOALS),all)
+# goals that compile nothing and need no dependency
+NOBUILD_GOALS := clean uninstall help
+BUILDING := $(filter-out $(NOBUILD_GOALS),$(GOALS))
+TEST_GOALS := check check-% tests sanitize tsan coverage %gnnref-tests
+TIER_GOALS := check check-full
+
+# ---- dependencies: each goal checks for what it needs (ci/install-deps.sh --missing) and
+# installs the missing Debian packages with ci/install-deps.sh, or says what is missing.
+#   build: json-c, zlib, METIS, OpenBLAS, pkg-config (every goal that compiles)
+#   test: Check, python3 (the tiers, sanitize, tsan, coverage); mpi: OpenMPI, optional
+#   bench: Google Benchmark; coverage: lcov
+# Sub-makes of the tiers (ci/sanitize.sh, ci/tsan.sh, ci/install-check.sh) inherit
+# GNN_DEPS_CHECKED=1 and skip the check.
+ifneq ($(GNN_DEPS_CHECKED),1)
+DEP_GROUPS := $(strip $(if $(BUILDING),build) \
+    $(if $(filter $(TEST_GOALS),$(GOALS)),test $(if $(filter 1,$(NO_MPI)),,mpi)) \
+    $(if $(filter bench %gnnref-bench,$(GOALS)),bench) \
+    $(if $(filter coverage,$(GOALS)),coverage))
+ifneq ($(DEP_GROUPS),)
+DEPS_MISSING := $(shell CC='$(CC)' CXX='$(CXX)' bash ci/install-deps.sh --missing $(DEP_GROUPS))
+ifneq ($(DEPS_MISSING),)
+$(info make: missing for '$(GOALS)': $(DEPS_MISSING); running ci/install-deps.sh $(DEPS_MISSING))
+DEPS_RC := $(shell bash ci/install-deps.sh $(DEPS_MISSING) >&2; echo $$?)
+DEPS_STILL := $(shell CC='$(CC)' CXX='$(CXX)' bash ci/install-deps.sh --missing $(DEPS_MISSING))
+ifneq ($(filter-out mpi,$(DEPS_STILL)),)
+DEPS_EXPLAINED := $(shell CC='$(CC)' CXX='$(CXX)' bash ci/install-deps.sh --explain $(filter-out mpi,$(DEPS_STILL)) >&2)
+$(error still missing for '$(GOALS)' after ci/install-deps.sh (exit $(DEPS_RC)): $(filter-out mpi,$(DEPS_STILL)), see above)
+endif
+ifneq ($(filter mpi,$(DEPS_STILL)),)
+$(warning OpenMPI (mpicc, mpirun) is missing and could not be installed: building without the MPI backend; the MPI checks say SKIP)
 endif
 endif
+endif
+export GNN_DEPS_CHECKED := 1
 endif
 
-# ---- feature detection -------------------------------------------------------------
+# ---- feature detection (only for goals that compile) ---------------------------------------
+ifneq ($(BUILDING),)
 HAVE_OPENMP := $(shell [ "$(NO_OPENMP)" = 1 ] || (echo 'int main(void){return 0;}' | $(CC) -fopenmp -x c - -o /dev/null 2>/dev/null && echo 1))
 HAVE_CUDA   := $(shell [ "$(NO_CUDA)" = 1 ] || (command -v nvcc >/dev/null 2>&1 && echo 1))
 HAVE_MPI    := $(shell [ "$(NO_MPI)" = 1 ] || (command -v mpicc >/dev/null 2>&1 && echo 1))
+# -fno-semantic-interposition: with -fPIC the library's calls to its own functions stay direct
+# (and inlinable), as in a non-PIC build
+NO_INTERPOSE := $(shell echo 'int x;' | $(CC) -fno-semantic-interposition -x c -c - -o /dev/null 2>/dev/null && echo -fno-semantic-interposition)
+endif
 
 # -ffp-contract=off everywhere: no fused multiply-add contraction, so ref and opt round alike.
 # Never any fast-math flag (the bitwise oracles depend on IEEE semantics).
+# -fPIC everywhere: the same objects make the static and the shared library.
 CSTD     := -std=c11 -D_GNU_SOURCE
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
-BASEFLAGS := -g -ffp-contract=off -fno-strict-aliasing -Iinclude -I. $(COVFLAGS)
+BASEFLAGS := -g -ffp-contract=off -fno-strict-aliasing -fPIC $(NO_INTERPOSE) -Iinclude -I. $(COVFLAGS)
 CFLAGS_REF := $(CSTD) $(WARN) -O2 $(BASEFLAGS)
 CFLAGS_OPT := $(CSTD) $(WARN) -O3 $(BASEFLAGS) $(if $(filter 1,$(NATIVE)),-march=native,)
 DEFS := -DGNN_VERSION=\"$(VERSION)\"
@@ -57,9 +104,13 @@ ifeq ($(HAVE_MPI),1)
 DEFS += -DGNN_HAVE_MPI_BUILD=1
 endif
 
-PKG_CFLAGS := $(shell pkg-config --cflags check json-c zlib 2>/dev/null)
+ifneq ($(BUILDING),)
+PKG_CFLAGS := $(shell pkg-config --cflags json-c zlib 2>/dev/null)
 PKG_LIBS   := $(shell pkg-config --libs json-c zlib 2>/dev/null)
-CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+# Check (the test binary only)
+CHECK_CFLAGS := $(shell pkg-config --cflags check 2>/dev/null)
+CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
+endif
 # OpenBLAS (libopenblas-dev): cblas_sgemm for the cpu UPDATE (opt/cpu/update.c)
 BLAS_LIBS := -lopenblas
 # METIS 5 (libmetis-dev): METIS_PartGraphKway for gnnref partition (core/partition.c)
@@ -69,7 +120,9 @@ ifeq ($(HAVE_MPI),1)
 MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
 MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
 endif
-LIBS := $(PKG_LIBS) $(BLAS_LIBS) $(METIS_LIBS) $(MPI_LIBS) $(OMPFLAGS) -lpthread -lm
+# what the library needs besides json-c and zlib (the pkg-config file's Libs.private)
+PRIVATE_LIBS := $(BLAS_LIBS) $(METIS_LIBS) $(MPI_LIBS) $(OMPFLAGS) -lpthread -lm
+LIBS := $(PKG_LIBS) $(PRIVATE_LIBS)
 
 # ---- sources -----------------------------------------------------------------------
 CORE_SRC   := $(sort $(wildcard core/*.c))
@@ -82,6 +135,7 @@ CLI_SRC    := $(sort $(wildcard cli/*.c))
 TEST_SRC   := $(sort $(wildcard tests/*.c))
 BENCH_C    := $(sort $(wildcard bench/*.c))
 BENCH_CC   := $(sort $(wildcard bench/*.cc))
+HEADERS    := $(sort $(wildcard include/gnnref/*.h))
 
 LIB_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o) $(REF_SRC:%.c=$(BUILD)/obj/%.o) \
            $(OPT_SRC:%.c=$(BUILD)/obj/%.o) $(ORACLE_SRC:%.c=$(BUILD)/obj/%.o) \
@@ -90,36 +144,87 @@ CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 BENCH_OBJ := $(BENCH_C:%.c=$(BUILD)/obj/%.o) $(BENCH_CC:%.cc=$(BUILD)/obj/%.o)
 
-LIB   := $(BUILD)/libgnnref.a
-TOOL  := $(BUILD)/bin/gnnref
-TESTS := $(BUILD)/bin/gnnref-tests
-BENCH := $(BUILD)/bin/gnnref-bench
+LIB    := $(BUILD)/libgnnref.a
+SONAME := libgnnref.so.$(SOVERSION)
+SHLIB  := $(BUILD)/libgnnref.so.$(VERSION)
+SHLINKS := $(BUILD)/$(SONAME) $(BUILD)/libgnnref.so
+TOOL   := $(BUILD)/bin/gnnref
+TESTS  := $(BUILD)/bin/gnnref-tests
+BENCH  := $(BUILD)/bin/gnnref-bench
 
-.PHONY: all run check bench coverage sanitize tsan install clean
-all: $(TOOL)
+# ---- the flags stamps: a change of flags (NATIVE=1, NO_OPENMP=1, COVFLAGS, a new compiler,
+# OpenMPI installed, ...) rebuilds everything. $(BUILD)/flags.stamp holds the effective
+# flags; it is rewritten only when they differ from what it holds, and every object and link
+# depends on it. $(BUILD)/flags-check.stamp does the same for Check's flags and the test
+# objects, so that installing Check rebuilds the tests alone.
+FLAGS_STAMP := $(BUILD)/flags.stamp
+FLAGS_NOW := $(strip CC=$(CC) CXX=$(CXX) REF: $(CFLAGS_REF) OPT: $(CFLAGS_OPT) $(OMPFLAGS) DEFS: $(DEFS) \
+    PKG: $(PKG_CFLAGS) MPI: $(MPI_CFLAGS) LIBS: $(LIBS))
+CHECK_STAMP := $(BUILD)/flags-check.stamp
+CHECK_NOW := $(strip CHECK: $(CHECK_CFLAGS) $(CHECK_LIBS))
+# (make -n records nothing: it shows the rebuild a changed stamp would cause)
+DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))
+ifneq ($(BUILDING),)
+ifneq ($(FLAGS_NOW),$(strip $(file < $(FLAGS_STAMP))))
+ifeq ($(DRY_RUN),)
+$(shell mkdir -p $(BUILD))
+$(file > $(FLAGS_STAMP),$(FLAGS_NOW))
+else
+.PHONY: $(FLAGS_STAMP)
+endif
+endif
+ifneq ($(CHECK_NOW),$(strip $(file < $(CHECK_STAMP))))
+ifeq ($(DRY_RUN),)
+$(shell mkdir -p $(BUILD))
+$(file > $(CHECK_STAMP),$(CHECK_NOW))
+else
+.PHONY: $(CHECK_STAMP)
+endif
+endif
+endif
+$(FLAGS_STAMP) $(CHECK_STAMP): ;
 
-$(BUILD)/obj/ref/%.o: ref/%.c
+.PHONY: all run tests check check-full bench coverage sanitize tsan install uninstall clean help
+all: $(TOOL) $(LIB) $(SHLIB) $(SHLINKS)
+tests: $(TESTS)
+
+$(BUILD)/obj/ref/%.o: ref/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS_REF) $(DEFS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
-$(BUILD)/obj/opt/mpi/%.o: opt/mpi/%.c
+$(BUILD)/obj/opt/mpi/%.o: opt/mpi/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS_OPT) $(OMPFLAGS) $(DEFS) $(MPI_CFLAGS) -MMD -MP -c $< -o $@
-$(BUILD)/obj/%.o: %.c
+$(BUILD)/obj/tests/%.o: tests/%.c $(FLAGS_STAMP) $(CHECK_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  CC      $<"
+	$(Q)$(CC) $(CFLAGS_OPT) -I$(BUILD)/gen $(OMPFLAGS) $(DEFS) $(PKG_CFLAGS) $(CHECK_CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS_OPT) $(OMPFLAGS) $(DEFS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
-$(BUILD)/obj/%.o: %.cc
+$(BUILD)/obj/%.o: %.cc $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CXX     $<"
-	$(Q)$(CXX) -std=c++17 -O2 -g -Iinclude -I. $(DEFS) $(COVFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CXX) -std=c++17 -O2 -g -fPIC -Iinclude -I. $(DEFS) $(COVFLAGS) -MMD -MP -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@echo "  AR      $@"
-	$(Q)rm -f $@ && ar rcs $@ $^
+	$(Q)rm -f $@ && ar rcs $@ $(LIB_OBJ)
 
-$(TOOL): $(CLI_OBJ) $(LIB)
+# the shared library: the same objects; -z defs: every symbol it uses resolved by its own
+# dependencies (the pkg-config file then links it with -lgnnref alone)
+$(SHLIB): $(LIB_OBJ) $(FLAGS_STAMP)
+	@echo "  LD      $@"
+	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,-z,defs $(CFLAGS_OPT) $(OMPFLAGS) $(LIB_OBJ) $(LIBS) -o $@
+$(BUILD)/$(SONAME): $(SHLIB)
+	$(Q)ln -sf $(notdir $<) $@
+$(BUILD)/libgnnref.so: $(BUILD)/$(SONAME)
+	$(Q)ln -sf $(notdir $<) $@
+
+# the tool links the static library: build/bin/gnnref runs from anywhere
+$(TOOL): $(CLI_OBJ) $(LIB) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS_OPT) $(OMPFLAGS) $(CLI_OBJ) $(LIB) $(LIBS) -o $@
@@ -130,13 +235,12 @@ $(BUILD)/gen/suites.h: $(TEST_SRC)
 	@mkdir -p $(dir $@)
 	$(Q)grep -ho '^Suite \*suite_[a-z0-9_]*(void)' $(TEST_SRC) | sed 's/Suite \*\(suite_[a-z0-9_]*\)(void)/X(\1)/' > $@.tmp && mv $@.tmp $@
 $(BUILD)/obj/tests/main.o: $(BUILD)/gen/suites.h
-$(BUILD)/obj/tests/%.o: CFLAGS_OPT += -I$(BUILD)/gen
-$(TESTS): $(TEST_OBJ) $(LIB)
+$(TESTS): $(TEST_OBJ) $(LIB) $(FLAGS_STAMP) $(CHECK_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS_OPT) $(OMPFLAGS) $(TEST_OBJ) $(LIB) $(CHECK_LIBS) $(LIBS) -o $@
 
-$(BENCH): $(BENCH_OBJ) $(LIB)
+$(BENCH): $(BENCH_OBJ) $(LIB) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CXX) $(OMPFLAGS) $(BENCH_OBJ) $(LIB) -lbenchmark -lpthread $(LIBS) -o $@
@@ -146,30 +250,90 @@ RUN_ARGS ?= --data builtin --model sage --layers 2 --epochs 10
 run: $(TOOL)
 	$(TOOL) train $(RUN_ARGS)
 
+# ---- the test tiers (docs/building.md) -----------------------------------------------------
+# Each stage is a target of its own, so that `make -jN check-full` overlaps them; each writes
+# its output to $(LOGDIR)/STAGE.log and prints one line when it ends (ci/stage.sh). Under
+# `make check` / `make check-full` every stage runs to the end, failed or not, and the tier
+# ends with one line per stage and its verdict; the exit status is non-zero when any failed.
+# A stage made on its own (make check-suites) exits with its own status.
+#
+# The oracle registry runs once natively and once under ASan per tier: `gnnref oracle`
+# (check-oracle, check-oracle-full; check-asan-oracle at seeds 1000 and 1001), so the Check tcase
+# that runs it again (tag `registry`, tests/test_oracle.c) is excluded. ci/oracle-check.sh
+# asserts what that tcase asserts besides: every entry passes at least one case.
+#
 # CK_DEFAULT_TIMEOUT: per-case limit; cases that need longer set their own.
 # OMP_WAIT_POLICY=passive: idle OpenMP threads sleep instead of spinning, so the many tiny
 # threaded oracle cases do not slow to a crawl when the machine is shared (timings are not
 # tests; benchmarks keep the default policy).
-check: export OMP_WAIT_POLICY = passive
-check: $(TOOL) $(TESTS)
-	@echo "== oracle (every registry entry, every implementation in this build) =="
-	$(Q)$(TOOL) oracle --cases 3
-	@echo "== AddressSanitizer + UBSan build: oracle and Check suites (ci/sanitize.sh) =="
-	$(Q)bash ci/sanitize.sh
-	@echo "== ThreadSanitizer build: the simulator's threads (ci/tsan.sh) =="
-	$(Q)bash ci/tsan.sh
-	@echo "== Check suites =="
-	$(Q)CK_DEFAULT_TIMEOUT=60 GNN_TOOL=$(TOOL) $(TESTS)
-	@echo "== MPI vs simulator (ci/mpi-check.sh) =="
-	$(Q)bash ci/mpi-check.sh $(TOOL)
+LOGDIR := $(BUILD)/logs
+STAGE  := bash ci/stage.sh $(LOGDIR)
+CHECK_STAGES := check-oracle check-suites check-mpi-quick check-install
+# longest first: under -jN make starts the stages in this order as job slots free up
+FULL_STAGES  := check-slow check-asan-build check-asan-suites check-asan-oracle check-tsan \
+    check-oracle-full check-suites check-mpi check-install
+STAGES := $(sort $(CHECK_STAGES) $(FULL_STAGES))
+.PHONY: $(STAGES) check-asan
+$(STAGES): export OMP_WAIT_POLICY = passive
+ifneq ($(filter $(TIER_GOALS),$(GOALS)),)
+TIER_T0 := $(shell date +%s)
+endif
+# the MPI checks skip (saying so) when this build has no MPI backend
+MPI_SKIP := $(if $(filter 1,$(HAVE_MPI)),,1)
 
-# AddressSanitizer + UBSan build in build/asan, oracle and Check suites (ci/sanitize.sh)
+check: export GNN_STAGE_COLLECT = 1
+check: $(CHECK_STAGES)
+	$(Q)bash ci/stage.sh --summary $(LOGDIR) check $(or $(TIER_T0),-) $(CHECK_STAGES)
+
+check-full: export GNN_STAGE_COLLECT = 1
+check-full: $(FULL_STAGES)
+	$(Q)bash ci/stage.sh --summary $(LOGDIR) check-full $(or $(TIER_T0),-) $(FULL_STAGES)
+
+# every registry entry, every implementation in this build: one seed per preset, threaded
+# implementations at 1 and 2 threads (the full tier adds 4 and seeds 2 and 3)
+check-oracle: $(TOOL)
+	$(Q)$(STAGE) $@ bash ci/oracle-check.sh $(TOOL) --cases 1 --threads 1,2
+check-oracle-full: $(TOOL)
+	$(Q)$(STAGE) $@ bash ci/oracle-check.sh $(TOOL) --cases 3
+# the Check suites but the slow ones (and the registry tcase: see above)
+check-suites: $(TOOL) $(TESTS)
+	$(Q)$(STAGE) $@ env CK_DEFAULT_TIMEOUT=60 CK_EXCLUDE_TAGS="slow registry" GNN_TOOL=$(TOOL) $(TESTS)
+# the slow ones: accuracy acceptance (Cora, Facebook, the builtin SBM on partitions)
+check-slow: $(TOOL) $(TESTS)
+	$(Q)$(STAGE) $@ env CK_DEFAULT_TIMEOUT=60 CK_INCLUDE_TAGS=slow GNN_TOOL=$(TOOL) $(TESTS)
+# AddressSanitizer + UBSan build in $(BUILD)/asan (ci/sanitize.sh), then the oracle and the
+# Check suites on it, two stages that can overlap; make check-asan: the three
+check-asan: check-asan-oracle check-asan-suites
+check-asan-build:
+	+$(Q)$(STAGE) $@ env MAKE="$(MAKE)" BUILD="$(BUILD)" bash ci/sanitize.sh build
+check-asan-oracle: check-asan-build
+	$(Q)$(STAGE) $@ --after check-asan-build env BUILD="$(BUILD)" bash ci/sanitize.sh oracle
+check-asan-suites: check-asan-build
+	$(Q)$(STAGE) $@ --after check-asan-build env BUILD="$(BUILD)" bash ci/sanitize.sh suites
+# ThreadSanitizer build in $(BUILD)/tsan and its run: the simulator's threads
+check-tsan:
+	+$(Q)$(STAGE) $@ env MAKE="$(MAKE)" BUILD="$(BUILD)" bash ci/tsan.sh
+# in the full tier the native build goes first, so that the stages that need it (the slow
+# suites above all) are not held up behind the sanitizer builds
+ifneq ($(filter check-full,$(GOALS)),)
+check-asan-build check-tsan: | $(TOOL) $(TESTS)
+endif
+# MPI vs simulator under mpirun: np 1 and 2 and the 4-rank training (quick), or all of it
+check-mpi-quick: $(TOOL)
+	$(Q)$(STAGE) $@ env NO_MPI=$(MPI_SKIP) bash ci/mpi-check.sh --quick $(TOOL)
+check-mpi: $(TOOL)
+	$(Q)$(STAGE) $@ env NO_MPI=$(MPI_SKIP) bash ci/mpi-check.sh $(TOOL)
+# make install into a temporary prefix, a program built with pkg-config, make uninstall
+check-install: all
+	+$(Q)$(STAGE) $@ env MAKE="$(MAKE)" BUILD="$(BUILD)" bash ci/install-check.sh
+
+# AddressSanitizer + UBSan build in $(BUILD)/asan, oracle and Check suites (ci/sanitize.sh)
 sanitize:
-	$(Q)bash ci/sanitize.sh
+	+$(Q)env MAKE="$(MAKE)" BUILD="$(BUILD)" bash ci/sanitize.sh
 
-# ThreadSanitizer build in build/tsan: the simulator's rank threads (ci/tsan.sh)
+# ThreadSanitizer build in $(BUILD)/tsan: the simulator's rank threads (ci/tsan.sh)
 tsan:
-	$(Q)bash ci/tsan.sh
+	+$(Q)env MAKE="$(MAKE)" BUILD="$(BUILD)" bash ci/tsan.sh
 
 bench: $(BENCH)
 	$(BENCH) $(BENCH_ARGS)
@@ -188,15 +352,37 @@ coverage:
 	  printf '%-8s ' $$d; lcov --summary $(BUILD)/cov/$$d.info 2>&1 | grep -E 'lines' ; done
 	$(Q)printf 'total    '; lcov --summary $(BUILD)/cov/gnnref.info 2>&1 | grep -E 'lines'
 
-install: $(TOOL)
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/include/gnnref $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 644 $(LIB) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(TOOL) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 include/gnnref/*.h $(DESTDIR)$(PREFIX)/include/gnnref/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' -e 's|@LIBS@|$(PKG_LIBS) $(BLAS_LIBS) $(METIS_LIBS) $(MPI_LIBS) $(OMPFLAGS) -lpthread -lm|' \
-	    gnnref.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/gnnref.pc
+# ---- install / uninstall ------------------------------------------------------------------
+# The pkg-config file: `cc prog.c $(pkg-config --cflags --libs gnnref)` links the shared
+# library; its dependencies are Requires.private / Libs.private (for --static).
+PC_LIBDIR     := $(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))
+PC_INCLUDEDIR := $(patsubst $(PREFIX)/%,$${prefix}/%,$(INCLUDEDIR))
+INSTALLED_HEADERS := $(HEADERS:include/gnnref/%=$(DESTDIR)$(INCLUDEDIR)/gnnref/%)
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/gnnref $(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libgnnref.a
+	install -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/libgnnref.so.$(VERSION)
+	ln -sf libgnnref.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libgnnref.so
+	install -m 755 $(TOOL) $(DESTDIR)$(BINDIR)/gnnref
+	install -m 644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/gnnref/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(PC_LIBDIR)|' -e 's|@INCLUDEDIR@|$(PC_INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' -e 's|@LIBS_PRIVATE@|$(strip $(PRIVATE_LIBS))|' \
+	    gnnref.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/gnnref.pc
+
+# removes the files install wrote and the include/gnnref folder it made (when empty); the
+# shared folders (bin, lib, include, lib/pkgconfig) stay
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/gnnref $(DESTDIR)$(PKGCONFIGDIR)/gnnref.pc \
+	    $(DESTDIR)$(LIBDIR)/libgnnref.a $(DESTDIR)$(LIBDIR)/libgnnref.so.$(VERSION) \
+	    $(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/libgnnref.so $(INSTALLED_HEADERS)
+	-rmdir $(DESTDIR)$(INCLUDEDIR)/gnnref 2>/dev/null || true
 
 clean:
 	rm -rf $(BUILD)
+
+help:
+	@sed -n '2,/^$$/s/^# \{0,1\}//p' Makefile
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)

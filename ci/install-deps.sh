@@ -1,11 +1,105 @@
 #!/usr/bin/env bash
-# Install the Debian packages gnnref needs to build, test and benchmark.
-# Called by `make` when a required header is missing; safe to run by hand.
-# Uses apt-get as root, sudo otherwise, and says clearly when neither works.
+# Install the Debian packages gnnref needs, by group; safe to run by hand.
+#
+#   bash ci/install-deps.sh [GROUP...]            install what the groups need (none: all)
+#   bash ci/install-deps.sh --missing [GROUP...]  print the groups whose headers or tools are
+#                                                 missing (nothing when all are there); exit 0
+#   bash ci/install-deps.sh --explain [GROUP...]  say which header or tool each group lacks
+# Groups (the make targets that need them):
+#   build     the library and the tool (make, make install): a C compiler, pkg-config, json-c,
+#             zlib, METIS, OpenBLAS
+#   test      the Check suites and the test tiers (make check, check-full, sanitize, tsan,
+#             coverage): Check (with libsubunit), python3
+#   mpi       the MPI backend and its checks: OpenMPI (mpicc, mpirun); optional, make builds
+#             without it and the MPI checks say SKIP
+#   bench     make bench: Google Benchmark and a C++ compiler
+#   coverage  make coverage: lcov (lcov, genhtml)
+# make runs `--missing` for the groups its goals need and this script for those missing.
+# Installs with apt-get as root, sudo otherwise, and says clearly when neither works.
 set -eu
 
-PKGS="build-essential pkg-config check libsubunit-dev libopenblas-dev libmetis-dev \
-zlib1g-dev libjson-c-dev libbenchmark-dev lcov openmpi-bin libopenmpi-dev python3"
+ALL_GROUPS="build test mpi bench coverage"
+
+pkgs_of() {
+    case "$1" in
+    build) echo "build-essential pkg-config libopenblas-dev libmetis-dev zlib1g-dev libjson-c-dev" ;;
+    test) echo "check libsubunit-dev python3" ;;
+    mpi) echo "openmpi-bin libopenmpi-dev" ;;
+    bench) echo "g++ libbenchmark-dev" ;;
+    coverage) echo "lcov" ;;
+    *)
+        echo "install-deps: unknown group '$1' (groups: $ALL_GROUPS)" >&2
+        exit 2
+        ;;
+    esac
+}
+
+# has_header LANG COMPILER HEADER: the preprocessor finds HEADER
+has_header() {
+    printf '#include <%s>\n' "$3" | $2 -x "$1" -E - >/dev/null 2>&1
+}
+
+# present GROUP: exit 0 when what GROUP provides is usable here; LACKS: what is not
+present() {
+    local cc=${CC:-cc} cxx=${CXX:-c++} h t
+    LACKS=""
+    case "$1" in
+    build)
+        for t in "${cc%% *}" pkg-config; do
+            command -v "$t" >/dev/null 2>&1 || LACKS="$LACKS, command $t"
+        done
+        for h in json-c/json.h zlib.h metis.h cblas.h; do
+            has_header c "$cc" "$h" || LACKS="$LACKS, header <$h> (for '$cc')"
+        done
+        ;;
+    test)
+        has_header c "$cc" check.h || LACKS="$LACKS, header <check.h> (for '$cc')"
+        command -v python3 >/dev/null 2>&1 || LACKS="$LACKS, command python3"
+        ;;
+    mpi)
+        for t in mpicc mpirun; do
+            command -v "$t" >/dev/null 2>&1 || LACKS="$LACKS, command $t"
+        done
+        ;;
+    bench)
+        has_header c++ "$cxx" benchmark/benchmark.h || LACKS="$LACKS, header <benchmark/benchmark.h> (for '$cxx')"
+        ;;
+    coverage)
+        for t in lcov genhtml; do
+            command -v "$t" >/dev/null 2>&1 || LACKS="$LACKS, command $t"
+        done
+        ;;
+    *)
+        pkgs_of "$1" >/dev/null
+        ;;
+    esac
+    LACKS=${LACKS#, }
+    [ -z "$LACKS" ]
+}
+
+if [ "${1:-}" = --missing ]; then
+    shift
+    out=""
+    for g in ${*:-$ALL_GROUPS}; do
+        pkgs_of "$g" >/dev/null
+        present "$g" || out="$out${out:+ }$g"
+    done
+    [ -z "$out" ] || echo "$out"
+    exit 0
+fi
+if [ "${1:-}" = --explain ]; then
+    shift
+    for g in ${*:-$ALL_GROUPS}; do
+        pkgs_of "$g" >/dev/null
+        present "$g" || printf '%s: no %s (Debian: %s)\n' "$g" "$LACKS" "$(pkgs_of "$g")"
+    done
+    exit 0
+fi
+
+PKGS=""
+for g in ${*:-$ALL_GROUPS}; do
+    PKGS="$PKGS $(pkgs_of "$g")"
+done
 
 missing=""
 for p in $PKGS; do
@@ -14,11 +108,15 @@ for p in $PKGS; do
     fi
 done
 if [ -z "$missing" ]; then
-    echo "install-deps: all packages present"
+    echo "install-deps: all packages present (${*:-$ALL_GROUPS})"
     exit 0
 fi
 
 echo "install-deps: installing:$missing"
+if ! command -v apt-get >/dev/null 2>&1; then
+    echo "install-deps: error: no apt-get here; install by hand the equivalents of:$missing" >&2
+    exit 1
+fi
 if [ "$(id -u)" = 0 ]; then
     SUDO=""
 elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then

@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Build gnnref with ThreadSanitizer in build/tsan and run what shares memory between POSIX
+# Build gnnref with ThreadSanitizer in $BUILD/tsan and run what shares memory between POSIX
 # threads: the simulator (one thread per rank, sim/), the communicator on top of it, and
 # training on partitions under it (hec pushes in flight, faults). Any race report fails the
-# run. Usage: bash ci/tsan.sh   (part of make check)
+# run. Usage: make tsan (or make check-tsan, a stage of make check-full), or by hand:
+# bash ci/tsan.sh. The build takes its job count from make (the parent's jobserver under
+# make -jN; one job under plain make); by hand, make -j$(nproc).
 #
 # OpenMP stays at one thread here (OMP_NUM_THREADS=1, and only suites that keep it so): libgomp
 # is not built with TSan, so its barriers are invisible to TSan and every parallel loop would
@@ -10,7 +12,8 @@
 # oracle's bitwise comparisons at 1, 2 and 4 threads.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-B=build/tsan
+MAKE=${MAKE:-make}
+B=${BUILD:-build}/tsan
 SAN="-fsanitize=thread -fno-omit-frame-pointer"
 
 # a compiler or kernel without a working TSan (no libtsan; an address-space layout TSan cannot
@@ -23,7 +26,11 @@ if ! echo 'int main(void) { return 0; }' | ${CC:-cc} -x c - $SAN -o "$probe/p" 2
     exit 0
 fi
 
-make --no-print-directory -j2 BUILD=$B COVFLAGS="$SAN" $B/bin/gnnref $B/bin/gnnref-tests >/dev/null
+JOBS=""
+[ -n "${MAKELEVEL:-}" ] || JOBS="-j$(nproc 2>/dev/null || echo 2)"
+echo "== tsan: building $B =="
+# shellcheck disable=SC2086
+$MAKE --no-print-directory $JOBS BUILD="$B" COVFLAGS="$SAN" "$B/bin/gnnref" "$B/bin/gnnref-tests" >/dev/null
 export OMP_NUM_THREADS=1
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1"
 T=$B/bin/gnnref

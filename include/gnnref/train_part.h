@@ -1,5 +1,6 @@
 /* include/gnnref/train_part.h -- distributed mini-batch training on a partition
- * (DistGNN-MB sections 3.1-3.2, Algorithm 2; docs/hec.md "Training on partitions").
+ * (DistGNN-MB sections 3.1-3.2, Algorithm 2; docs/hec.md "Training on partitions", whose
+ * "Reading Algorithm 2 in the code" maps each line of the algorithm to core/train_part*.c).
  *
  * SPMD and collective over a gnn_comm: every rank calls gnn_train_part with its own part (a
  * gnn_part_local from partition.h, built in memory or loaded from a partition set) and the

@@ -1,0 +1,409 @@
+/* core/train_part_step.c -- one step of distributed mini-batch training on a partition:
+ * DistGNN-MB Algorithm 2, lines 6-24, then the backward pass, the gradient allreduce and Adam.
+ * gnn_ptrain_step below is the algorithm, one named call per line; the functions above it are
+ * those lines. The contract is include/gnnref/train_part.h; docs/hec.md section 7 explains
+ * each choice, and its "Reading Algorithm 2 in the code" maps the lines to these functions.
+ *
+ * How a rank sees a vertex it does not own (the remote mode; one function each):
+ *   hec   remote_hec: a halo row of layer l's input is loaded from the layer-l cache on a hit;
+ *         on a miss the vertex leaves block l with its edges (line 11);
+ *   drop  remote_drop: every halo is a miss;
+ *   fetch remote_fetch: sampling runs on the whole topology, and the input features of every
+ *         sampled vertex are pulled from its owner; there are no halos.
+ * Blocks carry global ids once sampled (dropout is keyed by them, DESIGN.md section 2); hec and
+ * drop keep each block's local source ids beside it, which say which rows are halos. */
+#include <string.h>
+#include "core/epoch.h"
+#include "core/train_part_internal.h"
+#include "gnnref/crc32c.h"
+
+/* One step's working state. */
+typedef struct pstep {
+    const int64_t *seeds;         /* (n_seeds) local ids; n_seeds may be 0 */
+    int64_t n_seeds;
+    fwd_key key;                  /* training; key.step is the global step */
+    int push;                     /* hec and k < M - d: this step pushes */
+    gnn_block blk[GNN_MAX_LAYERS];
+    int64_t *loc[GNN_MAX_LAYERS]; /* (blk[l].n_src) local ids of each block's sources (hec, drop) */
+    lcache C[GNN_MAX_LAYERS];
+    int64_t lookups[GNN_MAX_LAYERS], hits[GNN_MAX_LAYERS]; /* this step's halo searches and hits */
+    double sums[2];               /* loss sum, sampled edges: summed over the ranks */
+    double *phase;                /* the epoch's phase times */
+} pstep;
+
+static void pstep_free(pstep *S)
+{
+    for (int l = 0; l < GNN_MAX_LAYERS; l++) {
+        gnn_lcache_free(&S->C[l]);
+        gnn_block_free(&S->blk[l]);
+        gnn_free(S->loc[l]);
+    }
+}
+
+/* ---- line 6: the mini-batch -------------------------------------------------------------- */
+
+/* Sample L blocks from the seeds: on the local graph (hec, drop; halo rows are empty, so halos
+ * are never expanded) or the whole topology (fetch, from the seeds' global ids). Sampling draws
+ * with the global id, so a solid vertex samples what it samples on the whole graph. */
+static gnn_status sample_blocks(ptrainer *T, pstep *S)
+{
+    if (S->n_seeds == 0)
+        return GNN_OK;
+    const gnn_train_config *c = &T->cfg;
+    const int L = T->m.L, local = local_mode(T);
+    const double t0 = gnn_now_s();
+    const int64_t *s = S->seeds;
+    int64_t *gseeds = NULL;
+    if (!local) {
+        if (!(gseeds = gnn_malloc((size_t)S->n_seeds * sizeof(int64_t))))
+            return GNN_ERR_NOMEM;
+        for (int64_t i = 0; i < S->n_seeds; i++)
+            gseeds[i] = T->L->vid_o[S->seeds[i]];
+        s = gseeds;
+    }
+    gnn_sample_params base = { .seed = c->seed, .step = S->key.step, .rng_ids = local ? T->L->vid_o : NULL };
+    gnn_status st = gnn_sampler_blocks(T->sampler, s, S->n_seeds, c->fanouts, L, &base, S->blk);
+    gnn_free(gseeds);
+    for (int l = 0; l < L && !st; l++) {
+        S->sums[1] += (double)S->blk[l].nnz;
+        if (!local)
+            continue;
+        /* keep the local ids; the blocks carry global ids from here on */
+        if (!(S->loc[l] = gnn_malloc((size_t)S->blk[l].n_src * sizeof(int64_t)))) {
+            st = GNN_ERR_NOMEM;
+            break;
+        }
+        memcpy(S->loc[l], S->blk[l].src_gid, (size_t)S->blk[l].n_src * sizeof(int64_t));
+        for (int64_t i = 0; i < S->blk[l].n_src; i++)
+            S->blk[l].src_gid[i] = T->L->vid_o[S->loc[l][i]];
+    }
+    S->phase[GNN_PHASE_SAMPLE] += gnn_now_s() - t0;
+    return st;
+}
+
+/* Layer l's input rows (n_src, in): layer 0 loads the features of its solid sources
+ * (LoadMBFeatures; halo rows zero until remote_rows fills them; fetch pulls them all), a
+ * higher layer copies the layer below's output (the next layer's sources are this layer's
+ * destinations: same rows, same order). */
+static gnn_status layer_input(ptrainer *T, pstep *S, int l)
+{
+    if (S->n_seeds == 0)
+        return GNN_OK;
+    const double t0 = gnn_now_s();
+    const int64_t ns = S->blk[l].n_src, in = in_width(T, l);
+    lcache *C = &S->C[l];
+    if (!(C->x = falloc(ns * in)))
+        return GNN_ERR_NOMEM;
+    if (l > 0)
+        memcpy(C->x, S->C[l - 1].y, (size_t)(ns * in) * sizeof(float));
+    else if (local_mode(T))
+        for (int64_t i = 0; i < ns; i++) {
+            if (S->loc[0][i] < T->n_solid)
+                memcpy(C->x + i * in, T->fsolid + S->loc[0][i] * in, (size_t)in * sizeof(float));
+            else
+                memset(C->x + i * in, 0, (size_t)in * sizeof(float));
+        }
+    S->phase[GNN_PHASE_FORWARD] += gnn_now_s() - t0;
+    return GNN_OK;
+}
+
+/* ---- lines 10-12: the rows this rank does not own, by remote mode ------------------------- */
+
+/* The halo sources of block l (@alg{DistGNN-MB 2, line 10}, findHaloNodes): their rows in
+ * the block and their global ids (the cache's tags), and what the cache gives for them. */
+typedef struct halos {
+    int64_t n;
+    int64_t *row, *vid;           /* (n) */
+    int64_t *line;                /* (n) the cache line of a hit, GNN_HEC_MISS otherwise */
+    float *emb;                   /* (n, dim) the hits' embeddings (hec) */
+} halos;
+
+static void halos_free(halos *h)
+{
+    gnn_free(h->row);
+    gnn_free(h->vid);
+    gnn_free(h->line);
+    gnn_free(h->emb);
+}
+
+static gnn_status find_halos(const ptrainer *T, const pstep *S, int l, halos *h)
+{
+    const int64_t ns = S->blk[l].n_src, *loc = S->loc[l];
+    memset(h, 0, sizeof *h);
+    for (int64_t i = 0; i < ns; i++)
+        h->n += loc[i] >= T->n_solid;
+    if (h->n == 0)
+        return GNN_OK;
+    h->row = gnn_malloc((size_t)h->n * sizeof(int64_t));
+    h->vid = gnn_malloc((size_t)h->n * sizeof(int64_t));
+    h->line = gnn_malloc((size_t)h->n * sizeof(int64_t));
+    if (!h->row || !h->vid || !h->line)
+        return GNN_ERR_NOMEM;
+    int64_t j = 0;
+    for (int64_t i = 0; i < ns; i++)
+        if (loc[i] >= T->n_solid) {
+            h->row[j] = i;
+            h->vid[j++] = T->L->vid_o[loc[i]];
+        }
+    return GNN_OK;
+}
+
+/* Put the halos into layer l's input x (n_src, dim): a hit's row is its cached embedding; a
+ * miss's row is zeroed and, @alg{DistGNN-MB 2, line 11}, the vertex leaves the block with its
+ * edges, so its solid neighbors aggregate over the rest. Counts the lookups and hits. */
+static gnn_status place_halos(ptrainer *T, pstep *S, int l, const halos *h)
+{
+    gnn_block *b = &S->blk[l];
+    float *x = S->C[l].x;
+    const int64_t dim = in_width(T, l);
+    int64_t hits = 0;
+    uint8_t *miss = h->n ? gnn_calloc((size_t)b->n_src, 1) : NULL;
+    if (h->n && !miss)
+        return GNN_ERR_NOMEM;
+    for (int64_t j = 0; j < h->n; j++) {
+        float *row = x + h->row[j] * dim;
+        if (h->line[j] != GNN_HEC_MISS) {
+            memcpy(row, h->emb + j * dim, (size_t)dim * sizeof(float));
+            hits++;
+        } else {
+            memset(row, 0, (size_t)dim * sizeof(float));
+            miss[h->row[j]] = 1;
+        }
+    }
+    if (hits < h->n) {
+        int64_t o = 0;
+        for (int64_t v = 0; v < b->n_dst; v++) {
+            const int64_t e0 = b->indptr[v], e1 = b->indptr[v + 1];
+            b->indptr[v] = o;
+            for (int64_t e = e0; e < e1; e++)
+                if (!miss[b->indices[e]])
+                    b->indices[o++] = b->indices[e];
+        }
+        b->indptr[b->n_dst] = o;
+        T->dropped_edges += b->nnz - o;
+        b->nnz = o;
+    }
+    gnn_free(miss);
+    S->lookups[l] = h->n;
+    S->hits[l] = hits;
+    T->lookups[l] += h->n;
+    T->hits[l] += hits;
+    return GNN_OK;
+}
+
+/* hec, @alg{DistGNN-MB 2, lines 11-12}: HECSearch the halos in the layer-l cache (a hit needs
+ * the tag present and age <= ls), HECLoad the hits. */
+static gnn_status remote_hec(ptrainer *T, int l, halos *h)
+{
+    gnn_status st = gnn_hec_search(&T->hec[l], h->vid, h->n, h->line, T->err);
+    if (!st && !(h->emb = falloc(h->n * in_width(T, l))))
+        st = GNN_ERR_NOMEM;
+    if (!st)
+        st = gnn_hec_load(&T->hec[l], h->line, h->n, h->emb, T->err);
+    return st;
+}
+
+/* drop: the lower bound, no cache and no push: every halo misses. */
+static gnn_status remote_drop(ptrainer *T, int l, halos *h)
+{
+    (void)T;
+    (void)l;
+    for (int64_t j = 0; j < h->n; j++)
+        h->line[j] = GNN_HEC_MISS;
+    return GNN_OK;
+}
+
+/* hec and drop: find layer l's halos (line 10), look them up by the mode, put them into the
+ * input (a miss leaves the block, line 11). */
+static gnn_status halo_rows(ptrainer *T, pstep *S, int l, gnn_status (*lookup)(ptrainer *, int, halos *))
+{
+    if (S->n_seeds == 0)
+        return GNN_OK;
+    halos h;
+    gnn_status st = find_halos(T, S, l, &h);
+    if (!st && h.n > 0)
+        st = lookup(T, l, &h);
+    if (!st)
+        st = place_halos(T, S, l, &h);
+    halos_free(&h);
+    return st;
+}
+
+/* fetch: the exact baseline (hybrid partitioning), no algorithm line: layer 0's input rows of
+ * every sampled vertex pulled from its owner through the feature store. Higher layers have
+ * every row computed below. A rank without a mini-batch still takes part in the pull. */
+static gnn_status remote_fetch(ptrainer *T, pstep *S, int l)
+{
+    if (l > 0)
+        return GNN_OK;
+    const gnn_kv_stats *kt = &T->kv.total;
+    const int64_t b0 = kt->bytes_header_sent + kt->bytes_ids_sent + kt->bytes_rows_sent;
+    float none;
+    gnn_status st = S->n_seeds ? gnn_kvstore_pull(&T->kv, S->blk[0].src_gid, S->blk[0].n_src, S->C[0].x, T->err)
+                               : gnn_kvstore_pull(&T->kv, NULL, 0, &none, T->err);
+    if (!st && S->n_seeds)
+        T->pull_bytes += kt->bytes_header_sent + kt->bytes_ids_sent + kt->bytes_rows_sent - b0;
+    return st;
+}
+
+/* The rows of layer l's input that this rank does not own, by the remote mode (the mode's
+ * communication-side time: comm_post). */
+static gnn_status remote_rows(ptrainer *T, pstep *S, int l)
+{
+    const double t0 = gnn_now_s();
+    gnn_status st = GNN_OK;
+    switch (T->pc.remote) {
+    case GNN_REMOTE_HEC: st = halo_rows(T, S, l, remote_hec); break;
+    case GNN_REMOTE_DROP: st = halo_rows(T, S, l, remote_drop); break;
+    case GNN_REMOTE_FETCH: st = remote_fetch(T, S, l); break;
+    }
+    S->phase[GNN_PHASE_COMM_POST] += gnn_now_s() - t0;
+    return st;
+}
+
+/* ---- lines 14-24 are core/train_part_push.c; the rest of the step ------------------------- */
+
+/* Layer l's forward (AGG and UPDATE, DistGNN-MB Eq. 1-2): keyed dropout of its input (after
+ * the push took the rows: the receiver applies its own dropout, keyed by the vertex), then the
+ * layer. */
+static gnn_status forward_layer(ptrainer *T, pstep *S, int l)
+{
+    if (S->n_seeds == 0)
+        return GNN_OK;
+    const gnn_train_config *c = &T->cfg;
+    const double t0 = gnn_now_s();
+    const int64_t ns = S->blk[l].n_src, in = in_width(T, l);
+    lcache *C = &S->C[l];
+    if (c->dropout > 0.0f) {
+        if (!(C->mask = falloc(ns * in)))
+            return GNN_ERR_NOMEM;
+        gnn_dropout_fwd(C->x, ns, in, S->blk[l].src_gid, c->dropout, c->seed, S->key.step, (unsigned)l, C->mask);
+    }
+    gnn_status st = gnn_layer_fwd(&T->m, l, &S->blk[l], C, &S->key);
+    S->phase[GNN_PHASE_FORWARD] += gnn_now_s() - t0;
+    return st;
+}
+
+static uint32_t hec_crc(const gnn_hec *h)
+{
+    uint32_t c = gnn_crc32c(0, h->tag, (size_t)h->cs * sizeof(int64_t));
+    c = gnn_crc32c(c, h->age, (size_t)h->cs * sizeof(int32_t));
+    c = gnn_crc32c(c, h->emb, (size_t)(h->cs * h->dim) * sizeof(float));
+    return gnn_crc32c(c, &h->wp, sizeof h->wp);
+}
+
+/* The caller's view of the HEC pipeline after this step's loads and posts (hec mode). */
+static void trace_step(ptrainer *T, const pstep *S)
+{
+    if (!T->pc.on_trace || !hec_mode(T))
+        return;
+    for (int l = 0; l < T->m.L; l++) {
+        gnn_part_trace t = { .rank = T->rank, .epoch = T->epoch, .layer = l, .step = S->key.step,
+                             .received = T->step_received[l], .lookups = S->lookups[l], .hits = S->hits[l],
+                             .pushed = T->step_pushed, .cnt = T->hec[l].cnt, .state_crc = hec_crc(&T->hec[l]) };
+        T->pc.on_trace(&t, T->pc.trace_ctx);
+    }
+}
+
+/* The loss over the labelled seeds, divided by the global batch's count denom, and the
+ * backward pass. The gradient of every halo row of a layer's input is zeroed before it flows
+ * to the layer below: that input came from the cache (or nowhere), not from the rows below.
+ * An empty mini-batch contributes zero gradients. */
+static gnn_status loss_and_backward(ptrainer *T, pstep *S, double denom)
+{
+    model *m = &T->m;
+    const int L = m->L;
+    const double t0 = gnn_now_s();
+    if (S->n_seeds == 0) {
+        gnn_model_zero_grads(m);
+        S->phase[GNN_PHASE_BACKWARD] += gnn_now_s() - t0;
+        return GNN_OK;
+    }
+    const int64_t classes = m->layer[L - 1].out;
+    int32_t *lab = gnn_malloc((size_t)S->n_seeds * sizeof(int32_t));
+    float *dy = falloc(S->n_seeds * classes), *dx = NULL;
+    gnn_status st = GNN_ERR_NOMEM;
+    if (!lab || !dy)
+        goto done;
+    for (int64_t i = 0; i < S->n_seeds; i++)
+        lab[i] = T->in->labels[S->seeds[i]];
+    S->sums[0] = gnn_softmax_xent_sum(S->C[L - 1].y, S->n_seeds, classes, lab, denom, dy, NULL);
+    for (int l = L - 1; l >= 0; l--) {
+        const int64_t ns = S->blk[l].n_src, in = m->layer[l].in;
+        if (l > 0 && !(dx = falloc(ns * in))) {
+            st = GNN_ERR_NOMEM;
+            goto done;
+        }
+        if ((st = gnn_layer_bwd(m, l, &S->blk[l], &S->C[l], &S->key, dy, l > 0 ? dx : NULL)))
+            goto done;
+        if (l > 0 && local_mode(T)) /* a halo row's input came from the cache: no gradient below it */
+            for (int64_t i = 0; i < ns; i++)
+                if (S->loc[l][i] >= T->n_solid)
+                    memset(dx + i * in, 0, (size_t)in * sizeof(float));
+        gnn_free(dy);
+        dy = dx; /* d loss / d y[l-1] */
+        dx = NULL;
+    }
+    S->phase[GNN_PHASE_BACKWARD] += gnn_now_s() - t0;
+    st = GNN_OK;
+done:
+    gnn_free(lab);
+    gnn_free(dy);
+    gnn_free(dx);
+    return st;
+}
+
+/* ---- Algorithm 2, one step ---------------------------------------------------------------- */
+
+gnn_status gnn_ptrain_step(ptrainer *T, const int64_t *seeds, int64_t n_seeds, double denom, int64_t k, uint32_t step,
+                           double *loss, gnn_epoch_stats *E)
+{
+    const gnn_train_config *c = &T->cfg;
+    const int hec = hec_mode(T);
+    pstep S;
+    memset(&S, 0, sizeof S);
+    S.seeds = seeds;
+    S.n_seeds = n_seeds;
+    S.key = (fwd_key){ .train = 1, .attn_drop = c->attn_dropout, .seed = c->seed, .step = step };
+    S.phase = E->phase_s;
+    S.push = hec && k < T->steps - T->pc.hec_delay; /* @alg{DistGNN-MB 2, line 14}: k < M - d */
+    T->step_pushed = 0;
+    gnn_status st = GNN_OK;
+
+    /* @alg{DistGNN-MB 2, lines 7-9}: if k >= d, comm_wait and HECStore, every layer */
+    if (hec && (st = gnn_ptrain_receive(T, k, S.phase)))
+        goto done;
+    /* @alg{DistGNN-MB 2, line 6}: the mini-batch (its blocks; layer 0's features below) */
+    if ((st = sample_blocks(T, &S)))
+        goto done;
+    for (int l = 0; l < T->m.L; l++) { /* "at each layer" (line 5) */
+        /* @alg{DistGNN-MB 2, line 6}: LoadMBFeatures, or the layer below's output */
+        if ((st = layer_input(T, &S, l)))
+            goto done;
+        /* @alg{DistGNN-MB 2, lines 10-12}: findHaloNodes, HECSearch, HECLoad (by remote mode) */
+        if ((st = remote_rows(T, &S, l)))
+            goto done;
+        /* @alg{DistGNN-MB 2, lines 15-23}: findSolidNodes, Map, Sample, gather */
+        if (S.push && (st = gnn_ptrain_pack(T, l, n_seeds ? &S.blk[l] : NULL, S.loc[l], S.C[l].x, step, S.phase)))
+            goto done;
+        /* AGG and UPDATE on the mini-batch (section 3.2: "followed by UPDATE") */
+        if ((st = forward_layer(T, &S, l)))
+            goto done;
+    }
+    /* @alg{DistGNN-MB 2, line 24}: AlltoallAsync, received d steps later */
+    if (S.push && (st = gnn_ptrain_post(T, k, S.phase)))
+        goto done;
+    trace_step(T, &S);
+    if ((st = loss_and_backward(T, &S, denom)))
+        goto done;
+    /* every rank applies the same update: allreduce (ARed), then Adam */
+    if ((st = gnn_step_reduce_update(&T->m, c, T->comm, T->gbuf, T->n_params, step, S.sums, S.phase))) {
+        gnn_err_set(T->err, st, "allreduce: %s", gnn_comm_errmsg(T->comm));
+        goto done;
+    }
+    *loss = S.sums[0] / denom;
+    E->edges_sampled += (int64_t)S.sums[1];
+done:
+    pstep_free(&S);
+    return st;
+}
