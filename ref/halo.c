@@ -86,11 +86,4 @@ fail:
     return st;
 }
 
-/* The table's transitional build member (halo.h). */
-static gnn_status build_checked(gnn_comm *c, const gnn_part_local *me, int64_t n_global, gnn_db_halo *out,
-                                gnn_err *err)
-{
-    return gnn_db_halo_build(&gnn_db_halo_ref, c, me, n_global, out, err);
-}
-
-const gnn_db_halo_ops gnn_db_halo_ref = { "ref", build_agreed, build_checked };
+const gnn_db_halo_ops gnn_db_halo_ref = { "ref", build_agreed };

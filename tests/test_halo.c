@@ -297,7 +297,7 @@ static gnn_status drop_last(gnn_comm *c, const gnn_part_local *me, int64_t n, co
 
 START_TEST(oracle_catches_mutant)
 {
-    static const gnn_db_halo_ops mutant_ops = { "drop-last", drop_last, NULL };
+    static const gnn_db_halo_ops mutant_ops = { "drop-last", drop_last };
     const gnn_oracle_impl mutant = { .name = "cpu", .ops = &mutant_ops, .flags = 0 };
     const gnn_oracle_entry *e = gnn_oracle_find("partition.db_halo");
     ck_assert_ptr_nonnull(e);

@@ -62,9 +62,6 @@ typedef struct gnn_db_halo_ops {
      * leaves *out empty. */
     gnn_status (*build_agreed)(gnn_comm *c, const gnn_part_local *me, int64_t n_global, const int64_t *n_halo_all,
                                gnn_db_halo *out, gnn_err *err);
-    /* Transitional: gnn_db_halo_build with this table, for the callers that still call the
-     * table directly (core/train_part.c, cli/); to go once they call gnn_db_halo_build. */
-    gnn_status (*build)(gnn_comm *c, const gnn_part_local *me, int64_t n_global, gnn_db_halo *out, gnn_err *err);
 } gnn_db_halo_ops;
 
 extern const gnn_db_halo_ops gnn_db_halo_ref, gnn_db_halo_cpu;
