@@ -272,7 +272,7 @@ CHECK_STAGES := check-oracle check-suites check-mpi-quick check-install
 # longest first: under -jN make starts the stages in this order as job slots free up
 FULL_STAGES  := check-slow check-asan-build check-asan-suites check-asan-oracle check-tsan \
     check-oracle-full check-suites check-mpi check-install
-STAGES := $(sort $(CHECK_STAGES) $(FULL_STAGES))
+STAGES := $(sort $(CHECK_STAGES) $(FULL_STAGES) check-docs)
 .PHONY: $(STAGES) check-asan
 $(STAGES): export OMP_WAIT_POLICY = passive
 ifneq ($(filter $(TIER_GOALS),$(GOALS)),)
@@ -326,6 +326,10 @@ check-mpi: $(TOOL)
 # make install into a temporary prefix, a program built with pkg-config, make uninstall
 check-install: all
 	+$(Q)$(STAGE) $@ env MAKE="$(MAKE)" BUILD="$(BUILD)" bash ci/install-check.sh
+# the docs' paths and names exist, the paper anchors are well formed and docs/anchors.md is
+# current; not in the tiers yet: both scripts fail on the tree as it is (docs/building.md)
+check-docs:
+	$(Q)$(STAGE) $@ sh -c 'python3 ci/check-doc-paths.py && python3 ci/anchors.py --check && echo "docs: PASS"'
 
 # AddressSanitizer + UBSan build in $(BUILD)/asan, oracle and Check suites (ci/sanitize.sh)
 sanitize:
