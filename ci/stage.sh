@@ -5,8 +5,9 @@
 #   bash ci/stage.sh LOGDIR NAME [--after STAGE]... CMD [ARG...]
 #       runs CMD with stdout and stderr in LOGDIR/NAME.log; prints one line when it starts and
 #       one when it ends: PASS or FAIL, the seconds it took and its summary line (the last line
-#       of the log that looks like one: Check's "NN%: Checks: ...", "oracle: N passed, ...",
-#       "<script>: PASS ..." or "SKIP ..."), and on failure the log's last lines.
+#       of the log that looks like one, in this order of preference: a script's verdict
+#       "<script>: PASS|FAIL|SKIP ...", Check's "NN%: Checks: ...", the oracle's
+#       "oracle: N passed, ...", "SKIP: ..."), and on failure the log's last lines.
 #       With --after STAGE, CMD runs only when STAGE passed (its build, say); otherwise the
 #       stage fails without running. Records the result in LOGDIR/NAME.result (one line:
 #       PASS|FAIL, seconds, summary). Exits with CMD's status (1 when not run), or 0 when
@@ -18,7 +19,7 @@
 #       Exits 1 when a stage failed or left no result.
 set -uo pipefail
 
-SUMMARY_RE='^([0-9]+%: Checks: |oracle: [0-9]+ passed|[a-z-]+: (PASS|FAIL|SKIP)\b|SKIP\b)'
+SUMMARY_RES=('^[a-z-]+: (PASS|FAIL|SKIP)\b' '^[0-9]+%: Checks: ' '^oracle: [0-9]+ passed' '^SKIP: ')
 TAIL_LINES=${STAGE_TAIL_LINES:-40}
 
 if [ "${1:-}" = --summary ]; then
@@ -80,7 +81,11 @@ t0=$(date +%s%N)
 "$@" >"$LOG" 2>&1 </dev/null
 rc=$?
 secs=$((($(date +%s%N) - t0) / 1000000000))
-line=$(grep -E "$SUMMARY_RE" "$LOG" | tail -1 | cut -c1-200)
+line=""
+for re in "${SUMMARY_RES[@]}"; do
+    line=$(grep -E "$re" "$LOG" | tail -1 | cut -c1-240)
+    [ -z "$line" ] || break
+done
 [ -n "$line" ] || line="(no summary line; see $LOG)"
 if [ $rc -eq 0 ]; then
     outcome=PASS
