@@ -1,5 +1,5 @@
 /* core/dataset.c -- dataset lifetime. (Formats, importers and generators live in
- * core/format.c, core/import.c and core/gen.c.) */
+ * core/format.c, core/import_*.c and core/gen.c.) */
 #include <string.h>
 #include <sys/mman.h>
 #include "gnnref/dataset.h"
