@@ -165,121 +165,133 @@ static void stats_add(gnn_kv_stats *t, const gnn_kv_stats *d)
     t->bytes_rows_received += d->bytes_rows_received;
 }
 
-gnn_status gnn_kvstore_pull(gnn_kvstore *kv, const int64_t *ids, int64_t m, float *out, gnn_err *err)
-{
-    if (!kv || !kv->comm)
-        return gnn_err_set(err, GNN_ERR_INVAL, "kvstore: pull on a store that was not created");
-    gnn_comm *c = kv->comm;
-    const int P = gnn_comm_size(c), me = gnn_comm_rank(c);
-    const int64_t n = kv->n, dim = kv->dim;
-    const size_t row_bytes = sizeof(float) * (size_t)dim;
+/* One pull in progress: the request, this rank's buffers and counters. */
+typedef struct pull_state {
+    gnn_kvstore *kv;
+    gnn_comm *c;
+    int P, me;
+    const int64_t *ids; /* (m) the request */
+    int64_t m;
+    float *out;         /* (m, dim) */
+    size_t row_bytes;
     gnn_kv_stats s;
-    memset(&s, 0, sizeof s);
-    s.calls = 1;
+    /* a: header send/recv (2P each), 2, idx2 (P each), scount, sdispls, rcount, rdispls (P each) */
+    int64_t *a, *hs, *hr, *two, *idx2, *scount, *sdispls, *rcount, *rdispls;
+    int64_t *where;     /* (m) position in the send order, or -1 */
+    int64_t stot, rtot; /* ids this rank sends, and serves */
+    int64_t *send_ids;  /* (stot) grouped by owner in request order */
+    int64_t *recv_ids;  /* (rtot) asked of this rank */
+    float *reply;       /* (rtot, dim) the rows this rank serves */
+    float *rows;        /* (stot, dim) the rows it receives */
+} pull_state;
 
-    /* 0. validate before any communication; a bad request still takes part in the header */
+/* 0. validate before any communication; a bad request still takes part in the header */
+static gnn_status pull_validate(const gnn_kvstore *kv, const int64_t *ids, int64_t m, const float *out, int me,
+                                gnn_err *err)
+{
     gnn_status mine = GNN_OK;
     if (m < 0)
         mine = gnn_err_set(err, GNN_ERR_INVAL, "kvstore: rank %d: pull of %lld ids", me, (long long)m);
-    else if (m > 0 && (!ids || (dim > 0 && !out)))
+    else if (m > 0 && (!ids || (kv->dim > 0 && !out)))
         mine = gnn_err_set(err, GNN_ERR_INVAL, "kvstore: rank %d: ids or out is NULL", me);
     for (int64_t i = 0; !mine && i < m; i++)
-        if (ids[i] < 0 || ids[i] >= n)
+        if (ids[i] < 0 || ids[i] >= kv->n)
             mine = gnn_err_set(err, GNN_ERR_RANGE, "kvstore: rank %d: pull: ids[%lld] = %lld is outside [0, %lld)", me,
-                               (long long)i, (long long)ids[i], (long long)n);
-    if (mine)
-        m = 0;
+                               (long long)i, (long long)ids[i], (long long)kv->n);
+    return mine;
+}
 
-    /* buffers: header send/recv (2P each), 2, idx2 (P each), scount, sdispls, rcount, rdispls (P each) */
-    int64_t *a = gnn_calloc((size_t)P * 10, sizeof(int64_t));
-    int64_t *where = gnn_malloc(sizeof(int64_t) * (size_t)(m > 0 ? m : 1)); /* position in the send order, or -1 */
-    int64_t *send_ids = NULL, *recv_ids = NULL;
-    float *reply = NULL, *rows = NULL;
-    gnn_status st = GNN_OK;
-    if (!a || !where) {
-        /* cannot take part: the others fail in the collective (the simulator reports it) */
-        st = gnn_err_set(err, GNN_ERR_NOMEM, "kvstore: out of memory");
-        goto out;
-    }
-    int64_t *hs = a, *hr = a + 2 * P, *two = a + 4 * P, *idx2 = a + 5 * P, *scount = a + 6 * P, *sdispls = a + 7 * P,
-            *rcount = a + 8 * P, *rdispls = a + 9 * P;
-    for (int64_t i = 0; i < m; i++) {
-        const int32_t o = kv->owner[ids[i]];
+/* 1. the header: how many ids this rank asks each rank for, and whether its request is valid
+ * (mine); fails with mine, or when another rank's request is invalid, after the exchange. Then
+ * the counts and displacements of the ids exchange. */
+static gnn_status pull_header(pull_state *ps, gnn_status mine, gnn_err *err)
+{
+    const int P = ps->P, me = ps->me;
+    gnn_status st;
+    for (int64_t i = 0; i < ps->m; i++) {
+        const int32_t o = ps->kv->owner[ps->ids[i]];
         if (o == me)
-            s.rows_local++;
+            ps->s.rows_local++;
         else
-            scount[o]++;
+            ps->scount[o]++;
     }
     for (int q = 0; q < P; q++) {
-        hs[2 * q] = scount[q];
-        hs[2 * q + 1] = mine != GNN_OK;
-        two[q] = 2;
-        idx2[q] = 2 * (int64_t)q;
+        ps->hs[2 * q] = ps->scount[q];
+        ps->hs[2 * q + 1] = mine != GNN_OK;
+        ps->two[q] = 2;
+        ps->idx2[q] = 2 * (int64_t)q;
     }
-
-    /* 1. the header */
-    if ((st = gnn_comm_alltoallv(c, hs, two, idx2, hr, two, idx2, GNN_DT_I64))) {
-        gnn_err_set(err, st, "kvstore: rank %d: pull: header alltoallv: %s", me, gnn_comm_errmsg(c));
-        goto out;
-    }
-    s.bytes_header_sent = 16 * (int64_t)(P - 1);
-    if (mine) {
-        st = mine;
-        goto out;
-    }
+    if ((st = gnn_comm_alltoallv(ps->c, ps->hs, ps->two, ps->idx2, ps->hr, ps->two, ps->idx2, GNN_DT_I64)))
+        return gnn_err_set(err, st, "kvstore: rank %d: pull: header alltoallv: %s", me, gnn_comm_errmsg(ps->c));
+    ps->s.bytes_header_sent = 16 * (int64_t)(P - 1);
+    if (mine)
+        return mine;
     for (int q = 0; q < P; q++)
-        if (hr[2 * q + 1]) {
-            st = gnn_err_set(err, GNN_ERR_RANGE,
-                             "kvstore: rank %d: pull: rank %d's request is invalid (an id out of range); no rows "
-                             "were exchanged",
-                             me, q);
-            goto out;
-        }
+        if (ps->hr[2 * q + 1])
+            return gnn_err_set(err, GNN_ERR_RANGE,
+                               "kvstore: rank %d: pull: rank %d's request is invalid (an id out of range); no rows "
+                               "were exchanged",
+                               me, q);
     int64_t stot = 0, rtot = 0;
     for (int q = 0; q < P; q++) {
-        rcount[q] = hr[2 * q];
-        sdispls[q] = stot;
-        stot += scount[q];
-        rdispls[q] = rtot;
-        rtot += rcount[q];
+        ps->rcount[q] = ps->hr[2 * q];
+        ps->sdispls[q] = stot;
+        stot += ps->scount[q];
+        ps->rdispls[q] = rtot;
+        rtot += ps->rcount[q];
     }
+    ps->stot = stot;
+    ps->rtot = rtot;
+    return GNN_OK;
+}
 
-    /* 2. the ids, grouped by owner in request order */
-    send_ids = gnn_malloc(sizeof(int64_t) * (size_t)(stot > 0 ? stot : 1));
-    recv_ids = gnn_malloc(sizeof(int64_t) * (size_t)(rtot > 0 ? rtot : 1));
-    reply = gnn_malloc(row_bytes * (size_t)(rtot > 0 ? rtot : 1) + 1);
-    rows = gnn_malloc(row_bytes * (size_t)(stot > 0 ? stot : 1) + 1);
-    if (!send_ids || !recv_ids || !reply || !rows) {
-        st = gnn_err_set(err, GNN_ERR_NOMEM, "kvstore: out of memory (%lld ids to send, %lld to serve)",
-                         (long long)stot, (long long)rtot);
-        goto out;
-    }
-    {
-        int64_t *fill = scount; /* reused as the running position of each owner's group */
-        for (int q = 0; q < P; q++)
-            fill[q] = sdispls[q];
-        for (int64_t i = 0; i < m; i++) {
-            const int32_t o = kv->owner[ids[i]];
-            if (o == me) {
-                where[i] = -1;
-            } else {
-                where[i] = fill[o];
-                send_ids[fill[o]++] = ids[i];
-            }
+/* 2. the ids, grouped by owner in request order */
+static gnn_status pull_ids(pull_state *ps, gnn_err *err)
+{
+    const int P = ps->P, me = ps->me;
+    const int64_t stot = ps->stot, rtot = ps->rtot;
+    gnn_status st;
+    ps->send_ids = gnn_malloc(sizeof(int64_t) * (size_t)(stot > 0 ? stot : 1));
+    ps->recv_ids = gnn_malloc(sizeof(int64_t) * (size_t)(rtot > 0 ? rtot : 1));
+    ps->reply = gnn_malloc(ps->row_bytes * (size_t)(rtot > 0 ? rtot : 1) + 1);
+    ps->rows = gnn_malloc(ps->row_bytes * (size_t)(stot > 0 ? stot : 1) + 1);
+    if (!ps->send_ids || !ps->recv_ids || !ps->reply || !ps->rows)
+        return gnn_err_set(err, GNN_ERR_NOMEM, "kvstore: out of memory (%lld ids to send, %lld to serve)",
+                           (long long)stot, (long long)rtot);
+    int64_t *fill = ps->scount; /* reused as the running position of each owner's group */
+    for (int q = 0; q < P; q++)
+        fill[q] = ps->sdispls[q];
+    for (int64_t i = 0; i < ps->m; i++) {
+        const int32_t o = ps->kv->owner[ps->ids[i]];
+        if (o == me) {
+            ps->where[i] = -1;
+        } else {
+            ps->where[i] = fill[o];
+            ps->send_ids[fill[o]++] = ps->ids[i];
         }
-        for (int q = 0; q < P; q++)
-            scount[q] = fill[q] - sdispls[q]; /* back to the counts */
     }
-    if ((st = gnn_comm_alltoallv(c, send_ids, scount, sdispls, recv_ids, rcount, rdispls, GNN_DT_I64))) {
-        gnn_err_set(err, st, "kvstore: rank %d: pull: ids alltoallv: %s", me, gnn_comm_errmsg(c));
-        goto out;
-    }
-    s.rows_remote = stot;
-    s.bytes_ids_sent = 8 * stot;
-    s.bytes_ids_received = 8 * rtot;
+    for (int q = 0; q < P; q++)
+        ps->scount[q] = fill[q] - ps->sdispls[q]; /* back to the counts */
+    if ((st = gnn_comm_alltoallv(ps->c, ps->send_ids, ps->scount, ps->sdispls, ps->recv_ids, ps->rcount, ps->rdispls,
+                                 GNN_DT_I64)))
+        return gnn_err_set(err, st, "kvstore: rank %d: pull: ids alltoallv: %s", me, gnn_comm_errmsg(ps->c));
+    ps->s.rows_remote = stot;
+    ps->s.bytes_ids_sent = 8 * stot;
+    ps->s.bytes_ids_received = 8 * rtot;
+    return GNN_OK;
+}
 
-    /* 3. serve the rows asked of me, in the order asked; an id I do not own cannot come from a
-     * rank with the same book, but if it does, answer zeros, finish the exchange, then fail */
+/* 3. serve the rows asked of me, in the order asked; an id I do not own cannot come from a
+ * rank with the same book, but if it does, answer zeros, finish the exchange, then fail */
+static gnn_status pull_rows(pull_state *ps, gnn_err *err)
+{
+    const gnn_kvstore *kv = ps->kv;
+    const int P = ps->P, me = ps->me;
+    const int64_t n = kv->n, dim = kv->dim, rtot = ps->rtot, stot = ps->stot;
+    const size_t row_bytes = ps->row_bytes;
+    const int64_t *recv_ids = ps->recv_ids;
+    float *reply = ps->reply;
+    gnn_status st;
     int64_t bad = -1;
 #pragma omp parallel for schedule(static) reduction(max : bad) if (rtot * dim > 65536)
     for (int64_t j = 0; j < rtot; j++) {
@@ -294,41 +306,84 @@ gnn_status gnn_kvstore_pull(gnn_kvstore *kv, const int64_t *ids, int64_t m, floa
         }
     }
     for (int q = 0; q < P; q++) { /* counts in floats: rows x dim */
-        rcount[q] *= dim;
-        rdispls[q] *= dim;
-        scount[q] *= dim;
-        sdispls[q] *= dim;
+        ps->rcount[q] *= dim;
+        ps->rdispls[q] *= dim;
+        ps->scount[q] *= dim;
+        ps->sdispls[q] *= dim;
     }
-    if ((st = gnn_comm_alltoallv(c, reply, rcount, rdispls, rows, scount, sdispls, GNN_DT_F32))) {
-        gnn_err_set(err, st, "kvstore: rank %d: pull: rows alltoallv: %s", me, gnn_comm_errmsg(c));
-        goto out;
-    }
-    s.rows_served = rtot;
-    s.bytes_rows_sent = (int64_t)row_bytes * rtot;
-    s.bytes_rows_received = (int64_t)row_bytes * stot;
-    if (bad >= 0) {
-        st = gnn_err_set(err, GNN_ERR_INTERNAL, "kvstore: rank %d was asked for vertex %lld, which it does not own", me,
-                         (long long)recv_ids[bad]);
-        goto out;
-    }
+    if ((st = gnn_comm_alltoallv(ps->c, reply, ps->rcount, ps->rdispls, ps->rows, ps->scount, ps->sdispls,
+                                 GNN_DT_F32)))
+        return gnn_err_set(err, st, "kvstore: rank %d: pull: rows alltoallv: %s", me, gnn_comm_errmsg(ps->c));
+    ps->s.rows_served = rtot;
+    ps->s.bytes_rows_sent = (int64_t)row_bytes * rtot;
+    ps->s.bytes_rows_received = (int64_t)row_bytes * stot;
+    if (bad >= 0)
+        return gnn_err_set(err, GNN_ERR_INTERNAL, "kvstore: rank %d was asked for vertex %lld, which it does not own",
+                           me, (long long)recv_ids[bad]);
+    return GNN_OK;
+}
 
-    /* scatter into the request order (nothing to copy when dim = 0: out may be NULL then) */
+/* scatter into the request order (nothing to copy when dim = 0: out may be NULL then) */
+static void pull_scatter(const pull_state *ps)
+{
+    const gnn_kvstore *kv = ps->kv;
+    const int64_t m = ps->m, dim = kv->dim;
+    const int64_t *ids = ps->ids, *where = ps->where;
+    const float *rows = ps->rows;
+    float *out = ps->out;
+    const size_t row_bytes = ps->row_bytes;
 #pragma omp parallel for schedule(static) if (m * dim > 65536)
     for (int64_t i = 0; i < (dim > 0 ? m : 0); i++) {
         const float *src = where[i] < 0 ? kv->feat + (size_t)(kv->row[ids[i]] * dim) : rows + (size_t)(where[i] * dim);
         memcpy(out + (size_t)(i * dim), src, row_bytes);
     }
-out:
-    s.ids = st ? 0 : m;
+}
+
+gnn_status gnn_kvstore_pull(gnn_kvstore *kv, const int64_t *ids, int64_t m, float *out, gnn_err *err)
+{
+    if (!kv || !kv->comm)
+        return gnn_err_set(err, GNN_ERR_INVAL, "kvstore: pull on a store that was not created");
+    pull_state ps = { .kv = kv, .c = kv->comm, .ids = ids, .out = out };
+    ps.P = gnn_comm_size(ps.c);
+    ps.me = gnn_comm_rank(ps.c);
+    ps.row_bytes = sizeof(float) * (size_t)kv->dim;
+    memset(&ps.s, 0, sizeof ps.s);
+    ps.s.calls = 1;
+
+    const gnn_status mine = pull_validate(kv, ids, m, out, ps.me, err);
+    ps.m = mine ? 0 : m;
+
+    const int P = ps.P;
+    ps.a = gnn_calloc((size_t)P * 10, sizeof(int64_t));
+    ps.where = gnn_malloc(sizeof(int64_t) * (size_t)(ps.m > 0 ? ps.m : 1));
+    gnn_status st = GNN_OK;
+    if (!ps.a || !ps.where) {
+        /* cannot take part: the others fail in the collective (the simulator reports it) */
+        st = gnn_err_set(err, GNN_ERR_NOMEM, "kvstore: out of memory");
+    } else {
+        int64_t *a = ps.a;
+        ps.hs = a;
+        ps.hr = a + 2 * P;
+        ps.two = a + 4 * P;
+        ps.idx2 = a + 5 * P;
+        ps.scount = a + 6 * P;
+        ps.sdispls = a + 7 * P;
+        ps.rcount = a + 8 * P;
+        ps.rdispls = a + 9 * P;
+        if ((st = pull_header(&ps, mine, err)) == GNN_OK && (st = pull_ids(&ps, err)) == GNN_OK &&
+            (st = pull_rows(&ps, err)) == GNN_OK)
+            pull_scatter(&ps);
+    }
+    ps.s.ids = st ? 0 : ps.m;
     if (st) /* a failed request counts its header only */
-        s.rows_local = s.rows_remote = 0;
-    kv->last = s;
-    stats_add(&kv->total, &s);
-    gnn_free(a);
-    gnn_free(where);
-    gnn_free(send_ids);
-    gnn_free(recv_ids);
-    gnn_free(reply);
-    gnn_free(rows);
+        ps.s.rows_local = ps.s.rows_remote = 0;
+    kv->last = ps.s;
+    stats_add(&kv->total, &ps.s);
+    gnn_free(ps.a);
+    gnn_free(ps.where);
+    gnn_free(ps.send_ids);
+    gnn_free(ps.recv_ids);
+    gnn_free(ps.reply);
+    gnn_free(ps.rows);
     return st;
 }

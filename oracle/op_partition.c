@@ -27,6 +27,10 @@
 #include "gnnref/tensor.h"
 
 /* ---- the property checker ------------------------------------------------------------------------ */
+/* Each step below checks one property with its own simple algorithm (marks, sorted pairs and
+ * triples), independent of the builders, and returns GNN_ERR_MISMATCH with a message naming the
+ * part, the vertex and the values at the first violation. gnn_partition_verify runs them in the
+ * numbered order, so the first violation reported is the same whatever the builder did. */
 
 typedef struct trip {
     int64_t a, b, c;
@@ -42,33 +46,13 @@ static int cmp_trip(const void *x, const void *y)
     return (p->c > q->c) - (p->c < q->c);
 }
 
-gnn_status gnn_partition_verify(const gnn_partition *P, const gnn_csr *g, const uint8_t *split, const int32_t *part,
-                                int64_t k, gnn_err *err)
+#define BAD(...) return gnn_err_set(err, GNN_ERR_MISMATCH, __VA_ARGS__)
+
+/* 1. every vertex owned exactly once, by part[v]; solid ids increasing.
+ * owned: (n) zeroed counters, one per global vertex */
+static gnn_status verify_owners(const gnn_partition *P, const int32_t *part, int64_t n, int64_t k, int64_t *owned,
+                                gnn_err *err)
 {
-    const int64_t n = g->n;
-    gnn_status s = GNN_OK;
-    int64_t *owned = NULL;
-    trip *want = NULL, *got = NULL;
-#define BAD(...)                                           \
-    do {                                                   \
-        s = gnn_err_set(err, GNN_ERR_MISMATCH, __VA_ARGS__); \
-        goto out;                                          \
-    } while (0)
-    if (P->n != n || P->k != k || !P->parts || (n > 0 && !P->part))
-        BAD("partition: n = %lld, k = %lld (want %lld, %lld) or arrays missing", (long long)P->n, (long long)P->k,
-            (long long)n, (long long)k);
-    for (int64_t v = 0; v < n; v++)
-        if (P->part[v] != part[v])
-            BAD("part[%lld] = %d, the input says %d", (long long)v, (int)P->part[v], (int)part[v]);
-    owned = gnn_calloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
-    const int64_t m = g->nnz;
-    want = gnn_malloc((size_t)(m > 0 ? m : 1) * sizeof(trip));
-    got = gnn_malloc((size_t)(m > 0 ? m : 1) * sizeof(trip));
-    if (!owned || !want || !got) {
-        s = gnn_err_set(err, GNN_ERR_NOMEM, "verify: out of memory");
-        goto out;
-    }
-    /* 1. every vertex owned exactly once, by part[v]; solid ids increasing */
     for (int64_t p = 0; p < k; p++) {
         const gnn_part_local *L = &P->parts[p];
         if (L->rank != p || L->n_solid < 0 || L->n_halo < 0 || L->graph.n != L->n_solid + L->n_halo)
@@ -94,9 +78,16 @@ gnn_status gnn_partition_verify(const gnn_partition *P, const gnn_csr *g, const 
     for (int64_t v = 0; v < n; v++)
         if (owned[v] != 1)
             BAD("vertex %lld is solid in %lld parts (owner %d)", (long long)v, (long long)owned[v], (int)part[v]);
+    return GNN_OK;
+}
 
-    /* 2. halo sets = cut in-neighbors: (dst owner, src) over every edge whose ends differ,
-     * sorted and deduplicated, against the halo lists of all parts in rank order */
+/* 2. halo sets = cut in-neighbors: (dst owner, src) over every edge whose ends differ,
+ * sorted and deduplicated, against the halo lists of all parts in rank order.
+ * want: (nnz) scratch triples */
+static gnn_status verify_halos(const gnn_partition *P, const gnn_csr *g, const int32_t *part, int64_t k, trip *want,
+                               gnn_err *err)
+{
+    const int64_t n = g->n;
     int64_t nw = 0, ng = 0;
     for (int64_t v = 0; v < n; v++)
         for (int64_t e = g->indptr[v]; e < g->indptr[v + 1]; e++) {
@@ -134,14 +125,20 @@ gnn_status gnn_partition_verify(const gnn_partition *P, const gnn_csr *g, const 
                 (long long)p, (long long)want[ng].b, (int)part[want[ng].b], (long long)L->n_halo,
                 (long long)(we - (ng - L->n_halo)));
     }
+    return GNN_OK;
+}
 
-    /* 3. local edges = global edges restricted to the part, as a multiset of
-     * (owner, dst, src) global triples; halo rows empty */
-    nw = 0;
+/* 3. local edges = global edges restricted to the part, as a multiset of
+ * (owner, dst, src) global triples; halo rows empty.
+ * want, got: (nnz) scratch triples */
+static gnn_status verify_local_edges(const gnn_partition *P, const gnn_csr *g, const int32_t *part, int64_t k,
+                                     trip *want, trip *got, gnn_err *err)
+{
+    const int64_t n = g->n, m = g->nnz;
+    int64_t nw = 0, ng = 0;
     for (int64_t v = 0; v < n; v++)
         for (int64_t e = g->indptr[v]; e < g->indptr[v + 1]; e++)
             want[nw++] = (trip){ part[v], v, g->indices[e] };
-    ng = 0;
     for (int64_t p = 0; p < k; p++) {
         const gnn_part_local *L = &P->parts[p];
         const gnn_csr *lg = &L->graph;
@@ -178,8 +175,81 @@ gnn_status gnn_partition_verify(const gnn_partition *P, const gnn_csr *g, const 
                 "want (part %lld, %lld <- %lld), got (part %lld, %lld <- %lld)",
                 (long long)i, (long long)want[i].a, (long long)want[i].b, (long long)want[i].c, (long long)got[i].a,
                 (long long)got[i].b, (long long)got[i].c);
+    return GNN_OK;
+}
 
-    /* 4. vid_o and vid_p inverse; -1 elsewhere. 5. halo owners. 6. the split by owner */
+/* 4. vid_o and vid_p inverse on part p; -1 elsewhere */
+static gnn_status verify_vid_maps(const gnn_part_local *L, int64_t p, int64_t n, gnn_err *err)
+{
+    const int64_t nl = L->n_solid + L->n_halo;
+    int64_t mapped = 0;
+    for (int64_t v = 0; v < n; v++) {
+        const int64_t x = L->vid_p[v];
+        if (x == -1)
+            continue;
+        if (x < 0 || x >= nl)
+            BAD("part %lld: vid_p[%lld] = %lld is neither -1 nor in [0, %lld)", (long long)p, (long long)v,
+                (long long)x, (long long)nl);
+        if (L->vid_o[x] != v)
+            BAD("part %lld: vid_p[%lld] = %lld but vid_o[%lld] = %lld", (long long)p, (long long)v, (long long)x,
+                (long long)x, (long long)L->vid_o[x]);
+        mapped++;
+    }
+    if (mapped != nl)
+        BAD("part %lld: vid_p maps %lld vertices, there are %lld local ones", (long long)p, (long long)mapped,
+            (long long)nl);
+    return GNN_OK;
+}
+
+/* 5. halo owners of part p: part[] of the vertex, and an owner-local id that is that vertex */
+static gnn_status verify_halo_owners(const gnn_partition *P, const gnn_part_local *L, int64_t p, const int32_t *part,
+                                     gnn_err *err)
+{
+    for (int64_t i = 0; i < L->n_halo; i++) {
+        const int64_t u = L->vid_o[L->n_solid + i];
+        const int32_t o = L->halo_owner[i];
+        if (o != part[u])
+            BAD("part %lld: halo %lld (vertex %lld) has owner %d, part[] says %d", (long long)p, (long long)i,
+                (long long)u, (int)o, (int)part[u]);
+        const gnn_part_local *O = &P->parts[o];
+        const int64_t j = L->halo_owner_local[i];
+        if (j < 0 || j >= O->n_solid || O->vid_o[j] != u)
+            BAD("part %lld: halo %lld (vertex %lld) has owner-local id %lld, which is not that vertex on part %d",
+                (long long)p, (long long)i, (long long)u, (long long)j, (int)o);
+    }
+    return GNN_OK;
+}
+
+/* 6. the split by owner: part p's train/val/test lists are increasing solid local ids of
+ * vertices with that split; split_got[1..3] += the list lengths (the caller checks the totals) */
+static gnn_status verify_split_lists(const gnn_part_local *L, int64_t p, const uint8_t *split, int64_t split_got[4],
+                                     gnn_err *err)
+{
+    const int64_t *lists[4] = { NULL, L->train, L->val, L->test };
+    const int64_t counts[4] = { 0, L->n_train, L->n_val, L->n_test };
+    static const char *const names[4] = { "", "train", "val", "test" };
+    for (int sidx = 1; sidx <= 3; sidx++) {
+        for (int64_t i = 0; i < counts[sidx]; i++) {
+            const int64_t l = lists[sidx][i];
+            if (l < 0 || l >= L->n_solid)
+                BAD("part %lld: %s[%lld] = %lld is not a solid local id", (long long)p, names[sidx], (long long)i,
+                    (long long)l);
+            if (i > 0 && lists[sidx][i - 1] >= l)
+                BAD("part %lld: %s list not increasing at %lld", (long long)p, names[sidx], (long long)i);
+            if (!split || split[L->vid_o[l]] != sidx)
+                BAD("part %lld: %s[%lld] is vertex %lld, whose split is %d", (long long)p, names[sidx],
+                    (long long)i, (long long)L->vid_o[l], split ? (int)split[L->vid_o[l]] : -1);
+        }
+        split_got[sidx] += counts[sidx];
+    }
+    return GNN_OK;
+}
+
+/* 4, 5 and 6 part by part, then the split totals against the graph's */
+static gnn_status verify_maps_owners_split(const gnn_partition *P, const uint8_t *split, const int32_t *part,
+                                           int64_t n, int64_t k, gnn_err *err)
+{
+    gnn_status s;
     int64_t split_tot[4] = { 0, 0, 0, 0 }, split_got[4] = { 0, 0, 0, 0 };
     if (split)
         for (int64_t v = 0; v < n; v++)
@@ -187,80 +257,63 @@ gnn_status gnn_partition_verify(const gnn_partition *P, const gnn_csr *g, const 
                 split_tot[split[v]]++;
     for (int64_t p = 0; p < k; p++) {
         const gnn_part_local *L = &P->parts[p];
-        const int64_t nl = L->n_solid + L->n_halo;
-        int64_t mapped = 0;
-        for (int64_t v = 0; v < n; v++) {
-            const int64_t x = L->vid_p[v];
-            if (x == -1)
-                continue;
-            if (x < 0 || x >= nl)
-                BAD("part %lld: vid_p[%lld] = %lld is neither -1 nor in [0, %lld)", (long long)p, (long long)v,
-                    (long long)x, (long long)nl);
-            if (L->vid_o[x] != v)
-                BAD("part %lld: vid_p[%lld] = %lld but vid_o[%lld] = %lld", (long long)p, (long long)v, (long long)x,
-                    (long long)x, (long long)L->vid_o[x]);
-            mapped++;
-        }
-        if (mapped != nl)
-            BAD("part %lld: vid_p maps %lld vertices, there are %lld local ones", (long long)p, (long long)mapped,
-                (long long)nl);
-        for (int64_t i = 0; i < L->n_halo; i++) {
-            const int64_t u = L->vid_o[L->n_solid + i];
-            const int32_t o = L->halo_owner[i];
-            if (o != part[u])
-                BAD("part %lld: halo %lld (vertex %lld) has owner %d, part[] says %d", (long long)p, (long long)i,
-                    (long long)u, (int)o, (int)part[u]);
-            const gnn_part_local *O = &P->parts[o];
-            const int64_t j = L->halo_owner_local[i];
-            if (j < 0 || j >= O->n_solid || O->vid_o[j] != u)
-                BAD("part %lld: halo %lld (vertex %lld) has owner-local id %lld, which is not that vertex on part %d",
-                    (long long)p, (long long)i, (long long)u, (long long)j, (int)o);
-        }
-        const int64_t *lists[4] = { NULL, L->train, L->val, L->test };
-        const int64_t counts[4] = { 0, L->n_train, L->n_val, L->n_test };
-        static const char *const names[4] = { "", "train", "val", "test" };
-        for (int sidx = 1; sidx <= 3; sidx++) {
-            for (int64_t i = 0; i < counts[sidx]; i++) {
-                const int64_t l = lists[sidx][i];
-                if (l < 0 || l >= L->n_solid)
-                    BAD("part %lld: %s[%lld] = %lld is not a solid local id", (long long)p, names[sidx], (long long)i,
-                        (long long)l);
-                if (i > 0 && lists[sidx][i - 1] >= l)
-                    BAD("part %lld: %s list not increasing at %lld", (long long)p, names[sidx], (long long)i);
-                if (!split || split[L->vid_o[l]] != sidx)
-                    BAD("part %lld: %s[%lld] is vertex %lld, whose split is %d", (long long)p, names[sidx],
-                        (long long)i, (long long)L->vid_o[l], split ? (int)split[L->vid_o[l]] : -1);
-            }
-            split_got[sidx] += counts[sidx];
-        }
+        if ((s = verify_vid_maps(L, p, n, err)) != GNN_OK || (s = verify_halo_owners(P, L, p, part, err)) != GNN_OK ||
+            (s = verify_split_lists(L, p, split, split_got, err)) != GNN_OK)
+            return s;
     }
     for (int sidx = 1; sidx <= 3; sidx++)
         if (split_got[sidx] != split_tot[sidx])
             BAD("split %d: the parts list %lld vertices, the graph has %lld", sidx, (long long)split_got[sidx],
                 (long long)split_tot[sidx]);
-    /* 6. two levels: every solid vertex's trainer is the trainer vector's, in [0, T) */
-    {
-        const int64_t T = P->trainers < 1 ? 1 : P->trainers;
-        if (T > 1 && !P->trainer)
-            BAD("%lld trainers but no trainer vector", (long long)T);
-        for (int64_t p = 0; p < k; p++) {
-            const gnn_part_local *L = &P->parts[p];
-            if ((L->trainers < 1 ? 1 : L->trainers) != T || (T > 1 && !L->trainer))
-                BAD("part %lld: %lld trainers, the partition has %lld", (long long)p, (long long)L->trainers,
-                    (long long)T);
-            for (int64_t l = 0; T > 1 && l < L->n_solid; l++)
-                if (L->trainer[l] != P->trainer[L->vid_o[l]] || L->trainer[l] < 0 || L->trainer[l] >= T)
-                    BAD("part %lld: solid %lld (vertex %lld) has trainer %d, the vector says %d", (long long)p,
-                        (long long)l, (long long)L->vid_o[l], L->trainer[l], P->trainer[L->vid_o[l]]);
-        }
+    return GNN_OK;
+}
+
+/* 6. two levels: every solid vertex's trainer is the trainer vector's, in [0, T) */
+static gnn_status verify_trainers(const gnn_partition *P, int64_t k, gnn_err *err)
+{
+    const int64_t T = P->trainers < 1 ? 1 : P->trainers;
+    if (T > 1 && !P->trainer)
+        BAD("%lld trainers but no trainer vector", (long long)T);
+    for (int64_t p = 0; p < k; p++) {
+        const gnn_part_local *L = &P->parts[p];
+        if ((L->trainers < 1 ? 1 : L->trainers) != T || (T > 1 && !L->trainer))
+            BAD("part %lld: %lld trainers, the partition has %lld", (long long)p, (long long)L->trainers,
+                (long long)T);
+        for (int64_t l = 0; T > 1 && l < L->n_solid; l++)
+            if (L->trainer[l] != P->trainer[L->vid_o[l]] || L->trainer[l] < 0 || L->trainer[l] >= T)
+                BAD("part %lld: solid %lld (vertex %lld) has trainer %d, the vector says %d", (long long)p,
+                    (long long)l, (long long)L->vid_o[l], L->trainer[l], P->trainer[L->vid_o[l]]);
     }
-#undef BAD
-out:
+    return GNN_OK;
+}
+
+gnn_status gnn_partition_verify(const gnn_partition *P, const gnn_csr *g, const uint8_t *split, const int32_t *part,
+                                int64_t k, gnn_err *err)
+{
+    const int64_t n = g->n, m = g->nnz;
+    if (P->n != n || P->k != k || !P->parts || (n > 0 && !P->part))
+        BAD("partition: n = %lld, k = %lld (want %lld, %lld) or arrays missing", (long long)P->n, (long long)P->k,
+            (long long)n, (long long)k);
+    for (int64_t v = 0; v < n; v++)
+        if (P->part[v] != part[v])
+            BAD("part[%lld] = %d, the input says %d", (long long)v, (int)P->part[v], (int)part[v]);
+    gnn_status s = GNN_OK;
+    int64_t *owned = gnn_calloc((size_t)(n > 0 ? n : 1), sizeof(int64_t));
+    trip *want = gnn_malloc((size_t)(m > 0 ? m : 1) * sizeof(trip));
+    trip *got = gnn_malloc((size_t)(m > 0 ? m : 1) * sizeof(trip));
+    if (!owned || !want || !got)
+        s = gnn_err_set(err, GNN_ERR_NOMEM, "verify: out of memory");
+    else if ((s = verify_owners(P, part, n, k, owned, err)) == GNN_OK &&
+             (s = verify_halos(P, g, part, k, want, err)) == GNN_OK &&
+             (s = verify_local_edges(P, g, part, k, want, got, err)) == GNN_OK &&
+             (s = verify_maps_owners_split(P, split, part, n, k, err)) == GNN_OK)
+        s = verify_trainers(P, k, err);
     gnn_free(owned);
     gnn_free(want);
     gnn_free(got);
     return s;
 }
+#undef BAD
 
 /* ---- case inputs ------------------------------------------------------------------------------------ */
 

@@ -244,36 +244,73 @@ static void reduce_rows(const float *g, const float *z, int64_t n, int64_t H, in
     }
 }
 
-static gnn_status gat_backward_cpu(const gnn_block *blk, const float *z, const float *al, const float *ar,
-                                   const gnn_gat_params *p, const float *alpha, const float *dout, float *dz,
-                                   float *dal, float *dar)
-{
-    const int64_t H = p->heads, F = p->f, HF = H * F;
-    const int64_t n_src = blk->n_src, n_dst = blk->n_dst, nnz = blk->nnz;
-    if (HF == 0)
-        return GNN_OK; /* zero-width features: dz, dal and dar are empty */
-    const int64_t dmax = max_degree(blk->indptr, n_dst);
-    float *el = gnn_malloc((size_t)(n_src * H) * sizeof(float));
-    float *er = gnn_malloc((size_t)(n_dst * H) * sizeof(float));
-    float *del = gnn_malloc((size_t)(n_src * H) * sizeof(float));
-    float *der = gnn_malloc((size_t)(n_dst * H) * sizeof(float));
-    float *att = gnn_malloc((size_t)(nnz * H) * sizeof(float));
-    float *dpre = gnn_malloc((size_t)(nnz * H) * sizeof(float));
-    int64_t *t_ptr = gnn_calloc((size_t)n_src + 1, sizeof(int64_t));
-    int64_t *t_edge = gnn_malloc((size_t)nnz * sizeof(int64_t));
-    int32_t *t_dst = gnn_malloc((size_t)nnz * sizeof(int32_t));
-    int nomem = !el || !er || !del || !der || !att || !dpre || !t_ptr || !t_edge || !t_dst;
-    if (nomem)
-        goto done;
-    gat_logits(z, al, n_src, H, F, el);
-    gat_logits(z, ar, n_dst, H, F, er);
+/* The backward pass's inputs and the per-row and per-edge arrays its steps hand on. */
+typedef struct gat_bwd {
+    const gnn_block *blk;
+    const gnn_gat_params *p;
+    const float *z;     /* (n_src, H*F) */
+    const float *al;    /* (H*F) */
+    const float *ar;    /* (H*F) */
+    const float *alpha; /* (nnz, H) */
+    const float *dout;  /* (n_dst, H*F) */
+    int64_t H, F, HF, chunks;
+    float *el, *er;     /* (n_src, H), (n_dst, H) logits */
+    float *del, *der;   /* (n_src, H), (n_dst, H) */
+    float *att, *dpre;  /* (nnz, H) dropped attention and LeakyReLU backward per edge */
+    int64_t *t_ptr;     /* (n_src + 1) transposed offsets */
+    int64_t *t_edge;    /* (nnz) edge position of each transposed entry */
+    int32_t *t_dst;     /* (nnz) its dst row */
+} gat_bwd;
 
-    /* per dst row: datt, softmax and LeakyReLU backward; att, dpre per edge; der per row */
-    const int64_t chunks = (int64_t)num_threads() * 8;
+/* Dst row v: datt, the softmax and LeakyReLU backward exactly as the reference; att and dpre
+ * per edge, der per row. mk, dp: (deg, H) scratch */
+static void backward_dst_row(const gat_bwd *w, int64_t v, float *mk, float *dp)
+{
+    const gnn_block *blk = w->blk;
+    const int64_t H = w->H, F = w->F, HF = w->HF;
+    const float *alpha = w->alpha;
+    const int64_t b = blk->indptr[v], e = blk->indptr[v + 1];
+    const float *dout_v = w->dout + v * HF;
+    drop_row(w->p, v, e - b, mk);
+    for (int64_t i = b; i < e; i++) {
+        const float *z_u = w->z + (int64_t)blk->indices[i] * HF;
+        for (int64_t h = 0; h < H; h++) {
+            const int64_t j = (i - b) * H + h;
+            float datt = 0.0f;
+            for (int64_t f = 0; f < F; f++)
+                datt += dout_v[h * F + f] * z_u[h * F + f];
+            dp[j] = datt * mk[j];
+            w->att[i * H + h] = alpha[i * H + h] * mk[j];
+        }
+    }
+    for (int64_t h = 0; h < H; h++) {
+        float dot = 0.0f;
+        for (int64_t i = b; i < e; i++)
+            dot += alpha[i * H + h] * dp[(i - b) * H + h];
+        float acc = 0.0f;
+        for (int64_t i = b; i < e; i++) {
+            const int64_t u = blk->indices[i];
+            const float ds = alpha[i * H + h] * (dp[(i - b) * H + h] - dot);
+            const float pre = w->el[u * H + h] + w->er[v * H + h];
+            const float g = pre > 0.0f ? ds : ds * w->p->slope;
+            acc += g;
+            w->dpre[i * H + h] = g;
+        }
+        w->der[v * H + h] = acc;
+    }
+}
+
+/* per dst row (chunks of about equal edge counts): backward_dst_row; returns nonzero when a
+ * thread's scratch could not be allocated */
+static int backward_dst_pass(const gat_bwd *w)
+{
+    const gnn_block *blk = w->blk;
+    const int64_t dmax = max_degree(blk->indptr, blk->n_dst), chunks = w->chunks;
+    int nomem = 0;
 #pragma omp parallel reduction(| : nomem)
     {
-        float *mk = gnn_malloc((size_t)(dmax * H) * sizeof(float));
-        float *dp = gnn_malloc((size_t)(dmax * H) * sizeof(float));
+        float *mk = gnn_malloc((size_t)(dmax * w->H) * sizeof(float));
+        float *dp = gnn_malloc((size_t)(dmax * w->H) * sizeof(float));
         if (!mk || !dp)
             nomem = 1;
 #pragma omp for schedule(dynamic, 1)
@@ -281,46 +318,21 @@ static gnn_status gat_backward_cpu(const gnn_block *blk, const float *z, const f
             if (!mk || !dp)
                 continue;
             int64_t r0, r1;
-            chunk_rows(blk->indptr, n_dst, nnz, c, chunks, &r0, &r1);
-            for (int64_t v = r0; v < r1; v++) {
-                const int64_t b = blk->indptr[v], e = blk->indptr[v + 1];
-                const float *dout_v = dout + v * HF;
-                drop_row(p, v, e - b, mk);
-                for (int64_t i = b; i < e; i++) {
-                    const float *z_u = z + (int64_t)blk->indices[i] * HF;
-                    for (int64_t h = 0; h < H; h++) {
-                        const int64_t j = (i - b) * H + h;
-                        float datt = 0.0f;
-                        for (int64_t f = 0; f < F; f++)
-                            datt += dout_v[h * F + f] * z_u[h * F + f];
-                        dp[j] = datt * mk[j];
-                        att[i * H + h] = alpha[i * H + h] * mk[j];
-                    }
-                }
-                for (int64_t h = 0; h < H; h++) {
-                    float dot = 0.0f;
-                    for (int64_t i = b; i < e; i++)
-                        dot += alpha[i * H + h] * dp[(i - b) * H + h];
-                    float acc = 0.0f;
-                    for (int64_t i = b; i < e; i++) {
-                        const int64_t u = blk->indices[i];
-                        const float ds = alpha[i * H + h] * (dp[(i - b) * H + h] - dot);
-                        const float pre = el[u * H + h] + er[v * H + h];
-                        const float g = pre > 0.0f ? ds : ds * p->slope;
-                        acc += g;
-                        dpre[i * H + h] = g;
-                    }
-                    der[v * H + h] = acc;
-                }
-            }
+            chunk_rows(blk->indptr, blk->n_dst, blk->nnz, c, chunks, &r0, &r1);
+            for (int64_t v = r0; v < r1; v++)
+                backward_dst_row(w, v, mk, dp);
         }
         gnn_free(mk);
         gnn_free(dp);
     }
-    if (nomem)
-        goto done;
+    return nomem;
+}
 
-    /* stable transpose by src: for each u its edges in order (v, edge position) */
+/* stable transpose by src: for each u its edges in order (v, edge position), the reference's
+ * scatter order. t_ptr arrives zeroed */
+static void transpose_by_src(const gnn_block *blk, int64_t *t_ptr, int64_t *t_edge, int32_t *t_dst)
+{
+    const int64_t n_src = blk->n_src, n_dst = blk->n_dst, nnz = blk->nnz;
     for (int64_t i = 0; i < nnz; i++)
         t_ptr[blk->indices[i] + 1]++;
     for (int64_t u = 0; u < n_src; u++)
@@ -334,60 +346,96 @@ static gnn_status gat_backward_cpu(const gnn_block *blk, const float *z, const f
     for (int64_t u = n_src; u > 0; u--)
         t_ptr[u] = t_ptr[u - 1];
     t_ptr[0] = 0;
+}
 
-    /* gather dz[u] and del[u], one thread per src row, in the transposed order */
-#pragma omp parallel for schedule(dynamic, 1)
-    for (int64_t c = 0; c < chunks; c++) {
-        int64_t r0, r1;
-        chunk_rows(t_ptr, n_src, nnz, c, chunks, &r0, &r1);
-        for (int64_t u = r0; u < r1; u++) {
-            const int64_t b = t_ptr[u], e = t_ptr[u + 1];
-            for (int64_t h = 0; h < H; h++) {
-                float g = 0.0f;
-                for (int64_t t = b; t < e; t++)
-                    g += dpre[t_edge[t] * H + h];
-                del[u * H + h] = g;
-            }
-            float *dz_u = dz + u * HF;
-            for (int64_t c0 = 0; c0 < HF; c0 += GAT_FB) {
-                const int64_t cb = HF - c0 < GAT_FB ? HF - c0 : GAT_FB;
-                float acc[GAT_FB], bc[GAT_FB];
-#pragma omp simd
-                for (int64_t k = 0; k < cb; k++)
-                    acc[k] = 0.0f;
-                for (int64_t t = b; t < e; t++) {
-                    const float *dout_v = dout + (int64_t)t_dst[t] * HF + c0;
-                    broadcast_heads(att + t_edge[t] * H, F, c0, cb, bc);
-#pragma omp simd
-                    for (int64_t k = 0; k < cb; k++)
-                        acc[k] += bc[k] * dout_v[k];
-                }
-                broadcast_heads(del + u * H, F, c0, cb, bc);
-#pragma omp simd
-                for (int64_t k = 0; k < cb; k++)
-                    acc[k] += bc[k] * al[c0 + k];
-                if (u < n_dst) {
-                    broadcast_heads(der + u * H, F, c0, cb, bc);
-#pragma omp simd
-                    for (int64_t k = 0; k < cb; k++)
-                        acc[k] += bc[k] * ar[c0 + k];
-                }
-                memcpy(dz_u + c0, acc, (size_t)cb * sizeof(float));
-            }
-        }
+/* Src row u: del[u] and dz[u], each sum in the transposed order (the reference's), then the
+ * del * al and (u < n_dst) der * ar terms last, as the reference adds them */
+static void gather_src_row(const gat_bwd *w, int64_t u, float *dz)
+{
+    const int64_t H = w->H, F = w->F, HF = w->HF;
+    const int64_t b = w->t_ptr[u], e = w->t_ptr[u + 1];
+    for (int64_t h = 0; h < H; h++) {
+        float g = 0.0f;
+        for (int64_t t = b; t < e; t++)
+            g += w->dpre[w->t_edge[t] * H + h];
+        w->del[u * H + h] = g;
     }
-    reduce_rows(del, z, n_src, H, F, dal);
-    reduce_rows(der, z, n_dst, H, F, dar);
-done:
-    gnn_free(el);
-    gnn_free(er);
-    gnn_free(del);
-    gnn_free(der);
-    gnn_free(att);
-    gnn_free(dpre);
-    gnn_free(t_ptr);
-    gnn_free(t_edge);
-    gnn_free(t_dst);
+    float *dz_u = dz + u * HF;
+    for (int64_t c0 = 0; c0 < HF; c0 += GAT_FB) {
+        const int64_t cb = HF - c0 < GAT_FB ? HF - c0 : GAT_FB;
+        float acc[GAT_FB], bc[GAT_FB];
+#pragma omp simd
+        for (int64_t k = 0; k < cb; k++)
+            acc[k] = 0.0f;
+        for (int64_t t = b; t < e; t++) {
+            const float *dout_v = w->dout + (int64_t)w->t_dst[t] * HF + c0;
+            broadcast_heads(w->att + w->t_edge[t] * H, F, c0, cb, bc);
+#pragma omp simd
+            for (int64_t k = 0; k < cb; k++)
+                acc[k] += bc[k] * dout_v[k];
+        }
+        broadcast_heads(w->del + u * H, F, c0, cb, bc);
+#pragma omp simd
+        for (int64_t k = 0; k < cb; k++)
+            acc[k] += bc[k] * w->al[c0 + k];
+        if (u < w->blk->n_dst) {
+            broadcast_heads(w->der + u * H, F, c0, cb, bc);
+#pragma omp simd
+            for (int64_t k = 0; k < cb; k++)
+                acc[k] += bc[k] * w->ar[c0 + k];
+        }
+        memcpy(dz_u + c0, acc, (size_t)cb * sizeof(float));
+    }
+}
+
+static gnn_status gat_backward_cpu(const gnn_block *blk, const float *z, const float *al, const float *ar,
+                                   const gnn_gat_params *p, const float *alpha, const float *dout, float *dz,
+                                   float *dal, float *dar)
+{
+    const int64_t H = p->heads, F = p->f, HF = H * F;
+    const int64_t n_src = blk->n_src, n_dst = blk->n_dst, nnz = blk->nnz;
+    if (HF == 0)
+        return GNN_OK; /* zero-width features: dz, dal and dar are empty */
+    gat_bwd w = { .blk = blk, .p = p, .z = z, .al = al, .ar = ar, .alpha = alpha, .dout = dout,
+                  .H = H, .F = F, .HF = HF, .chunks = (int64_t)num_threads() * 8 };
+    w.el = gnn_malloc((size_t)(n_src * H) * sizeof(float));
+    w.er = gnn_malloc((size_t)(n_dst * H) * sizeof(float));
+    w.del = gnn_malloc((size_t)(n_src * H) * sizeof(float));
+    w.der = gnn_malloc((size_t)(n_dst * H) * sizeof(float));
+    w.att = gnn_malloc((size_t)(nnz * H) * sizeof(float));
+    w.dpre = gnn_malloc((size_t)(nnz * H) * sizeof(float));
+    w.t_ptr = gnn_calloc((size_t)n_src + 1, sizeof(int64_t));
+    w.t_edge = gnn_malloc((size_t)nnz * sizeof(int64_t));
+    w.t_dst = gnn_malloc((size_t)nnz * sizeof(int32_t));
+    int nomem = !w.el || !w.er || !w.del || !w.der || !w.att || !w.dpre || !w.t_ptr || !w.t_edge || !w.t_dst;
+    if (!nomem) {
+        gat_logits(z, al, n_src, H, F, w.el);
+        gat_logits(z, ar, n_dst, H, F, w.er);
+        nomem = backward_dst_pass(&w);
+    }
+    if (!nomem) {
+        transpose_by_src(blk, w.t_ptr, w.t_edge, w.t_dst);
+        /* gather dz[u] and del[u], one thread per src row, in the transposed order */
+        const int64_t chunks = w.chunks;
+#pragma omp parallel for schedule(dynamic, 1)
+        for (int64_t c = 0; c < chunks; c++) {
+            int64_t r0, r1;
+            chunk_rows(w.t_ptr, n_src, nnz, c, chunks, &r0, &r1);
+            for (int64_t u = r0; u < r1; u++)
+                gather_src_row(&w, u, dz);
+        }
+        reduce_rows(w.del, z, n_src, H, F, dal);
+        reduce_rows(w.der, z, n_dst, H, F, dar);
+    }
+    gnn_free(w.el);
+    gnn_free(w.er);
+    gnn_free(w.del);
+    gnn_free(w.der);
+    gnn_free(w.att);
+    gnn_free(w.dpre);
+    gnn_free(w.t_ptr);
+    gnn_free(w.t_edge);
+    gnn_free(w.t_dst);
     return nomem ? GNN_ERR_NOMEM : GNN_OK;
 }
 

@@ -109,18 +109,13 @@ static gnn_status group_by_part(const int32_t *part, int64_t n, int64_t k, int64
     return GNN_OK;
 }
 
-static gnn_status build_part(gnn_part_local *L, int64_t p, const gnn_csr *g, const uint8_t *split, const int32_t *part,
-                             const int64_t *solid, int64_t n_solid, const int64_t *owner_rank, int64_t *tcount)
+/* Step 2: vid_p (n) = -1; solid vertices get local ids 0..n_solid-1; every cut in-neighbor of
+ * a solid vertex is marked MARK_HALO */
+static void mark_solid_and_halo(int64_t *vid_p, int64_t p, const gnn_csr *g, const int32_t *part, const int64_t *solid,
+                                int64_t n_solid)
 {
     const int64_t n = g->n;
     const int32_t p32 = (int32_t)p;
-    L->rank = p;
-    L->trainers = 1;
-    L->n_solid = n_solid;
-    int64_t *vid_p = L->vid_p = alloc_n(n, sizeof(int64_t));
-    if (!vid_p)
-        return GNN_ERR_NOMEM;
-    /* 2: solid ids and halo marks */
 #pragma omp parallel for schedule(static)
     for (int64_t v = 0; v < n; v++)
         vid_p[v] = -1;
@@ -138,7 +133,12 @@ static gnn_status build_part(gnn_part_local *L, int64_t p, const gnn_csr *g, con
             }
         }
     }
-    /* 3: compact the marks in increasing id; vid_o is allocated once the count is known */
+}
+
+/* Step 3: compact the marks in increasing id into L->vid_o[n_solid ..] and give them ids
+ * n_solid + i; vid_o is allocated once the count is known. tcount: (threads + 1) scratch */
+static gnn_status compact_halo(gnn_part_local *L, int64_t *vid_p, int64_t n, int64_t n_solid, int64_t *tcount)
+{
     int nomem = 0;
     int64_t n_halo = 0;
 #pragma omp parallel
@@ -172,8 +172,17 @@ static gnn_status build_part(gnn_part_local *L, int64_t p, const gnn_csr *g, con
     if (nomem)
         return GNN_ERR_NOMEM;
     L->n_halo = n_halo;
-    const int64_t n_local = n_solid + n_halo;
+    return GNN_OK;
+}
+
+/* Steps 4 and 5: the solid part of vid_o, halo owners, then the local CSR: row lengths, a
+ * chunked parallel prefix sum, every solid row mapped through vid_p in its original order */
+static gnn_status owners_and_local_csr(gnn_part_local *L, const gnn_csr *g, const int32_t *part, const int64_t *solid,
+                                       const int64_t *owner_rank)
+{
+    const int64_t n_solid = L->n_solid, n_halo = L->n_halo, n_local = n_solid + n_halo;
     int64_t *vid_o = L->vid_o;
+    const int64_t *vid_p = L->vid_p;
     /* 4: solid part of vid_o, halo owners */
     L->halo_owner = alloc_n(n_halo, sizeof(int32_t));
     L->halo_owner_local = alloc_n(n_halo, sizeof(int64_t));
@@ -210,7 +219,15 @@ static gnn_status build_part(gnn_part_local *L, int64_t p, const gnn_csr *g, con
         for (int64_t e = g->indptr[v]; e < g->indptr[v + 1]; e++)
             indices[at++] = vid_p[g->indices[e]];
     }
-    /* 6: the split by owner (tcount holds 3 counters per thread) */
+    return GNN_OK;
+}
+
+/* Step 6: the split by owner, compacted by chunked count / prefix / write into L->train, val,
+ * test (empty lists without a split). tcount: (3 threads + 3) scratch, 3 counters per thread */
+static gnn_status split_lists(gnn_part_local *L, const uint8_t *split, const int64_t *solid, int64_t *tcount)
+{
+    const int64_t n_solid = L->n_solid;
+    int nomem = 0;
     int64_t nsplit[3] = { 0, 0, 0 };
     int64_t *lists[3] = { NULL, NULL, NULL };
     if (split) {
@@ -260,6 +277,24 @@ static gnn_status build_part(gnn_part_local *L, int64_t p, const gnn_csr *g, con
     L->n_val = nsplit[1];
     L->n_test = nsplit[2];
     return nomem ? GNN_ERR_NOMEM : GNN_OK;
+}
+
+/* Part p's local structure (steps 2-6); solid (n_solid): its vertices in increasing id */
+static gnn_status build_part(gnn_part_local *L, int64_t p, const gnn_csr *g, const uint8_t *split, const int32_t *part,
+                             const int64_t *solid, int64_t n_solid, const int64_t *owner_rank, int64_t *tcount)
+{
+    gnn_status s;
+    L->rank = p;
+    L->trainers = 1;
+    L->n_solid = n_solid;
+    L->vid_p = alloc_n(g->n, sizeof(int64_t));
+    if (!L->vid_p)
+        return GNN_ERR_NOMEM;
+    mark_solid_and_halo(L->vid_p, p, g, part, solid, n_solid);
+    if ((s = compact_halo(L, L->vid_p, g->n, n_solid, tcount)) ||
+        (s = owners_and_local_csr(L, g, part, solid, owner_rank)))
+        return s;
+    return split_lists(L, split, solid, tcount);
 }
 
 /* Arguments checked by gnn_partition_build (core/partition.c). */
