@@ -73,8 +73,10 @@ def functions(lines):
                 j += 1
             if j < len(lines) and "{" in lines[j] and ";" not in lines[j].split("{")[0]:
                 k = j
-                while k < len(lines) and not lines[k].startswith("}"):
-                    k += 1
+                # a one-line body ends on its own line; otherwise at the next '}' in column 0
+                if not (lines[j].rstrip().endswith("}") and lines[j].count("{") == lines[j].count("}")):
+                    while k < len(lines) and not lines[k].startswith("}"):
+                        k += 1
                 out.append((i, k, m.group(1)))
                 i = k + 1
                 continue
@@ -86,11 +88,11 @@ def owner(lineno, funcs, lines):
     for start, end, name in funcs:
         if start <= lineno <= end:
             return name
-    # the leading comment of the next function: only comment lines or blanks in between
+    # the leading comment of the next function: only comment lines in between, no blank line
     for start, end, name in funcs:
         if start > lineno:
             between = lines[lineno + 1:start]
-            if all(not l.strip() or l.lstrip().startswith(("/*", "*", "//")) or l.rstrip().endswith("*/")
+            if all(l.strip() and (l.lstrip().startswith(("/*", "*", "//")) or l.rstrip().endswith("*/"))
                    for l in between):
                 return name
             break

@@ -180,7 +180,8 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
     if (!(C->z = falloc(nd * S->out)))
         return GNN_ERR_NOMEM;
     switch (m->kind) {
-    case GNN_MODEL_SAGE: /* t0 = mean (nd, in); z = t0 W_n + b; t1 = x[dst] W_s; z += t1 */
+    /* @eq{DistGNN-MB 1}: t0 = mean (nd, in); z = t0 W_n + b; t1 = x[dst] W_s; z += t1 */
+    case GNN_MODEL_SAGE:
         if (!(C->t0 = falloc(nd * S->in)) || !(C->t1 = falloc(nd * S->out)))
             return GNN_ERR_NOMEM;
         if ((st = gnn_aggregate_forward(m->agg, blk, C->x, S->in, GNN_AGG_MEAN, C->t0)) ||
@@ -192,7 +193,7 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
         gnn_free(C->t1);
         C->t1 = NULL;
         break;
-    case GNN_MODEL_GCN:
+    case GNN_MODEL_GCN: /* @eq{GCN 2}: z = A_hat x W + b, in the cheaper order */
         if (S->project_first) { /* t0 = x W (ns, out); z = A_hat t0 + b */
             if (!(C->t0 = falloc(ns * S->out)))
                 return GNN_ERR_NOMEM;
@@ -212,7 +213,9 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
                 return st;
         }
         break;
-    case GNN_MODEL_GIN: /* t0 = x[dst] + sum (nd, in); t1 = ReLU(t0 W1 + b1) (nd, mid); z = t1 W2 + b2 */
+    /* @eq{GIN 4.1} with eps = 0: t0 = x[dst] + sum (nd, in); t1 = ReLU(t0 W1 + b1) (nd, mid);
+     * z = t1 W2 + b2 */
+    case GNN_MODEL_GIN:
         if (!(C->t0 = falloc(nd * S->in)) || !(C->t1 = falloc(nd * S->mid)))
             return GNN_ERR_NOMEM;
         if ((st = gnn_aggregate_forward(m->agg, blk, C->x, S->in, GNN_AGG_SUM, C->t0)))
@@ -225,7 +228,9 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
         if ((st = gnn_nn_linear_fwd(m->nn, C->t1, nd, S->mid, P + S->o_w2, P + S->o_b2, S->out, C->z)))
             return st;
         break;
-    case GNN_MODEL_GAT: { /* t0 = projection (ns, H*F); t1 = attention output (nd, H*F) */
+    /* @eq{DistGNN-MB 2}, @eq{GAT 5-6} (heads concatenated, averaged in the last layer):
+     * t0 = projection (ns, H*F); t1 = attention output (nd, H*F) */
+    case GNN_MODEL_GAT: {
         const int dist = m->variant == GNN_GAT_DISTGNN;
         if (!(C->t0 = falloc(ns * S->hf)) || !(C->t1 = falloc(nd * S->hf)))
             return GNN_ERR_NOMEM;

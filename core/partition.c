@@ -80,6 +80,7 @@ void gnn_part_defaults(gnn_part_options *o)
 
 /* ---- vertex weights --------------------------------------------------------------------------- */
 
+/* @sec{DistDGLv2 4.1.3}: one METIS balance constraint per kind of vertex to balance. */
 gnn_status gnn_partition_weights(const gnn_csr *g, const uint8_t *split, unsigned balance, int64_t **vwgt,
                                  int *ncon, unsigned con[GNN_PART_MAX_CON], gnn_err *err)
 {
@@ -182,6 +183,7 @@ static gnn_status metis_error(int rc, gnn_err *err)
                        "METIS_PartGraphKway failed: status %d, %s", rc, what);
 }
 
+/* @sec{DistDGLv2 4.1.1}: METIS, minimal edge cut, with the balance constraints of 4.1.3. */
 static gnn_status assign_metis(const gnn_csr *g, const uint8_t *split, const gnn_part_options *o, int32_t *part,
                                gnn_part_info *info, gnn_err *err)
 {
@@ -365,8 +367,8 @@ static gnn_status assign_flat(const gnn_csr *g, const uint8_t *split, const gnn_
     return GNN_ERR_INTERNAL;
 }
 
-/* Two-level partitioning, as DistDGL's partition_graph does it for num_trainers_per_machine
- * (DistDGLv2 section 4.1.2 describes METIS run again inside each machine's part; splitting
+/* Two-level partitioning, @sec{DistDGLv2 4.1.2}, as DistDGL's partition_graph does it for
+ * num_trainers_per_machine (the paper describes METIS run again inside each machine's part; splitting
  * into k * T sub-parts at once and coalescing T consecutive ones gives the same two levels from
  * one METIS call -- the sub-parts of a machine need not be adjacent in METIS's numbering, which
  * the edge cut we report measures, see docs/partitioning.md). */

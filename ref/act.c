@@ -28,6 +28,7 @@ static void elu_bwd_ref(const float *x, const float *dy, int64_t count, float al
         dx[i] = x[i] > 0.0f ? dy[i] : dy[i] * alpha * expf(x[i]);
 }
 
+/* @sec{LayerNorm 3}: the statistics over a row's d features, then gain and bias. */
 static gnn_status layernorm_fwd_ref(const float *x, int64_t n, int64_t d, const float *gamma, const float *beta,
                                     float eps, float *y, float *mu, float *rstd)
 {

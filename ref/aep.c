@@ -38,7 +38,8 @@ static int by_key(const void *pa, const void *pb)
     return (x->vid > y->vid) - (x->vid < y->vid);
 }
 
-/* Arguments checked by gnn_aep_select (core/aep.c). */
+/* @alg{DistGNN-MB 2, lines 19-20}: when more than nc candidates map to a rank, Sample them by
+ * degree. Arguments checked by gnn_aep_select (core/aep.c). */
 static gnn_status select_ref(const gnn_aep_select_args *a, uint8_t *keep, int64_t *n_kept, gnn_err *err)
 {
     const int64_t m = a->m;

@@ -38,6 +38,8 @@ static float *src_inv_sqrt_degrees(const gnn_block *blk)
     return r;
 }
 
+/* @eq{DistGNN-MB 1} AGG (mean for GraphSAGE, sum for GIN) and @eq{GCN 2}'s normalized
+ * propagation D^-1/2 A D^-1/2 (kind GNN_AGG_GCN). */
 static gnn_status agg_forward_ref(const gnn_block *blk, const float *x, int64_t d,
                                   gnn_agg_kind kind, float *out)
 {

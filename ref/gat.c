@@ -96,6 +96,8 @@ static void gat_softmax_row(const gnn_block *blk, const float *el, const float *
     }
 }
 
+/* @eq{GAT 1-4}: logits, LeakyReLU, the edge softmax and the weighted sum per head;
+ * @eq{DistGNN-MB 2} writes the same as e_u + e_v, EdgeSoftmax, AGG. */
 static gnn_status gat_forward_ref(const gnn_block *blk, const float *z, const float *al, const float *ar,
                                   const gnn_gat_params *p, float *out, float *alpha)
 {

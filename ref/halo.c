@@ -14,7 +14,8 @@
 #include "gnnref/halo.h"
 #include "gnnref/tensor.h"
 
-/* Arguments agreed by gnn_db_halo_build; n_halo: every rank's n_halo (P entries). */
+/* @alg{DistGNN-MB 1, lines 2-3}: B <- Bcast(hv), db_halo <- CreateDB(B).
+ * Arguments agreed by gnn_db_halo_build; n_halo: every rank's n_halo (P entries). */
 static gnn_status build_agreed(gnn_comm *c, const gnn_part_local *me, int64_t n_global, const int64_t *n_halo,
                                gnn_db_halo *out, gnn_err *err)
 {

@@ -162,7 +162,7 @@ void gnn_argmax(const float *logits, int64_t n, int64_t c, int32_t *pred)
     }
 }
 
-/* Adam (Kingma & Ba 2015, Algorithm 1) with L2 weight decay added to the gradient
+/* Adam (Kingma & Ba 2015, @alg{Adam 1}) with L2 weight decay added to the gradient
  * (as the GCN paper applies it): g' = g + wd * w. */
 void gnn_adam_step(const gnn_adam *a, int64_t t, float *w, const float *g, float *m, float *v,
                    int64_t count)
@@ -178,6 +178,7 @@ void gnn_adam_step(const gnn_adam *a, int64_t t, float *w, const float *g, float
     }
 }
 
+/* @eq{Glorot 16}, the normalized initialization: w ~ U[-sqrt(6 / (fan_in + fan_out)), +...]. */
 void gnn_glorot_init(float *w, int64_t fan_in, int64_t fan_out, uint64_t seed, unsigned param_index)
 {
     const float limit = (float)sqrt(6.0 / (double)(fan_in + fan_out));

@@ -204,6 +204,7 @@ static void forward_rows(const gnn_block *blk, const float *x, int64_t d, gnn_ag
     }
 }
 
+/* @eq{DistGNN-MB 1} AGG and @eq{GCN 2}, as agg_forward_ref. */
 static gnn_status agg_forward_cpu(const gnn_block *blk, const float *x, int64_t d,
                                   gnn_agg_kind kind, float *out)
 {

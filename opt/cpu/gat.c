@@ -153,6 +153,8 @@ static int64_t max_degree(const int64_t *ptr, int64_t n)
     return m;
 }
 
+/* @eq{GAT 1-4}, @eq{DistGNN-MB 2}, as gat_forward_ref; the broadcast of each head's scalar
+ * over its features is @sec{DistGNN-MB 3.3}, "Broadcast Support for AGG". */
 static gnn_status gat_forward_cpu(const gnn_block *blk, const float *z, const float *al, const float *ar,
                                   const gnn_gat_params *p, float *out, float *alpha)
 {

@@ -70,7 +70,8 @@ static gnn_status group_by_owner(const gnn_part_local *me, int P, int64_t *ids, 
     return GNN_OK;
 }
 
-/* Arguments agreed by gnn_db_halo_build; every rank's n_halo is not needed: the counts that
+/* @alg{DistGNN-MB 1, lines 2-3}, by alltoallv to the owners instead of a broadcast.
+ * Arguments agreed by gnn_db_halo_build; every rank's n_halo is not needed: the counts that
  * matter here are per owner, exchanged in step 3. */
 static gnn_status build_agreed(gnn_comm *c, const gnn_part_local *me, int64_t n_global, const int64_t *n_halo_all,
                                gnn_db_halo *out, gnn_err *err)

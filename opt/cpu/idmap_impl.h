@@ -96,7 +96,8 @@ static inline uint64_t gnn_cpu_idmap_probe(gnn_cpu_idmap *m, int64_t gid, uint64
 }
 
 /* Insert item `item` (global id gid). Thread-safe; call between gnn_cpu_idmap_begin and
- * gnn_cpu_idmap_finish. For FUSED, items >= n_dst get their local id here. */
+ * gnn_cpu_idmap_finish. For FUSED, items >= n_dst get their local id here: @alg{FastGL 2},
+ * the hash claim by compare-and-swap and the local id by an atomic add in one step. */
 static inline void gnn_cpu_idmap_insert(gnn_cpu_idmap *m, int64_t item, int64_t gid)
 {
     int claimed;
