@@ -54,13 +54,16 @@ typedef struct commcheck_opts {
 } commcheck_opts;
 
 static const cli_choice k_inject[] = {
-    { "mismatch", 1, 0 }, { "deadlock", 2, 0 }, { "modify", 3, 0 }, { NULL, 0, 0 }
+    { "mismatch", 1, 0 }, { "deadlock", 2, 0 }, { "modify", 3, 0 }, { "flip", 4, 0 }, { "skip", 5, 0 }, { NULL, 0, 0 }
 };
+enum { INJECT_FLIP = 4, INJECT_SKIP = 5 };
 
 static const cli_flag k_flags[] = {
     CLI_FLAG_SEED(commcheck_opts, seed, "seed of the inputs"),
     { .name = "inject", .type = CLI_CHOICE, CLI_AT(commcheck_opts, inject), .choices = k_inject,
-      .help = "sim only: a deliberate bug the simulator must report within --sim-timeout" },
+      .help = "a deliberate bug the run must report, never hang on: mismatch, deadlock, modify (sim only); flip "
+              "(sim only, flips a bit of every message: every one must be detected); skip (sim, or MPI with its "
+              "bounded wait, GNN_MPI_WAIT_TIMEOUT)" },
     CLI_FLAG_JSON(commcheck_opts, json, "write the report: per case and rank, the CRC32C and the outcome"),
     CLI_END
 };
@@ -93,11 +96,19 @@ static int commcheck_options(int argc, char **argv, commcheck_opts *o, cli_args 
         return CLI_USAGE;
     if ((rc = cli_backend_check(&o->backend, a)))
         return rc;
-    if (o->inject && b->kind != CLI_BACKEND_SIM)
-        return cli_error(CLI_USAGE, "--inject needs --backend sim: under MPI the injected bug would hang");
-    if (o->inject && b->sim.ranks < 2)
+    /* under MPI only a skipped ialltoallv is reported (by the bounded wait); the other bugs
+     * would leave ranks in MPI's blocking collectives, which have no bound */
+    if (o->inject && b->kind != CLI_BACKEND_SIM && !(o->inject == INJECT_SKIP && b->kind == CLI_BACKEND_MPI))
+        return cli_error(CLI_USAGE, "--inject needs --backend sim%s: under %s the injected %s would %s",
+                         o->inject == INJECT_SKIP ? " or mpi" : "", b->kind == CLI_BACKEND_MPI ? "MPI" : "one rank",
+                         k_inject[o->inject - 1].name,
+                         b->kind == CLI_BACKEND_MPI ? "hang in a collective that has no bound" : "have no one to meet");
+    if (o->inject && b->kind == CLI_BACKEND_SIM && b->sim.ranks < 2)
         return cli_error(CLI_USAGE, "--inject %s needs --ranks 2 or more: one rank has no one to disagree with",
                          k_inject[o->inject - 1].name);
+    /* flip: every message of the run gets a bit flipped, unless --fault-flip says otherwise */
+    if (o->inject == INJECT_FLIP && !cli_given(a, "fault-flip"))
+        o->backend.sim.faults.flip_p = 1.0;
     return CLI_CONTINUE;
 }
 
@@ -156,6 +167,12 @@ int gnn_cmd_commcheck(int argc, char **argv)
     gnn_sim_report rep;
     memset(&rep, 0, sizeof rep);
     gnn_status st = cli_backend_run(b, rank_fn, &J, &rep, &err);
+    const gnn_sim_faults *F = &b->sim.faults;
+    if (st && b->kind == CLI_BACKEND_SIM && (F->flip_p > 0 || F->drop_p > 0 || F->delay_p > 0))
+        fprintf(stderr, "commcheck: faults injected: %lld bits flipped, %lld detected by CRC32C, %lld segments dropped, "
+                        "%lld delayed\n",
+                (long long)rep.faults_flipped, (long long)rep.faults_detected, (long long)rep.faults_dropped,
+                (long long)rep.faults_delayed);
     if (st) {
         gnn_sim_report_free(&rep);
         free(J.all);

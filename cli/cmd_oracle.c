@@ -2,6 +2,7 @@
  *
  *   gnnref oracle [--list] [--op NAME] [--impl NAME] [--cases N] [--seed S]
  *                 [--threads LIST] [--case STRING] [--json FILE] [--verbose]
+ *                 [--stress N [--stress-noise K] [--stress-seed S]]
  *
  * Prints one line per (op, implementation, thread count) with its case counts, every failure
  * in full (case string, first mismatches, the command that replays it), and a final line
@@ -30,6 +31,7 @@ static void thread_list(char *buf, size_t cap, const int *tc, int n, const char 
 
 typedef struct run_state {
     int verbose;
+    const gnn_oracle_stress *stress; /* NULL: each case once */
     json_object *results; /* NULL without --json */
     /* the current group: one (entry, impl, threads) */
     const gnn_oracle_entry *entry;
@@ -126,6 +128,19 @@ static void flush_group(run_state *st)
     st->entry = NULL;
 }
 
+/* "       replay: gnnref oracle --case '...'" and, under stress, the same stress settings (the
+ * case string names its thread count) */
+static void replay_line(const run_state *st, const char *case_str, char *line, size_t cap)
+{
+    const gnn_oracle_stress *s = st->stress;
+    if (!s) {
+        snprintf(line, cap, "       replay: gnnref oracle --case '%s'\n", case_str);
+        return;
+    }
+    snprintf(line, cap, "       replay: gnnref oracle --case '%s' --stress %d --stress-noise %d --stress-seed %llu\n",
+             case_str, s->runs, s->noise, (unsigned long long)s->seed);
+}
+
 static void visit(const gnn_oracle_case *c, const gnn_oracle_result *r, void *user)
 {
     run_state *st = user;
@@ -150,7 +165,7 @@ static void visit(const gnn_oracle_case *c, const gnn_oracle_result *r, void *us
             snprintf(line, sizeof line, "  FAIL %s\n", r->case_str);
             append(st, line);
             append_indented(st, r->detail, "       ");
-            snprintf(line, sizeof line, "       replay: gnnref oracle --case '%s'\n", r->case_str);
+            replay_line(st, r->case_str, line, sizeof line);
             append(st, line);
             st->n_fail_shown++;
         } else {
@@ -207,7 +222,11 @@ typedef struct oracle_opts {
     uint64_t seed;
     int64_t thread_counts[MAX_THREAD_COUNTS];
     int n_thread_counts;
+    int64_t stress, stress_noise; /* --stress N (0: off) and its settings */
+    uint64_t stress_seed;
 } oracle_opts;
+
+#define ORACLE_TAG_STRESS CLI_TAG(0) /* flags that apply with --stress only */
 
 static const cli_flag k_flags[] = {
     { .name = "list", .type = CLI_BOOL, CLI_AT(oracle_opts, list),
@@ -230,6 +249,21 @@ static const cli_flag k_flags[] = {
     CLI_FLAG_JSON(oracle_opts, json, "write the JSON report (results and counts)"),
     { .name = "verbose", .alias = 'v', .type = CLI_BOOL, CLI_AT(oracle_opts, verbose),
       .help = "print every case, not only failures" },
+    { .name = "stress", .type = CLI_INT, CLI_AT(oracle_opts, stress), .meta = "N", .lo = 0, .hi = 100000,
+      .note = "0 = off",
+      .help = "race hunting: run every case N times under perturbed scheduling (background noise threads, a random "
+              "OpenMP runtime schedule), the threaded implementations at 2, 4 and 8 threads unless --threads is "
+              "given; a failing run fails the case, and so does a run whose output differs from the first run's where "
+              "the comparator is exact (bitwise, canonical, verify). A failure's replay line repeats these settings "
+              "(docs/oracle.md, \"Races\")" },
+    { .name = "stress-noise", .type = CLI_INT, CLI_AT(oracle_opts, stress_noise), .meta = "K", .lo = 0, .hi = 64,
+      .bits = ORACLE_TAG_STRESS, .dflt = "one per online CPU",
+      .help = "with --stress: at most K noise threads; run k of a case has K - k mod (K+1) of them, from every core "
+              "contended down to none" },
+    { .name = "stress-seed", .type = CLI_U64, CLI_AT(oracle_opts, stress_seed), .meta = "S",
+      .bits = ORACLE_TAG_STRESS,
+      .help = "with --stress: seed of the perturbations (each run's is drawn from S, the case string and the run's "
+              "index)" },
     CLI_END
 };
 
@@ -250,9 +284,21 @@ static int oracle_options(int argc, char **argv, oracle_opts *o, cli_args *a)
     o->seed = 1;
     for (int t = 0; t < gnn_oracle_n_thread_counts && t < MAX_THREAD_COUNTS; t++)
         o->thread_counts[o->n_thread_counts++] = gnn_oracle_thread_counts[t];
+    gnn_oracle_stress sd;
+    gnn_oracle_stress_init(&sd, 0);
+    o->stress_noise = sd.noise;
+    o->stress_seed = sd.seed;
     int rc = cli_parse(&k_cmd, argc, argv, o, a);
     if (rc != CLI_CONTINUE)
         return rc;
+    const char *stress_flag = cli_given_tag(a, ORACLE_TAG_STRESS);
+    if (!o->stress && stress_flag)
+        return cli_error(CLI_USAGE, "%s applies with --stress N only", stress_flag);
+    if (o->stress && !cli_given(a, "threads")) { /* stress mode's own counts: 2, 4, 8 */
+        o->n_thread_counts = 0;
+        for (int t = 0; t < gnn_oracle_n_stress_thread_counts && t < MAX_THREAD_COUNTS; t++)
+            o->thread_counts[o->n_thread_counts++] = gnn_oracle_stress_thread_counts[t];
+    }
     for (int t = 0; t < o->n_thread_counts; t++) /* each count once: a group per count */
         for (int u = 0; u < t; u++)
             if (o->thread_counts[u] == o->thread_counts[t]) {
@@ -291,7 +337,7 @@ static int check_selection(const oracle_opts *o, int *n_sel)
 static void run_one(const gnn_oracle_case *one, run_state *st, int *counts)
 {
     gnn_oracle_result r;
-    gnn_oracle_outcome oc = gnn_oracle_run(one, &r);
+    gnn_oracle_outcome oc = gnn_oracle_run_stress(one, st->stress, &r);
     counts[oc]++;
     st->verbose = 0;
     visit(one, &r, st);
@@ -315,11 +361,15 @@ static void run_all(const oracle_opts *o, const int *tc, int n_sel, run_state *s
     printf("oracle: %d ops%s, %lld seed%s per preset from seed %llu, OpenMP %s\n", n_sel, sel, (long long)o->cases,
            o->cases == 1 ? "" : "s", (unsigned long long)o->seed,
            gnn_oracle_have_openmp() ? tcs : "not built (threaded cases skipped)");
+    if (st->stress)
+        printf("oracle: stress: every case %d times under perturbed scheduling, up to %d noise threads, stress seed "
+               "%llu\n",
+               st->stress->runs, st->stress->noise, (unsigned long long)st->stress->seed);
     for (const gnn_oracle_entry *const *ep = gnn_oracle_registry; *ep; ep++) {
         if (o->op && !gnn_oracle_name_matches(o->op, (*ep)->name))
             continue;
-        gnn_oracle_run_entry_threads(*ep, o->impl, (int)o->cases, o->seed, tc, o->n_thread_counts, visit, st,
-                                     counts);
+        gnn_oracle_run_entry_stress(*ep, o->impl, (int)o->cases, o->seed, tc, o->n_thread_counts, st->stress, visit,
+                                    st, counts);
         flush_group(st);
     }
 }
@@ -345,10 +395,11 @@ int gnn_cmd_oracle(int argc, char **argv)
             return cli_error(CLI_USAGE, "oracle: --case: %s", err.msg);
     }
     json_object *report = NULL, *config = NULL;
-    run_state st = { .verbose = o.verbose };
+    gnn_oracle_stress stress = { .runs = (int)o.stress, .noise = (int)o.stress_noise, .seed = o.stress_seed };
+    run_state st = { .verbose = o.verbose, .stress = o.stress ? &stress : NULL };
     if (o.json) {
         report = cli_report_new("oracle", o.case_str ? one.seed : o.seed, cli_set_threads(0), "self", 1, &config);
-        cli_config_json(config, &a, &o, 0);
+        cli_config_json(config, &a, &o, o.stress ? 0 : ORACLE_TAG_STRESS);
         json_object_object_add(config, "openmp", json_object_new_boolean(gnn_oracle_have_openmp()));
         st.results = json_object_new_array();
         json_object_object_add(report, "results", st.results);

@@ -4,6 +4,7 @@
  * then dispatch to the backend's ops table. The allreduce is written once, here, over the
  * backend's alltoallv and allgatherv, so every backend computes it with the same additions
  * in the same order (DESIGN.md section 4): sim and MPI agree bitwise. docs/comm.md. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,14 +89,17 @@ static gnn_status self_allgatherv(gnn_comm *c, const void *send, int64_t count, 
                                   const int64_t *displs, gnn_dtype t)
 {
     const size_t s = gnn_dtype_size(t);
-    memmove((char *)recv + (size_t)displs[0] * s, send, (size_t)count * s);
+    if (count > 0) /* an empty call may pass NULL buffers */
+        memmove((char *)recv + (size_t)displs[0] * s, send, (size_t)count * s);
     return GNN_OK;
 }
 static gnn_status self_alltoallv(gnn_comm *c, const void *send, const int64_t *scounts, const int64_t *sdispls,
                                  void *recv, const int64_t *rcounts, const int64_t *rdispls, gnn_dtype t)
 {
     const size_t s = gnn_dtype_size(t);
-    memmove((char *)recv + (size_t)rdispls[0] * s, (const char *)send + (size_t)sdispls[0] * s, (size_t)scounts[0] * s);
+    if (scounts[0] > 0) /* an empty call may pass NULL buffers */
+        memmove((char *)recv + (size_t)rdispls[0] * s, (const char *)send + (size_t)sdispls[0] * s,
+                (size_t)scounts[0] * s);
     return GNN_OK;
 }
 static gnn_status self_ialltoallv(gnn_comm *c, const void *send, const int64_t *scounts, const int64_t *sdispls,
@@ -214,6 +218,76 @@ gnn_status gnn_comm_bcast(gnn_comm *c, void *buf, int64_t count, gnn_dtype t, in
     return c->ops->bcast(c, buf, count, t, root);
 }
 
+/* Receive segments must be disjoint: rank q's counts[q] elements land at displs[q], and two
+ * ranks' data on the same element would leave a result that depends on the order of delivery,
+ * which differs between the simulator and MPI (docs/comm.md, "Buffers"). Empty segments
+ * overlap nothing. Send and receive regions may overlap: every backend reads what a rank
+ * sends before writing what it receives. */
+typedef struct seg_span {
+    int64_t lo, hi;
+    int q;
+} seg_span;
+
+static int span_cmp(const void *a, const void *b)
+{
+    const seg_span *x = a, *y = b;
+    if (x->lo != y->lo)
+        return x->lo < y->lo ? -1 : 1;
+    return (x->q > y->q) - (x->q < y->q);
+}
+
+static gnn_status check_disjoint(gnn_comm *c, const char *op, const char *cn, const char *dn, const int64_t *cnt,
+                                 const int64_t *dsp)
+{
+    const int P = c->size;
+    /* the common case first, without allocating: non-empty segments in rank order, each
+     * after the previous one */
+    int64_t end = 0;
+    int sorted = 1, any = 0;
+    for (int q = 0; q < P && sorted; q++) {
+        if (cnt[q] == 0)
+            continue;
+        if (cnt[q] > INT64_MAX - dsp[q])
+            return bad(c, "%s: %s[%d] = %lld elements at %s[%d] = %lld end beyond INT64_MAX", op, cn, q,
+                       (long long)cnt[q], dn, q, (long long)dsp[q]);
+        sorted = !any || dsp[q] >= end;
+        end = dsp[q] + cnt[q];
+        any = 1;
+    }
+    if (sorted)
+        return GNN_OK;
+    seg_span *v = malloc(sizeof *v * (size_t)P);
+    if (!v)
+        return gnn_err_set(&c->err, GNN_ERR_NOMEM, "%s: out of memory checking %d receive segments", op, P);
+    int n = 0;
+    for (int q = 0; q < P; q++) {
+        if (cnt[q] == 0)
+            continue;
+        if (cnt[q] > INT64_MAX - dsp[q]) {
+            free(v);
+            return bad(c, "%s: %s[%d] = %lld elements at %s[%d] = %lld end beyond INT64_MAX", op, cn, q,
+                       (long long)cnt[q], dn, q, (long long)dsp[q]);
+        }
+        v[n++] = (seg_span){ dsp[q], dsp[q] + cnt[q], q };
+    }
+    qsort(v, (size_t)n, sizeof *v, span_cmp);
+    gnn_status st = GNN_OK;
+    int far = 0; /* the segment reaching furthest so far */
+    for (int k = 1; k < n && !st; k++) {
+        if (v[k].lo < v[far].hi) {
+            const int a = v[far].q < v[k].q ? v[far].q : v[k].q, b = v[far].q < v[k].q ? v[k].q : v[far].q;
+            st = bad(c, "%s: the receive segments of ranks %d and %d overlap (%s[%d] = %lld, %s[%d] = %lld; %s[%d] = "
+                        "%lld, %s[%d] = %lld): two ranks' data would land on the same elements",
+                     op, a, b, dn, a, (long long)dsp[a], cn, a, (long long)cnt[a], dn, b, (long long)dsp[b], cn, b,
+                     (long long)cnt[b]);
+        }
+        if (v[k].hi > v[far].hi)
+            far = k;
+    }
+    free(v);
+    return st;
+}
+
 gnn_status gnn_comm_allgatherv(gnn_comm *c, const void *send, int64_t count, void *recv, const int64_t *counts,
                                const int64_t *displs, gnn_dtype t)
 {
@@ -228,6 +302,8 @@ gnn_status gnn_comm_allgatherv(gnn_comm *c, const void *send, int64_t count, voi
     if (count != counts[c->rank])
         return bad(c, "allgatherv: send count %lld differs from counts[%d] = %lld", (long long)count, c->rank,
                    (long long)counts[c->rank]);
+    if ((st = check_disjoint(c, "allgatherv", "counts", "displs", counts, displs)))
+        return st;
     c->traffic.calls[GNN_COMM_ALLGATHERV]++;
     for (int q = 0; q < c->size; q++)
         account(c, GNN_COMM_ALLGATHERV, q, count * (int64_t)gnn_dtype_size(t));
@@ -265,6 +341,8 @@ gnn_status gnn_comm_alltoallv(gnn_comm *c, const void *send, const int64_t *scou
     if (scounts[c->rank] != rcounts[c->rank])
         return bad(c, "alltoallv: scounts[%d] = %lld but rcounts[%d] = %lld (a rank's message to itself)", c->rank,
                    (long long)scounts[c->rank], c->rank, (long long)rcounts[c->rank]);
+    if ((st = check_disjoint(c, "alltoallv", "rcounts", "rdispls", rcounts, rdispls)))
+        return st;
     c->traffic.calls[GNN_COMM_ALLTOALLV]++;
     for (int q = 0; q < c->size; q++)
         account(c, GNN_COMM_ALLTOALLV, q, scounts[q] * (int64_t)gnn_dtype_size(t));

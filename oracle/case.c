@@ -5,7 +5,9 @@
  *   assign := key '=' value
  *   value  := integer | integer '..' integer | real
  * Keys: impl (required), threads (required for threaded implementations, absent otherwise),
- * seed (required), and every parameter the entry declares, each exactly once. A preset is
+ * seed (required), and every parameter the entry declares, each exactly once, except the
+ * optional ones listed in the entry's `defaults`, which take their default when absent and are
+ * left out of a formatted case string while they have it. A preset is
  * the parameter part alone ("n_dst=37,n_src=80,d=13,deg=0..9"). Formatting writes the keys
  * in a fixed order (impl, threads, parameters in declaration order, seed) and reals in the
  * shortest form that reads back to the same double, so format(parse(s)) is canonical and
@@ -114,6 +116,31 @@ static gnn_status parse_value(const gnn_oracle_entry *e, const gnn_oracle_param 
     return GNN_OK;
 }
 
+/* The default of optional parameter i of e (e->defaults, "key=value,..."): 1 and *v when it
+ * has one, 0 when the parameter is required (or its default does not parse: a registry bug
+ * that then shows as "parameter missing" on every case). */
+static int default_of(const gnn_oracle_entry *e, int i, gnn_oracle_value *v)
+{
+    if (!e->defaults)
+        return 0;
+    const char *name = e->params[i].name;
+    const size_t nlen = strlen(name);
+    for (const char *q = e->defaults; *q;) {
+        const char *end = strchr(q, ',');
+        const size_t len = end ? (size_t)(end - q) : strlen(q);
+        if (len > nlen && !strncmp(q, name, nlen) && q[nlen] == '=') {
+            char text[64];
+            if (len - nlen - 1 >= sizeof text)
+                return 0;
+            memcpy(text, q + nlen + 1, len - nlen - 1);
+            text[len - nlen - 1] = '\0';
+            return parse_value(e, &e->params[i], text, v, NULL) == GNN_OK;
+        }
+        q += len + (end != NULL);
+    }
+    return 0;
+}
+
 /* Parse "k=v,k=v" (body is modified). meta = 1 allows impl/threads/seed (full case strings). */
 static gnn_status parse_assignments(const gnn_oracle_entry *e, char *body, int meta, gnn_oracle_case *c,
                                     const char **impl_name, int *have_threads, int *have_seed, gnn_err *err)
@@ -165,7 +192,7 @@ static gnn_status parse_assignments(const gnn_oracle_entry *e, char *body, int m
     }
     (void)n_tokens;
     for (int i = 0; i < e->n_params; i++)
-        if (!seen[i])
+        if (!seen[i] && !default_of(e, i, &c->v[i]))
             return gnn_err_set(err, GNN_ERR_FORMAT, "%s: parameter %s is missing (%s)", e->name,
                                e->params[i].name, e->params[i].help ? e->params[i].help : "");
     return GNN_OK;
@@ -272,6 +299,9 @@ int gnn_oracle_case_format(const gnn_oracle_case *c, char *buf, size_t n)
         PUT(",threads=%d", c->threads);
     for (int i = 0; i < e->n_params; i++) {
         const gnn_oracle_param *p = &e->params[i];
+        gnn_oracle_value dv;
+        if (default_of(e, i, &dv) && dv.lo == c->v[i].lo && dv.hi == c->v[i].hi && dv.x == c->v[i].x)
+            continue; /* an optional parameter at its default: left out (the canonical form) */
         switch (p->type) {
         case GNN_PARAM_INT: PUT(",%s=%lld", p->name, (long long)c->v[i].lo); break;
         case GNN_PARAM_RANGE:
@@ -288,4 +318,42 @@ int gnn_oracle_case_format(const gnn_oracle_case *c, char *buf, size_t n)
     PUT(",seed=%llu)", (unsigned long long)c->seed);
 #undef PUT
     return (int)len;
+}
+
+/* ---- edge inputs the random generators do not reach by themselves ----------------------------- */
+
+void gnn_oracle_block_zero_rows(gnn_block *b, unsigned where, int64_t run)
+{
+    const int64_t n = b->n_dst;
+    if (run > n)
+        run = n;
+    const int64_t mid = (n - run) / 2;
+    int64_t w = 0;
+    for (int64_t v = 0; v < n; v++) {
+        const int zero = ((where & 1) && v < run) || ((where & 2) && v >= mid && v < mid + run) ||
+                         ((where & 4) && v >= n - run);
+        const int64_t s = b->indptr[v], e = b->indptr[v + 1];
+        b->indptr[v] = w;
+        if (!zero)
+            for (int64_t i = s; i < e; i++)
+                b->indices[w++] = b->indices[i];
+    }
+    b->indptr[n] = w;
+    b->nnz = w;
+}
+
+float gnn_oracle_tie_threshold(uint64_t seed, unsigned tag, uint32_t step, unsigned layer, const int64_t *ids,
+                               int64_t rows, const int64_t *row_cols, int64_t cols, float p)
+{
+    float best = 2.0f; /* above every draw: none found yet */
+    for (int64_t i = 0; i < rows; i++) {
+        const gnn_rng_stream s = gnn_rng_stream_make(seed, tag, step, layer, (uint64_t)(ids ? ids[i] : i));
+        const int64_t m = row_cols ? row_cols[i] : cols;
+        for (int64_t j = 0; j < m; j++) {
+            const float u = gnn_rng_float(&s, (uint64_t)j);
+            if (u >= p && u < best)
+                best = u;
+        }
+    }
+    return best <= 1.0f ? best : p;
 }

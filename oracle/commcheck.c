@@ -9,6 +9,7 @@
 #include "gnnref/commcheck.h"
 #include "gnnref/crc32c.h"
 #include "gnnref/rng.h"
+#include "oracle/comm_spmd.h"
 
 typedef struct ctx {
     gnn_comm *c;
@@ -197,7 +198,21 @@ static gnn_status case_allreduce(ctx *x, int k, gnn_dtype t, int64_t n, int kind
             goto done;
         fill(x, k, q, in[q], n, t, kind);
     }
-    gnn_comm_allreduce_expected((const void *const *)in, P, want, n, t);
+    /* the specification, written here rather than taken from core/comm.c (whose
+     * gnn_comm_allreduce_expected shares code with the allreduce): ((x_0 + x_1) + x_2) + ... */
+    for (int64_t i = 0; i < n; i++) {
+        if (t == GNN_DT_F32) {
+            float a = ((const float *)in[0])[i];
+            for (int q = 1; q < P; q++)
+                a = a + ((const float *)in[q])[i];
+            ((float *)want)[i] = a;
+        } else {
+            double a = ((const double *)in[0])[i];
+            for (int q = 1; q < P; q++)
+                a = a + ((const double *)in[q])[i];
+            ((double *)want)[i] = a;
+        }
+    }
     if (inplace) {
         memcpy(recv, in[x->me], (size_t)n * s);
         TRY(gnn_comm_allreduce(x->c, recv, recv, n, t));
@@ -347,6 +362,112 @@ done:
     return st;
 }
 
+/* The oracle's comm.* entries (oracle/op_comm.c): every preset whose rank count is this
+ * communicator's size, with this run's seed, through the entry's SPMD body. Under mpirun this
+ * is those entries' MPI implementation; the case name is the oracle case string without impl
+ * and seed, the same under every backend, so ci/mpi-check.sh compares the CRCs. */
+static gnn_status case_oracle(ctx *x)
+{
+    for (const gnn_comm_spmd_entry *E = gnn_oracle_comm_spmd; E->entry; E++)
+        for (const char *const *pr = E->entry->presets; *pr; pr++) {
+            gnn_oracle_case cs;
+            gnn_err err = { "" };
+            if (gnn_oracle_case_init(&cs, E->entry, E->entry->ref, 0, *pr, x->seed, &err))
+                return gnn_err_set(&x->c->err, GNN_ERR_INTERNAL, "commcheck: %s(%s): %s", E->entry->name, *pr,
+                                   err.msg);
+            if (gnn_oracle_int(&cs, 0) != x->P)
+                continue;
+            char name[sizeof x->out->c[0].name];
+            snprintf(name, sizeof name, "%s(%s)", E->entry->name, *pr);
+            gnn_commcheck_case *k = add_case(x, "%s", name);
+            gnn_comm_spmd_result r = { .pass = 1 };
+            gnn_status st = E->fn(x->c, &cs, &r);
+            if (st)
+                return st;
+            if (k) {
+                k->crc = r.crc;
+                k->pass = r.pass;
+                snprintf(k->detail, sizeof k->detail, "%s", r.detail);
+            }
+        }
+    return GNN_OK;
+}
+
+/* inject "flip" (the simulator flips one bit of every message): every asynchronous segment
+ * from another rank must be discarded by its CRC32C, and a blocking alltoallv must stop the
+ * run with GNN_ERR_COMM naming both ranks. Returns that status, or GNN_ERR_MISMATCH when a
+ * corrupted message got through. */
+static gnn_status inject_flip(ctx *x)
+{
+    gnn_comm *c = x->c;
+    const int P = x->P;
+    float *v = calloc(3 * (size_t)P + 1, sizeof(float)), *r = calloc(3 * (size_t)P + 1, sizeof(float));
+    int64_t *cnt = calloc(2 * (size_t)P + 1, sizeof(int64_t));
+    gnn_comm_req *req = NULL;
+    gnn_status st = GNN_ERR_NOMEM;
+    if (!v || !r || !cnt)
+        goto done;
+    for (int q = 0; q < P; q++) {
+        cnt[q] = 3;
+        cnt[P + q] = 3 * (int64_t)q;
+        v[3 * q] = (float)(x->me * P + q);
+    }
+    const gnn_comm_seg *seg;
+    int n;
+    if ((st = gnn_comm_ialltoallv(c, v, cnt, cnt + P, GNN_DT_F32, 9, &req)) || (st = gnn_comm_wait(c, req, &seg, &n)))
+        goto done;
+    for (int i = 0; i < n; i++)
+        if (seg[i].src != x->me) {
+            st = gnn_err_set(&c->err, GNN_ERR_MISMATCH,
+                             "commcheck: rank %d: inject flip: the segment from rank %d arrived, but with every bit "
+                             "flipped its CRC32C must discard it (run with --fault-flip 1)",
+                             x->me, seg[i].src);
+            goto done;
+        }
+    st = gnn_comm_alltoallv(c, v, cnt, cnt + P, r, cnt, cnt + P, GNN_DT_F32);
+    if (st == GNN_OK && P > 1)
+        st = gnn_err_set(&c->err, GNN_ERR_MISMATCH,
+                         "commcheck: rank %d: inject flip: a blocking alltoallv delivered messages with flipped bits", x->me);
+done:
+    gnn_comm_req_free(c, req);
+    free(v);
+    free(r);
+    free(cnt);
+    return st;
+}
+
+/* inject "skip": every rank posts and waits step 0 of an ialltoallv on tag 4; then the last
+ * rank skips step 1 (it goes to a barrier) while the others post it and wait for it. The
+ * simulator reports the deadlock; under MPI the bounded wait (docs/comm.md, section 8) fails
+ * naming the rank that never posted. Either way the run stops. */
+static gnn_status inject_skip(ctx *x)
+{
+    gnn_comm *c = x->c;
+    const int P = x->P;
+    float v[2] = { 1, 2 };
+    int64_t *cnt = calloc(2 * (size_t)P, sizeof(int64_t));
+    if (!cnt)
+        return GNN_ERR_NOMEM;
+    gnn_status st = GNN_OK;
+    for (int step = 0; step < 2 && !st; step++) {
+        if (step == 1 && x->me == P - 1) {
+            st = gnn_comm_barrier(c);
+            break;
+        }
+        gnn_comm_req *req = NULL;
+        const gnn_comm_seg *seg;
+        int n;
+        if (!(st = gnn_comm_ialltoallv(c, v, cnt, cnt + P, GNN_DT_F32, 4, &req)))
+            st = gnn_comm_wait(c, req, &seg, &n);
+        gnn_comm_req_free(c, req);
+    }
+    free(cnt);
+    if (st == GNN_OK)
+        st = gnn_err_set(&c->err, GNN_ERR_MISMATCH, "commcheck: rank %d: inject skip: the run went on although rank %d "
+                                                    "skipped an ialltoallv", x->me, P - 1);
+    return st;
+}
+
 static gnn_status injected(ctx *x, const char *inject)
 {
     gnn_comm *c = x->c;
@@ -369,6 +490,10 @@ static gnn_status injected(ctx *x, const char *inject)
         free(cnt);
         return st;
     }
+    if (!strcmp(inject, "flip"))
+        return inject_flip(x);
+    if (!strcmp(inject, "skip"))
+        return inject_skip(x);
     return GNN_OK; /* "modify" acts inside case_async */
 }
 
@@ -378,7 +503,8 @@ gnn_status gnn_commcheck_run(gnn_comm *c, uint64_t seed, const char *inject, gnn
     ctx x = { .c = c, .seed = seed, .out = out, .P = gnn_comm_size(c), .me = gnn_comm_rank(c) };
     gnn_status st;
     if (inject && *inject) {
-        if (strcmp(inject, "mismatch") && strcmp(inject, "deadlock") && strcmp(inject, "modify"))
+        if (strcmp(inject, "mismatch") && strcmp(inject, "deadlock") && strcmp(inject, "modify") &&
+            strcmp(inject, "flip") && strcmp(inject, "skip"))
             return gnn_err_set(&c->err, GNN_ERR_INVAL, "commcheck: unknown injection '%s'", inject);
         if ((st = injected(&x, inject)))
             return st;
@@ -406,6 +532,7 @@ gnn_status gnn_commcheck_run(gnn_comm *c, uint64_t seed, const char *inject, gnn
     TRY(case_allreduce(&x, 16, GNN_DT_F32, 64, 0, 1));
     TRY(case_allreduce(&x, 17, GNN_DT_F32, 100000, 0, 0));
     TRY(case_async(&x, 20, inject));
+    TRY(case_oracle(&x));
     TRY(case_traffic(&x));
     st = GNN_OK;
 done:

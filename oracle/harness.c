@@ -6,11 +6,14 @@
  * any outcome into FAIL, even when the entry compared nothing in that buffer. */
 #include <fnmatch.h>
 #include <math.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef GNN_HAVE_OPENMP
 #include <omp.h>
 #endif
@@ -127,6 +130,22 @@ const gnn_oracle_impl *gnn_oracle_find_impl(const gnn_oracle_entry *e, const cha
     if (e->ref && !strcmp(e->ref->name, name))
         return e->ref;
     return NULL;
+}
+
+const gnn_oracle_tol *gnn_oracle_tol_of(const gnn_oracle_entry *e, const gnn_oracle_impl *impl)
+{
+    for (const gnn_oracle_impl_tol *t = e->impl_tols; impl && t && t->impl; t++)
+        if (t->impl == impl)
+            return &t->tol;
+    return &e->tol;
+}
+
+const char *gnn_oracle_reason_of(const gnn_oracle_entry *e, const gnn_oracle_impl *impl)
+{
+    for (const gnn_oracle_impl_tol *t = e->impl_tols; impl && t && t->impl; t++)
+        if (t->impl == impl)
+            return t->reason;
+    return e->reason;
 }
 
 int gnn_oracle_n_presets(const gnn_oracle_entry *e)
@@ -254,7 +273,10 @@ void gnn_oracle_digest(gnn_oracle_ctx *ctx, const void *p, size_t bytes)
     ctx->digest = gnn_crc32c(ctx->digest, p, bytes);
 }
 
-const gnn_oracle_tol *gnn_oracle_ctx_tol(const gnn_oracle_ctx *ctx) { return &ctx->c->entry->tol; }
+const gnn_oracle_tol *gnn_oracle_ctx_tol(const gnn_oracle_ctx *ctx)
+{
+    return gnn_oracle_tol_of(ctx->c->entry, ctx->c->impl);
+}
 
 /* ---- running ----------------------------------------------------------------------------- */
 
@@ -299,11 +321,226 @@ gnn_oracle_outcome gnn_oracle_run(const gnn_oracle_case *c, gnn_oracle_result *r
     return o;
 }
 
-static void run_one(const gnn_oracle_case *c, gnn_oracle_visit visit, void *user,
-                    int counts[GNN_ORACLE_OUTCOME_COUNT], int *fails)
+/* ---- stress (oracle.h, "stress: races") -------------------------------------------------- */
+
+const int gnn_oracle_stress_thread_counts[] = { 2, 4, 8 };
+const int gnn_oracle_n_stress_thread_counts = 3;
+
+void gnn_oracle_stress_init(gnn_oracle_stress *s, int runs)
+{
+    const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    s->runs = runs;
+    s->noise = cpus > 0 ? (int)(cpus < 64 ? cpus : 64) : 2;
+    s->seed = 1;
+}
+
+/* splitmix64: the perturbations need variety, not the Philox streams' keyed addressing */
+static uint64_t mix64(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+#define STRESS_MAX_NOISE 64
+#define NOISE_BUF 16384 /* bytes each noise thread writes over: evicts the case's cache lines */
+
+/* One run's perturbation. */
+typedef struct stress_plan {
+    int noise;      /* noise threads */
+    int omp_kind;   /* omp_sched_t for schedule(runtime) loops, 0: left as it is */
+    int omp_chunk;
+    uint64_t seed;  /* of the noise threads' bursts */
+} stress_plan;
+
+static const char *const k_sched_name[] = { "unchanged", "static", "dynamic", "guided", "auto" };
+
+/* Run k's plan: noise threads s->noise - k mod (s->noise + 1), so that consecutive runs go from
+ * every core contended down to none (the case's threads racing on idle cores); the schedule
+ * and the bursts drawn from (s->seed, the case string's CRC, k). */
+static void stress_plan_make(stress_plan *p, const gnn_oracle_stress *s, uint32_t case_crc, int k)
+{
+    const int noise = s->noise < 0 ? 0 : s->noise > STRESS_MAX_NOISE ? STRESS_MAX_NOISE : s->noise;
+    uint64_t st = s->seed ^ ((uint64_t)case_crc << 32) ^ (uint64_t)k * 0xD1B54A32D192ED03ull;
+    p->noise = noise - k % (noise + 1);
+    const uint64_t r = mix64(&st);
+    p->omp_kind = 1 + (int)(r % 4);
+    p->omp_chunk = 1 + (int)((r >> 8) % 64);
+    p->seed = mix64(&st);
+}
+
+typedef struct noise_thread {
+    const int *stop;
+    uint64_t seed;
+    pthread_t tid;
+} noise_thread;
+
+/* A noise thread: bursts of 1 to 128 us of busy work over its own buffer, each followed by a
+ * yield, a sleep of 1 to 128 us (its wake-up preempts whatever runs on that core), or
+ * nothing, until told to stop. */
+static void *noise_main(void *arg)
+{
+    noise_thread *t = arg;
+    uint64_t st = t->seed;
+    unsigned char *buf = malloc(NOISE_BUF);
+    while (!__atomic_load_n(t->stop, __ATOMIC_ACQUIRE)) {
+        const uint64_t r = mix64(&st);
+        const double until = now_s() + (double)(1u << (r & 7)) * 1e-6;
+        size_t i = (size_t)(r >> 8) % NOISE_BUF;
+        do {
+            if (buf) {
+                buf[i]++;
+                i = (i + 64) % NOISE_BUF;
+            }
+        } while (now_s() < until);
+        switch ((r >> 32) % 3) {
+        case 0: sched_yield(); break;
+        case 1: {
+            const struct timespec ts = { 0, 1000L << ((r >> 40) & 7) };
+            nanosleep(&ts, NULL);
+            break;
+        }
+        default: break;
+        }
+    }
+    free(buf);
+    return NULL;
+}
+
+/* One run of c under plan p: noise up, schedule set, the case, noise joined, schedule back. */
+static void stress_run(const gnn_oracle_case *c, const stress_plan *p, gnn_oracle_result *r)
+{
+    noise_thread th[STRESS_MAX_NOISE];
+    int stop = 0, started = 0;
+    uint64_t st = p->seed;
+    for (int i = 0; i < p->noise; i++) {
+        th[started].stop = &stop;
+        th[started].seed = mix64(&st);
+        if (pthread_create(&th[started].tid, NULL, noise_main, &th[started]) == 0)
+            started++; /* a thread that cannot start makes the run quieter, not wrong */
+    }
+#ifdef GNN_HAVE_OPENMP
+    omp_sched_t kind0;
+    int chunk0;
+    omp_get_schedule(&kind0, &chunk0);
+    omp_set_schedule((omp_sched_t)p->omp_kind, p->omp_chunk);
+#endif
+    gnn_oracle_run(c, r);
+#ifdef GNN_HAVE_OPENMP
+    omp_set_schedule(kind0, chunk0);
+#endif
+    __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+    for (int i = 0; i < started; i++)
+        pthread_join(th[i].tid, NULL);
+}
+
+/* Put a line before r's detail (the rest is cut where it no longer fits). */
+static void detail_prepend(gnn_oracle_result *r, const char *line)
+{
+    const size_t cap = sizeof r->detail, n = strlen(line);
+    if (n + 2 >= cap)
+        return;
+    size_t keep = strlen(r->detail);
+    if (keep > cap - n - 2)
+        keep = cap - n - 2;
+    memmove(r->detail + n + (keep ? 1 : 0), r->detail, keep);
+    memcpy(r->detail, line, n);
+    if (keep)
+        r->detail[n] = '\n';
+    r->detail[n + (keep ? 1 : 0) + keep] = '\0';
+}
+
+gnn_oracle_outcome gnn_oracle_run_stress(const gnn_oracle_case *c, const gnn_oracle_stress *s, gnn_oracle_result *r)
+{
+    if (!s || s->runs <= 0)
+        return gnn_oracle_run(c, r);
+    char cs[sizeof r->case_str];
+    gnn_oracle_case_format(c, cs, sizeof cs);
+    const uint32_t crc = gnn_crc32c(0, cs, strlen(cs));
+    /* bitwise, canonical and verify results are exact: every run must give the first's bits.
+     * A tolerance is judged against ref alone (a reduction may regroup from run to run). */
+    const gnn_oracle_cmp cmp = gnn_oracle_tol_of(c->entry, c->impl)->cmp;
+    const int exact = cmp == GNN_CMP_BITWISE || cmp == GNN_CMP_CANONICAL || cmp == GNN_CMP_VERIFY;
+    gnn_oracle_result later; /* runs 2.. (run 1 goes to r) */
+    double seconds = 0;
+    for (int k = 0; k < s->runs; k++) {
+        stress_plan p;
+        stress_plan_make(&p, s, crc, k);
+        gnn_oracle_result *rk = k == 0 ? r : &later;
+        stress_run(c, &p, rk);
+        seconds += rk->seconds;
+        if (k == 0 && (r->outcome == GNN_ORACLE_SKIP || r->outcome == GNN_ORACLE_UNSUPPORTED))
+            break;
+        char why[160] = "";
+        if (rk->outcome == GNN_ORACLE_FAIL)
+            snprintf(why, sizeof why, "failed");
+        else if (rk->outcome != r->outcome)
+            snprintf(why, sizeof why, "%s where run 1 gave %s", gnn_oracle_outcome_str(rk->outcome),
+                     gnn_oracle_outcome_str(r->outcome));
+        else if (exact && rk->digest != r->digest)
+            snprintf(why, sizeof why, "output digest %08x where run 1 gave %08x: the result depends on scheduling",
+                     (unsigned)rk->digest, (unsigned)r->digest);
+        if (!why[0])
+            continue;
+        char line[400];
+        snprintf(line, sizeof line, "stress run %d of %d %s (noise threads %d, OpenMP runtime schedule %s,%d)",
+                 k + 1, s->runs, why, p.noise, k_sched_name[p.omp_kind], p.omp_chunk);
+        if (rk != r)
+            *r = *rk;
+        r->outcome = GNN_ORACLE_FAIL;
+        detail_prepend(r, line);
+        break;
+    }
+    r->seconds = seconds;
+    return r->outcome;
+}
+
+/* The same-bits check of a threaded implementation (GNN_ORACLE_THREADED without
+ * GNN_ORACLE_THREAD_DEPENDENT): a case's digest at the first thread count run is recorded,
+ * and the same case (preset and seed) at every later count must reproduce it. This holds even
+ * where the comparison with ref is a tolerance (a GEMM in another order may differ from ref,
+ * but not from itself), and it catches a reduction that regroups with the thread count,
+ * which a tolerance alone lets through. */
+typedef struct same_bits {
+    uint32_t digest;
+    int have;        /* the first count's case passed: its digest is the reference */
+    int first_threads;
+} same_bits;
+
+static void same_bits_check(const gnn_oracle_case *c, gnn_oracle_result *r, same_bits *sb)
+{
+    if (!sb || r->outcome != GNN_ORACLE_PASS)
+        return;
+    if (!sb->have) {
+        sb->digest = r->digest;
+        sb->have = 1;
+        sb->first_threads = c->threads;
+        return;
+    }
+    if (r->digest == sb->digest)
+        return;
+    r->outcome = GNN_ORACLE_FAIL;
+    const size_t len = strlen(r->detail);
+    gnn_oracle_case first = *c;
+    first.threads = sb->first_threads;
+    char first_str[512];
+    gnn_oracle_case_format(&first, first_str, sizeof first_str);
+    snprintf(r->detail + len, sizeof r->detail - len,
+             "%sthread-count dependence: output digest %08x at threads=%d but %08x at threads=%d; %s is not "
+             "registered GNN_ORACLE_THREAD_DEPENDENT, so every thread count must give the same bits; compare the "
+             "digests of --case '%s' and --case '%s' (--json)",
+             len ? "\n" : "", (unsigned)r->digest, c->threads, (unsigned)sb->digest, sb->first_threads, c->impl->name,
+             r->case_str, first_str);
+}
+
+static void run_one(const gnn_oracle_case *c, const gnn_oracle_stress *stress, same_bits *sb,
+                    gnn_oracle_visit visit, void *user, int counts[GNN_ORACLE_OUTCOME_COUNT], int *fails)
 {
     gnn_oracle_result r;
-    gnn_oracle_outcome o = gnn_oracle_run(c, &r);
+    gnn_oracle_run_stress(c, stress, &r);
+    same_bits_check(c, &r, sb);
+    const gnn_oracle_outcome o = r.outcome;
     counts[o]++;
     *fails += o == GNN_ORACLE_FAIL;
     if (visit)
@@ -322,18 +559,33 @@ int gnn_oracle_run_entry_threads(const gnn_oracle_entry *e, const char *impl_nam
                                  gnn_oracle_visit visit, void *user,
                                  int counts[GNN_ORACLE_OUTCOME_COUNT])
 {
+    return gnn_oracle_run_entry_stress(e, impl_name, cases, seed, thread_counts, n_thread_counts, NULL, visit, user,
+                                       counts);
+}
+
+int gnn_oracle_run_entry_stress(const gnn_oracle_entry *e, const char *impl_name, int cases,
+                                uint64_t seed, const int *thread_counts, int n_thread_counts,
+                                const gnn_oracle_stress *stress, gnn_oracle_visit visit, void *user,
+                                int counts[GNN_ORACLE_OUTCOME_COUNT])
+{
     if (!thread_counts || n_thread_counts <= 0) {
-        thread_counts = gnn_oracle_thread_counts;
-        n_thread_counts = gnn_oracle_n_thread_counts;
+        thread_counts = stress ? gnn_oracle_stress_thread_counts : gnn_oracle_thread_counts;
+        n_thread_counts = stress ? gnn_oracle_n_stress_thread_counts : gnn_oracle_n_thread_counts;
     }
     int fails = 0;
     const int n_seeds = (e->flags & GNN_ORACLE_SEEDLESS) ? 1 : (cases > 0 ? cases : 1);
+    const int n_presets = gnn_oracle_n_presets(e);
     for (const gnn_oracle_impl *const *ip = e->impls; *ip; ip++) {
         const gnn_oracle_impl *impl = *ip;
         if (impl_name && strcmp(impl_name, impl->name))
             continue;
         const int threaded = (impl->flags & GNN_ORACLE_THREADED) != 0;
         const int n_t = threaded ? n_thread_counts : 1;
+        /* one same_bits per (preset, seed); NULL (no check) when there is one count or the
+         * implementation may depend on it, or when out of memory (the check is extra) */
+        same_bits *sbs = NULL;
+        if (n_t > 1 && !(impl->flags & GNN_ORACLE_THREAD_DEPENDENT) && n_presets > 0)
+            sbs = calloc((size_t)n_presets * (size_t)n_seeds, sizeof *sbs);
         for (int t = 0; t < n_t; t++) {
             const int threads = threaded ? thread_counts[t] : 0;
             for (int p = 0; e->presets[p]; p++)
@@ -359,9 +611,11 @@ int gnn_oracle_run_entry_threads(const gnn_oracle_entry *e, const char *impl_nam
                             visit(&c, &r, user);
                         continue;
                     }
-                    run_one(&c, visit, user, counts, &fails);
+                    run_one(&c, stress, sbs ? &sbs[(size_t)p * (size_t)n_seeds + (size_t)k] : NULL, visit, user,
+                            counts, &fails);
                 }
         }
+        free(sbs);
     }
     return fails;
 }

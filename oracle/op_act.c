@@ -270,8 +270,9 @@ static gnn_oracle_outcome grad_elu_run(gnn_oracle_ctx *ctx, const gnn_oracle_cas
 const gnn_oracle_entry gnn_oracle_grad_elu = {
     .name = "grad.elu",
     .what = "ELU backward against central differences (h = 2^-7, |x| >= 1/4: the kink at 0 never crossed)",
-    .tol = { GNN_CMP_ALLCLOSE, 5e-5, 1e-4 },
-    .reason = "exact for x > 0; for x < 0 truncation h^2/6 alpha e^x <= 2e-5 plus f32 rounding of y over 2h <= 2e-5",
+    .tol = { GNN_CMP_ALLCLOSE, 1.5e-5, 3e-5 },
+    .reason = "exact for x > 0; for x < 0 truncation h^2/6 alpha e^x plus f32 rounding of y over 2h, each <~ 1e-5 "
+              "here; measured max |diff| 1.2e-5 (0.43 of it), 225 seeds",
     .params = k_elu_params, .n_params = N_ELU_PARAMS, .presets = k_grad_elu_presets,
     .ref = &k_act_ref, .impls = k_act_grad_impls, .run = grad_elu_run,
 };
@@ -361,8 +362,9 @@ static gnn_oracle_outcome grad_ln_run(gnn_oracle_ctx *ctx, const gnn_oracle_case
 const gnn_oracle_entry gnn_oracle_grad_layernorm = {
     .name = "grad.layernorm",
     .what = "LayerNorm backward (dx, dgamma, dbeta) against central differences of the forward (h = 2^-7)",
-    .tol = { GNN_CMP_ALLCLOSE, 5e-4, 1e-3 },
-    .reason = "smooth (eps > 0): truncation h^2/6 |L'''| plus the row's f32 output rounding over 2h, ~1e-4",
+    .tol = { GNN_CMP_ALLCLOSE, 3e-4, 6e-4 },
+    .reason = "smooth (eps > 0): truncation h^2/6 |L'''| plus the row's f32 output rounding over 2h, ~1e-4; "
+              "measured max |diff| 1.4e-4 (0.47 of it), 225 seeds",
     .params = k_ln_params, .n_params = N_LN_PARAMS, .presets = k_grad_ln_presets,
     .ref = &k_act_ref, .impls = k_act_grad_impls, .run = grad_ln_run,
 };

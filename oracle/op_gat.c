@@ -20,14 +20,20 @@ static const gnn_oracle_impl k_gat_cpu = { .name = "cpu", .ops = &gnn_gat_cpu, .
 static const gnn_oracle_impl *const k_gat_impls[] = { &k_gat_ref, &k_gat_cpu, NULL };
 static const gnn_oracle_impl *const k_gat_grad_impls[] = { &k_gat_ref, NULL };
 
-enum { G_NDST, G_NSRC, G_H, G_F, G_DEG, G_DROP, N_GAT_PARAMS };
-static const gnn_oracle_param k_gat_params[N_GAT_PARAMS] = {
+/* zero, tie, nogid: optional (gat.fwd, gat.bwd, gat.bwd.dattn); grad.gat has the first six */
+enum { G_NDST, G_NSRC, G_H, G_F, G_DEG, G_DROP, N_GAT_PARAMS, G_ZERO = N_GAT_PARAMS, G_TIE, G_NOGID, N_GATX_PARAMS };
+static const gnn_oracle_param k_gat_params[N_GATX_PARAMS] = {
     { "n_dst", GNN_PARAM_INT, 0, 1e7, "dst vertices (rows of out)" },
     { "n_src", GNN_PARAM_INT, 0, 1e7, "src vertices (rows of z), >= n_dst" },
     { "heads", GNN_PARAM_INT, 1, 64, "attention heads H" },
     { "f", GNN_PARAM_INT, 0, 4096, "features per head F" },
     { "deg", GNN_PARAM_RANGE, 0, 1e5, "degree of each dst, uniform in LO..HI" },
     { "drop", GNN_PARAM_REAL, 0, 0.99, "attention dropout probability" },
+    { "zero", GNN_PARAM_INT, 0, 7,
+      "degree-0 runs of n_dst/5 rows (at least 1): bit 1 the first rows, 2 the middle, 4 the last" },
+    { "tie", GNN_PARAM_INT, 0, 1,
+      "1: drop is raised to the smallest keyed draw >= drop of the case (one draw equals it: kept, u >= drop)" },
+    { "nogid", GNN_PARAM_INT, 0, 1, "1: dst_gid = NULL (the dropout stream id is the row)" },
 };
 
 /* Awkward shapes first: zero-degree rows, one row with a single (self) edge, H = 1 and H = 8,
@@ -45,6 +51,13 @@ static const char *const k_gat_presets[] = {
     "n_dst=10,n_src=30,heads=3,f=0,deg=1..5,drop=0.1",
     "n_dst=300,n_src=2000,heads=8,f=16,deg=1..25,drop=0.2",
     "n_dst=64,n_src=600,heads=1,f=100,deg=0..30,drop=0",
+    /* degree-0 rows at the start, middle and end (the cpu kernels split dst rows by nonzeros)
+     * with a dropout draw equal to the threshold; H*F = 64 exactly (one whole 64-float block, four
+     * whole 16-column blocks of dal/dar) with dst_gid = NULL; H*F = 15 (less than one 16-column
+     * block) with empty last rows and no dropout */
+    "n_dst=40,n_src=90,heads=2,f=7,deg=1..9,drop=0.3,zero=7,tie=1",
+    "n_dst=30,n_src=50,heads=4,f=16,deg=0..6,drop=0.5,tie=1,nogid=1",
+    "n_dst=20,n_src=40,heads=3,f=5,deg=2..8,drop=0,zero=4",
     NULL,
 };
 
@@ -66,12 +79,27 @@ static gnn_oracle_outcome gat_inputs(gnn_oracle_ctx *ctx, const gnn_oracle_case 
     gnn_status s = gnn_oracle_case_block(ctx, &gb, n_dst, n_src, gnn_oracle_lo(c, G_DEG), gnn_oracle_hi(c, G_DEG), &g->blk);
     if (s)
         return gnn_oracle_fail(ctx, "invalid case (n_src must be >= n_dst): %s", gnn_status_str(s));
+    /* the optional parameters (grad.gat does not have them: 0) */
+    const int extra = c->entry->n_params > G_NOGID;
+    const int64_t zero = extra ? gnn_oracle_int(c, G_ZERO) : 0;
+    if (zero)
+        gnn_oracle_block_zero_rows(g->blk, (unsigned)zero, n_dst / 5 > 1 ? n_dst / 5 : 1);
     g->H = gnn_oracle_int(c, G_H);
     g->F = gnn_oracle_int(c, G_F);
     g->HF = g->H * g->F;
     g->p = (gnn_gat_params){ .heads = g->H, .f = g->F, .slope = 0.2f, .attn_drop = (float)gnn_oracle_real(c, G_DROP),
                              .seed = c->seed * 0x9E3779B97F4A7C15ull + 7, .step = 11, .layer = 1,
-                             .dst_gid = g->blk->src_gid };
+                             .dst_gid = extra && gnn_oracle_int(c, G_NOGID) ? NULL : g->blk->src_gid };
+    if (extra && gnn_oracle_int(c, G_TIE) && g->p.attn_drop > 0.0f) {
+        /* row v draws deg(v) * H floats (edge position * H + head) */
+        int64_t *cols = gnn_oracle_alloc(ctx, ((size_t)n_dst + 1) * sizeof(int64_t));
+        if (!cols)
+            return gnn_oracle_fail(ctx, "out of memory");
+        for (int64_t v = 0; v < n_dst; v++)
+            cols[v] = (g->blk->indptr[v + 1] - g->blk->indptr[v]) * g->H;
+        g->p.attn_drop = gnn_oracle_tie_threshold(g->p.seed, GNN_TAG_ATTN_DROPOUT, g->p.step, (unsigned)g->p.layer,
+                                                  g->p.dst_gid, n_dst, cols, 0, g->p.attn_drop);
+    }
     g->z = gnn_oracle_alloc(ctx, (size_t)(n_src * g->HF) * sizeof(float));
     g->al = gnn_oracle_alloc(ctx, (size_t)g->HF * sizeof(float));
     g->ar = gnn_oracle_alloc(ctx, (size_t)g->HF * sizeof(float));
@@ -272,7 +300,8 @@ const gnn_oracle_entry gnn_oracle_gat_fwd = {
     .what = "GAT attention + aggregation forward: out and the saved alpha (and out with alpha = NULL)",
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = "gat.h fixes every sum's order (f for el/er, CSR for softmax and out); expf is called alike",
-    .params = k_gat_params, .n_params = N_GAT_PARAMS, .presets = k_gat_presets,
+    .params = k_gat_params, .n_params = N_GATX_PARAMS, .presets = k_gat_presets,
+    .defaults = "zero=0,tie=0,nogid=0",
     .ref = &k_gat_ref, .impls = k_gat_impls, .run = gat_fwd_run, .bench = &k_gat_fwd_bench,
 };
 const gnn_oracle_entry gnn_oracle_gat_bwd = {
@@ -280,7 +309,8 @@ const gnn_oracle_entry gnn_oracle_gat_bwd = {
     .what = "GAT backward dz (aggregation transpose + logit terms) against the reference",
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = "per-row sums in CSR order and a stable transpose gathering in the reference's scatter order",
-    .params = k_gat_params, .n_params = N_GAT_PARAMS, .presets = k_gat_presets,
+    .params = k_gat_params, .n_params = N_GATX_PARAMS, .presets = k_gat_presets,
+    .defaults = "zero=0,tie=0,nogid=0",
     .ref = &k_gat_ref, .impls = k_gat_impls, .run = gat_bwd_run, .bench = &k_gat_bwd_bench,
 };
 const gnn_oracle_entry gnn_oracle_gat_bwd_dattn = {
@@ -288,7 +318,8 @@ const gnn_oracle_entry gnn_oracle_gat_bwd_dattn = {
     .what = "GAT backward dal, dar (sums over all rows of del * z, der * z) against the reference",
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = "one running sum per column in row order, as the reference; threads split the columns, not the rows",
-    .params = k_gat_params, .n_params = N_GAT_PARAMS, .presets = k_gat_presets,
+    .params = k_gat_params, .n_params = N_GATX_PARAMS, .presets = k_gat_presets,
+    .defaults = "zero=0,tie=0,nogid=0",
     .ref = &k_gat_ref, .impls = k_gat_impls, .run = gat_dattn_run,
 };
 
@@ -402,8 +433,9 @@ static gnn_oracle_outcome grad_gat_run(gnn_oracle_ctx *ctx, const gnn_oracle_cas
 const gnn_oracle_entry gnn_oracle_grad_gat = {
     .name = "grad.gat",
     .what = "GAT backward (dz, dal, dar) against central differences of the forward (h = 2^-7, dyadic inputs)",
-    .tol = { GNN_CMP_ALLCLOSE, 5e-4, 1e-3 },
-    .reason = "smooth except at the skipped kinks: truncation h^2/6 |L'''| ~ 1e-5 + f32 rounding of out / h ~ 1e-4",
+    .tol = { GNN_CMP_ALLCLOSE, 2.5e-4, 5e-4 },
+    .reason = "smooth except at the skipped kinks: truncation h^2/6 |L'''| ~ 1e-5 + f32 rounding of out / h ~ "
+              "1e-4; measured max |diff| 1.3e-4 (0.50 of it), 225 seeds",
     .params = k_gat_params, .n_params = N_GAT_PARAMS, .presets = k_grad_gat_presets,
     .ref = &k_gat_ref, .impls = k_gat_grad_impls, .run = grad_gat_run,
 };

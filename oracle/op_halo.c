@@ -19,6 +19,7 @@
  * Inputs: R-MAT (gen=0) or a 4-class SBM (gen=1) of 2^scale vertices from the case seed; the
  * part vector by gnn_partition_assign with k = ranks and the method (0 random, 1 range, 2 hash,
  * 3 metis). */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -280,6 +281,196 @@ const gnn_oracle_entry gnn_oracle_partition_db_halo = {
     .ref = &k_db_ref, .impls = k_db_impls, .run = db_halo_run,
 };
 
+/* ---- partition.db_halo.agree: the agreement step of gnn_db_halo_build ---------------------------
+ * core/halo.c's agreement (an allgatherv of verdict, n_solid, n_halo per rank) runs before
+ * every builder, ref and cpu alike, so partition.db_halo cannot see a bug in it. This entry
+ * checks it against halo.h's contract, with statuses and messages written here: with valid
+ * parts, the builder is called with every rank's n_halo and n_global exactly as the partition
+ * has them (a spy builder compares, then runs the implementation's); with one rank's bad
+ * arguments, that rank gets the error naming them and every other rank GNN_ERR_INVAL naming
+ * that rank, no table is built and nobody waits; with n_global one too large, every rank gets
+ * "own N of the N + 1 vertices". */
+
+enum { A_BAD = H_DIM, A_WHO = H_M }; /* the partition parameters, then these two */
+static const gnn_oracle_param k_agree_params[N_H_PARAMS] = {
+    { "gen", GNN_PARAM_INT, 0, 1, "graph: 0 R-MAT (Graph500), 1 SBM (4 classes)" },
+    { "scale", GNN_PARAM_INT, 0, 16, "2^scale vertices" },
+    { "ef", GNN_PARAM_INT, 1, 64, "edge factor (R-MAT) or average degree (SBM)" },
+    { "ranks", GNN_PARAM_INT, 2, 8, "simulated ranks = parts" },
+    { "method", GNN_PARAM_INT, 0, 3, "part vector: 0 random, 1 range, 2 hash, 3 metis" },
+    { "bad", GNN_PARAM_INT, 0, 5,
+      "0 valid, 1 rank `who` passes the next rank's part, 2 NULL part, 3 a halo owner outside the ranks, 4 a halo "
+      "owned by its own rank, 5 n_global + 1 on every rank" },
+    { "who", GNN_PARAM_INT, 0, 7, "the rank with the bad argument (mod ranks; 3, 4: the next rank with a halo)" },
+};
+static const char *const k_agree_presets[] = {
+    "gen=0,scale=7,ef=8,ranks=2,method=0,bad=0,who=0", "gen=1,scale=7,ef=6,ranks=3,method=2,bad=1,who=2",
+    "gen=0,scale=7,ef=8,ranks=4,method=0,bad=2,who=3", "gen=1,scale=8,ef=6,ranks=5,method=3,bad=3,who=4",
+    "gen=0,scale=7,ef=4,ranks=3,method=1,bad=4,who=0", "gen=1,scale=7,ef=8,ranks=4,method=2,bad=5,who=0",
+    "gen=0,scale=8,ef=8,ranks=8,method=3,bad=0,who=0", "gen=0,scale=7,ef=8,ranks=8,method=0,bad=1,who=7",
+    NULL,
+};
+
+typedef struct agree_job {
+    gnn_part_local parts[MAX_RANKS]; /* first: the spy finds the job from the part it is given */
+    const gnn_part_local *give[MAX_RANKS];
+    const gnn_db_halo_ops *impl;
+    const gnn_partition *full;
+    int64_t n_global;
+    gnn_db_halo t[MAX_RANKS];
+    gnn_status st[MAX_RANKS];
+    char msg[MAX_RANKS][sizeof(((gnn_err *)0)->msg)];
+    int spy_calls[MAX_RANKS];
+    char spy_bad[MAX_RANKS][160]; /* what the spy found wrong */
+} agree_job;
+
+static void free_agree_job(void *p)
+{
+    agree_job *J = p;
+    for (int r = 0; r < MAX_RANKS; r++)
+        gnn_db_halo_free(&J->t[r]);
+}
+
+/* The builder the agreement hands over to, only ever given this job's own parts[rank] (bad = 0
+ * passes each rank its own copy): compare what the agreement says with the partition. */
+static gnn_status spy_build(gnn_comm *c, const gnn_part_local *me, int64_t n_global, const int64_t *n_halo_all,
+                            gnn_db_halo *out, gnn_err *err)
+{
+    const int r = gnn_comm_rank(c);
+    agree_job *J = (agree_job *)(void *)((char *)(me - me->rank) - offsetof(agree_job, parts));
+    J->spy_calls[r]++;
+    if (n_global != J->full->n)
+        snprintf(J->spy_bad[r], sizeof J->spy_bad[r], "the builder got n_global %lld, the partition has %lld",
+                 (long long)n_global, (long long)J->full->n);
+    for (int q = 0; q < gnn_comm_size(c) && !J->spy_bad[r][0]; q++)
+        if (n_halo_all[q] != J->full->parts[q].n_halo)
+            snprintf(J->spy_bad[r], sizeof J->spy_bad[r],
+                     "the builder got n_halo_all[%d] = %lld, part %d has %lld halos", q, (long long)n_halo_all[q], q,
+                     (long long)J->full->parts[q].n_halo);
+    return J->impl->build_agreed(c, me, n_global, n_halo_all, out, err);
+}
+
+static const gnn_db_halo_ops k_spy_ops = { "spy", spy_build };
+
+static gnn_status agree_rank(gnn_comm *c, void *arg)
+{
+    agree_job *J = arg;
+    const int r = gnn_comm_rank(c);
+    gnn_err err = { "" };
+    J->st[r] = gnn_db_halo_build(&k_spy_ops, c, J->give[r], J->n_global, &J->t[r], &err);
+    snprintf(J->msg[r], sizeof J->msg[r], "%s", err.msg);
+    return GNN_OK; /* the statuses are the result; a failing rank must not abort the others */
+}
+
+static gnn_oracle_outcome agree_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    halo_input in;
+    gnn_oracle_outcome o = make_input(ctx, c, &in);
+    if (o != GNN_ORACLE_PASS)
+        return o;
+    gnn_partition *full = gnn_oracle_alloc(ctx, sizeof *full);
+    agree_job *J = gnn_oracle_alloc(ctx, sizeof *J);
+    if (!full || !J)
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_err err = { "" };
+    gnn_status st = gnn_partition_build(&gnn_partition_ref, full, in.g, NULL, in.part, in.k, &err);
+    gnn_oracle_defer(ctx, free_partition, full);
+    if (st)
+        return gnn_oracle_fail(ctx, "gnn_partition_build (ref): %s (%s)", gnn_status_str(st), err.msg);
+    gnn_oracle_defer(ctx, free_agree_job, J);
+    const int P = (int)in.k, bad = (int)gnn_oracle_int(c, A_BAD);
+    int who = (int)(gnn_oracle_int(c, A_WHO) % P);
+    J->impl = c->impl->ops;
+    J->full = full;
+    J->n_global = full->n + (bad == 5);
+    for (int r = 0; r < P; r++) {
+        J->parts[r] = full->parts[r];
+        J->give[r] = &J->parts[r];
+    }
+    /* the expected outcome, from halo.h: (status, a piece of the message) per rank */
+    gnn_status want[MAX_RANKS];
+    char says[MAX_RANKS][160];
+    int32_t *owner = NULL, saved = 0;
+    if (bad == 3 || bad == 4) { /* the next rank (from who) that has a halo */
+        int k = 0;
+        while (k < P && full->parts[(who + k) % P].n_halo == 0)
+            k++;
+        if (k == P)
+            return gnn_oracle_fail(ctx, "invalid case: no rank has a halo vertex");
+        who = (who + k) % P;
+        owner = &full->parts[who].halo_owner[0];
+        saved = *owner;
+        *owner = bad == 3 ? P : who;
+    }
+    for (int r = 0; r < P; r++) {
+        want[r] = bad == 0 ? GNN_OK : GNN_ERR_INVAL;
+        snprintf(says[r], sizeof says[r], "(first: rank %d)", who);
+    }
+    switch (bad) {
+    case 0:
+        says[0][0] = '\0';
+        for (int r = 1; r < P; r++)
+            says[r][0] = '\0';
+        break;
+    case 1:
+        J->give[who] = &J->parts[(who + 1) % P];
+        snprintf(says[who], sizeof says[who], "rank %d was given part %d", who, (who + 1) % P);
+        break;
+    case 2:
+        J->give[who] = NULL;
+        snprintf(says[who], sizeof says[who], "rank %d: no partition given (me is NULL)", who);
+        break;
+    case 3:
+        want[who] = GNN_ERR_RANGE;
+        snprintf(says[who], sizeof says[who], "is owned by rank %d, but the communicator has %d ranks", P, P);
+        break;
+    case 4:
+        want[who] = GNN_ERR_RANGE;
+        snprintf(says[who], sizeof says[who], "rank %d: halo 0 (vertex %lld) is owned by this rank", who,
+                 (long long)full->parts[who].vid_o[full->parts[who].n_solid]);
+        break;
+    default:
+        for (int r = 0; r < P; r++)
+            snprintf(says[r], sizeof says[r], "own %lld of the %lld vertices", (long long)full->n,
+                     (long long)full->n + 1);
+    }
+    gnn_sim_config cfg = sim_config(c, P);
+    st = gnn_sim_run(&cfg, agree_rank, J, NULL, &err);
+    if (owner)
+        *owner = saved;
+    if (st)
+        return gnn_oracle_fail(ctx, "simulated run on %d ranks: %s (%s)", P, gnn_status_str(st), err.msg);
+    for (int r = 0; r < P; r++) {
+        gnn_oracle_digest(ctx, &J->st[r], sizeof J->st[r]);
+        if (J->st[r] != want[r] || !strstr(J->msg[r], says[r]))
+            return gnn_oracle_fail(ctx, "rank %d: %s \"%s\"; halo.h says %s \"...%s...\"", r, gnn_status_str(J->st[r]),
+                                   J->msg[r], gnn_status_str(want[r]), says[r]);
+        if (bad != 0 && (J->spy_calls[r] || J->t[r].off))
+            return gnn_oracle_fail(ctx, "rank %d: the arguments were refused, but the builder ran", r);
+        if (bad == 0) {
+            if (J->spy_calls[r] != 1)
+                return gnn_oracle_fail(ctx, "rank %d: the builder ran %d times", r, J->spy_calls[r]);
+            if (J->spy_bad[r][0])
+                return gnn_oracle_fail(ctx, "rank %d: %s", r, J->spy_bad[r]);
+            if ((st = gnn_db_halo_verify(full, r, &J->t[r], &err)))
+                return gnn_oracle_fail(ctx, "verify (rank %d): %s", r, err.msg);
+            const uint32_t crc = gnn_db_halo_crc(&J->t[r]);
+            gnn_oracle_digest(ctx, &crc, sizeof crc);
+        }
+    }
+    return GNN_ORACLE_PASS;
+}
+
+const gnn_oracle_entry gnn_oracle_partition_db_halo_agree = {
+    .name = "partition.db_halo.agree",
+    .what = "the agreement step of gnn_db_halo_build (shared by ref and cpu) under the simulator: the counts it hands "
+            "the builder, and for one rank's bad arguments every rank's status and message (halo.h)",
+    .tol = { GNN_CMP_VERIFY, 0, 0 },
+    .reason = "statuses, messages and counts: exact",
+    .params = k_agree_params, .n_params = N_H_PARAMS, .presets = k_agree_presets,
+    .ref = &k_db_ref, .impls = k_db_impls, .run = agree_run,
+};
+
 /* ---- kvstore.pull ----------------------------------------------------------------------------------- */
 
 typedef struct kv_job {
@@ -360,9 +551,33 @@ static gnn_oracle_outcome kv_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
         gnn_sim_report_free(&rep);
         return gnn_oracle_fail(ctx, "simulated run on %d ranks: %s (%s)", P, gnn_status_str(st), err.msg);
     }
-    for (int64_t i = 0; i < (int64_t)P * P; i++)
-        want_alltoallv += rep.bytes[(size_t)GNN_COMM_ALLTOALLV * P * P + (size_t)i];
+    /* the specification's traffic, pair by pair (kvstore.h: a header of 16 bytes to every
+     * other rank, then 8 bytes per id src asks of dst, then 4 dim per row dst returns), for
+     * two pulls; computed from the case's part vector, not from the store's counters */
+    int64_t *asks = gnn_oracle_alloc(ctx, sizeof(int64_t) * (size_t)(P * P)); /* [src][dst] ids */
+    if (!asks) {
+        gnn_sim_report_free(&rep);
+        return gnn_oracle_fail(ctx, "out of memory");
+    }
+    for (int r = 0; r < P; r++)
+        for (int64_t i = 0; i < J->m[r]; i++)
+            asks[r * P + in.part[J->ids[r][i]]]++;
+    for (int src = 0; src < P && o == GNN_ORACLE_PASS; src++)
+        for (int dst = 0; dst < P; dst++) {
+            const int64_t got = rep.bytes[((size_t)GNN_COMM_ALLTOALLV * P + (size_t)src) * P + (size_t)dst];
+            const int64_t want = src == dst ? 0 : 2 * (16 + 8 * asks[src * P + dst] + 4 * dim * asks[dst * P + src]);
+            want_alltoallv += got;
+            if (got != want) {
+                o = gnn_oracle_fail(ctx, "alltoallv bytes from rank %d to rank %d: %lld, the protocol gives 2 x (16 + "
+                                    "8 x %lld ids + 4 x %lld x %lld rows) = %lld",
+                                    src, dst, (long long)got, (long long)asks[src * P + dst], (long long)dim,
+                                    (long long)asks[dst * P + src], (long long)want);
+                break;
+            }
+        }
     gnn_sim_report_free(&rep);
+    if (o != GNN_ORACLE_PASS)
+        return o;
 
     int64_t served = 0, fetched = 0, counted = 0, local = 0;
     for (int r = 0; r < P && o == GNN_ORACLE_PASS; r++) {
@@ -378,30 +593,36 @@ static gnn_oracle_outcome kv_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
         o = gnn_oracle_worst(o, gnn_oracle_compare_f32(ctx, NULL, name, want, J->out[r], m * dim, dim));
         snprintf(name, sizeof name, "rank[%d].rows(second pull)", r);
         o = gnn_oracle_worst(o, gnn_oracle_compare_f32(ctx, NULL, name, want, J->out2[r], m * dim, dim));
+        /* every counter of one pull, from the case alone */
+        gnn_kv_stats w = { .calls = 1, .ids = m, .rows_local = asks[r * P + r], .bytes_header_sent = 16 * (P - 1) };
+        w.rows_remote = m - w.rows_local;
+        for (int q = 0; q < P; q++)
+            w.rows_served += q == r ? 0 : asks[q * P + r];
+        w.bytes_ids_sent = 8 * w.rows_remote;
+        w.bytes_ids_received = 8 * w.rows_served;
+        w.bytes_rows_sent = 4 * dim * w.rows_served;
+        w.bytes_rows_received = 4 * dim * w.rows_remote;
         const gnn_kv_stats *s = &J->first[r], *t = &J->total[r];
-        if (s->calls != 1 || s->ids != m || s->rows_local + s->rows_remote != m || s->bytes_ids_sent != 8 * s->rows_remote ||
-            s->bytes_rows_received != 4 * dim * s->rows_remote || s->bytes_header_sent != 16 * (P - 1) ||
-            s->bytes_ids_received != 8 * s->rows_served || s->bytes_rows_sent != 4 * dim * s->rows_served)
+        if (memcmp(s, &w, sizeof w) != 0)
             return gnn_oracle_fail(ctx,
-                                   "rank %d: counters do not add up: ids %lld (m = %lld), local %lld, remote %lld, "
-                                   "served %lld, bytes: header %lld ids %lld/%lld rows %lld/%lld",
-                                   r, (long long)s->ids, (long long)m, (long long)s->rows_local,
-                                   (long long)s->rows_remote, (long long)s->rows_served,
-                                   (long long)s->bytes_header_sent, (long long)s->bytes_ids_sent,
-                                   (long long)s->bytes_ids_received, (long long)s->bytes_rows_sent,
-                                   (long long)s->bytes_rows_received);
-        if (t->calls != 2 || t->ids != 2 * m || t->bytes_ids_sent != 2 * s->bytes_ids_sent ||
-            t->bytes_rows_received != 2 * s->bytes_rows_received || t->rows_local != 2 * s->rows_local)
+                                   "rank %d: counters of one pull: ids %lld, local %lld, remote %lld, served %lld, "
+                                   "bytes: header %lld ids %lld/%lld rows %lld/%lld; the case gives %lld, %lld, %lld, "
+                                   "%lld, %lld, %lld/%lld, %lld/%lld",
+                                   r, (long long)s->ids, (long long)s->rows_local, (long long)s->rows_remote,
+                                   (long long)s->rows_served, (long long)s->bytes_header_sent,
+                                   (long long)s->bytes_ids_sent, (long long)s->bytes_ids_received,
+                                   (long long)s->bytes_rows_sent, (long long)s->bytes_rows_received, (long long)w.ids,
+                                   (long long)w.rows_local, (long long)w.rows_remote, (long long)w.rows_served,
+                                   (long long)w.bytes_header_sent, (long long)w.bytes_ids_sent,
+                                   (long long)w.bytes_ids_received, (long long)w.bytes_rows_sent,
+                                   (long long)w.bytes_rows_received);
+        if (t->calls != 2 || t->ids != 2 * m || t->bytes_ids_sent != 2 * w.bytes_ids_sent ||
+            t->bytes_rows_received != 2 * w.bytes_rows_received || t->rows_local != 2 * w.rows_local ||
+            t->rows_served != 2 * w.rows_served || t->bytes_header_sent != 2 * w.bytes_header_sent)
             return gnn_oracle_fail(ctx, "rank %d: cumulative counters are not twice the first pull's", r);
-        int64_t own = 0;
-        for (int64_t i = 0; i < m; i++)
-            own += in.part[J->ids[r][i]] == r;
-        if (own != s->rows_local)
-            return gnn_oracle_fail(ctx, "rank %d: %lld rows served locally, %lld requested ids are its own", r,
-                                   (long long)s->rows_local, (long long)own);
-        served += s->rows_served;
-        fetched += s->rows_remote;
-        local += s->rows_local;
+        served += w.rows_served;
+        fetched += w.rows_remote;
+        local += w.rows_local;
         counted += t->bytes_header_sent + t->bytes_ids_sent + t->bytes_rows_sent;
     }
     if (o != GNN_ORACLE_PASS)

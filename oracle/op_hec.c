@@ -7,19 +7,16 @@
  *       write pointer, counters) is compared after the store and again after search and
  *       load, together with the search results and the loaded rows, so a failure names the
  *       first step, and the operation, where the implementations part.
- *   hec.verify  each implementation alone against properties checked by different, simpler
- *       code: a model that remembers, per id, the last embedding received and the step it
- *       came (no cache, no eviction logic), and sorted copies of the tags:
- *         - a tag appears at most once; empty lines have age 0 and a zero embedding;
- *         - occupied lines are exactly 0 .. min(cs, insertions) - 1, wp = insertions mod cs,
- *           evictions = max(0, insertions - cs), with insertions = stores - overwrites;
- *         - every occupied line holds the last embedding received for its tag, and its age
- *           is min(steps since that reception, ls + 1);
- *         - the last pair of every batch is cached with age 0;
- *         - a hit names a line with that tag and age <= ls; a miss has no such line (binary
- *           search in the sorted tags); hits, misses, expired and stores match the counts;
- *         - a loaded row equals the last embedding received for the id; a miss row is
- *           untouched.
+ *   hec.verify  each implementation alone against a model written from the paper's rules
+ *       (DistGNN-MB Algorithm 2 lines 9 and 11, and docs/hec.md section 1), not from the code:
+ *       per id, the step of its last reception, that embedding and the number of the
+ *       insertion that gave it a line (round-robin OCF: insertion k takes line k mod cs, an id
+ *       stays while fewer than cs insertions follow its own). It predicts every line's tag,
+ *       age (min(steps since the last reception, ls + 1)) and embedding, the write pointer,
+ *       all six counters, every search result and every loaded row. cs, dim, ls and the age
+ *       cap come from the case, never from the cache under test, so the bookkeeping that ref
+ *       and cpu share (core/hec.c: the age cap, the checks) is checked too; a miss row must
+ *       stay untouched.
  *
  * Inputs (streams of the case seed): stream 1 decides the steps (reset or not, batch sizes)
  * and draws the ids: received ids uniform over [base, base + idr) or, with probability dup,
@@ -282,77 +279,108 @@ static gnn_oracle_outcome hec_ops_run(gnn_oracle_ctx *ctx, const gnn_oracle_case
     return GNN_ORACLE_PASS;
 }
 
-/* ---- hec.verify: properties of one implementation, checked against a simple model ---------- */
-
-typedef struct tag_line {
-    int64_t tag, line;
-} tag_line;
-
-static int cmp_tag_line(const void *a, const void *b)
-{
-    const tag_line *x = a, *y = b;
-    return x->tag < y->tag ? -1 : x->tag > y->tag;
-}
-
-/* line of tag t from the sorted occupied lines, or -1 */
-static int64_t sorted_find(const tag_line *s, int64_t n, int64_t t)
-{
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (s[mid].tag < t)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < n && s[lo].tag == t ? s[lo].line : -1;
-}
+/* ---- hec.verify: one implementation against a model written from the paper's rules -------------
+ *
+ * The model is not a cache: it keeps, per id, the step of its last reception, that embedding,
+ * and the number of the insertion that gave it its line (insertions are numbered 0, 1, 2, ...
+ * since the last reset). From the rules of docs/hec.md section 1 alone:
+ *   - OCF is round-robin, so insertion k takes line k mod cs, and an id is in the cache while
+ *     fewer than cs insertions followed its own: present(id) = ins(id) >= insertions - cs;
+ *   - a store of a present id (whatever its age) is an overwrite: no insertion; otherwise one
+ *     insertion, an eviction when insertions >= cs before it;
+ *   - ages: aging precedes the store, so a line written at step s has age min(k - s, ls + 1)
+ *     at step k; a hit needs the tag present and k - s <= ls; a present tag past that is an
+ *     expired miss.
+ * Every parameter comes from the case (cs, dim, ls and so age_cap = min(ls + 1, INT32_MAX)),
+ * never from the cache under test: a cache whose own bookkeeping is wrong (core/hec.c's
+ * age_cap, a counter, the write pointer) cannot agree with itself here. Then the whole
+ * state (every line, wp, every counter), every search result and every loaded row must be
+ * what the model says. */
 
 typedef struct hec_model {
-    int64_t base, idr, dim;
+    int64_t base, idr, dim, cs, ls;
+    int32_t age_cap;    /* min(ls + 1, INT32_MAX), from the case */
     int64_t *last_step; /* (idr) step of the last reception of id base + j since the last reset, or -1 */
-    float *last_emb;    /* (idr, dim) the embedding of that reception */
-    uint64_t searched, hits, misses, expired, stores;
+    int64_t *ins;       /* (idr) number of the insertion that gave id base + j its line, or -1 */
+    int64_t *holder;    /* (cs) the id that insertion number k (k mod cs = line) put in each line */
+    float *last_emb;    /* (idr, dim) the embedding of the last reception */
+    int64_t insertions;
+    gnn_hec_counters cnt; /* the counters the cache must show */
 } hec_model;
 
 static void model_reset(hec_model *M)
 {
     for (int64_t j = 0; j < M->idr; j++)
-        M->last_step[j] = -1;
-    M->searched = M->hits = M->misses = M->expired = M->stores = 0;
+        M->last_step[j] = M->ins[j] = -1;
+    M->insertions = 0;
+    memset(&M->cnt, 0, sizeof M->cnt);
 }
 
-/* The state after the store of step `step` (ages and embeddings against the model, the
- * occupancy against the counters); fills sorted (the occupied lines by tag). */
-static gnn_oracle_outcome verify_state(gnn_oracle_ctx *ctx, int64_t step, const gnn_hec *h, const hec_model *M,
-                                       tag_line *sorted, int64_t *n_sorted)
+/* line of id base + j, or -1 when it is not cached (never inserted, or evicted since) */
+static int64_t model_line(const hec_model *M, int64_t j)
 {
-    const int64_t cs = h->cs, dim = h->dim;
-    const uint64_t ins = h->cnt.stores - h->cnt.overwrites;
-    const int64_t filled = ins < (uint64_t)cs ? (int64_t)ins : cs;
-    if (h->cnt.stores != M->stores)
-        return gnn_oracle_fail(ctx, "step %lld: counter stores = %llu, but %llu pairs were stored", (long long)step,
-                               (unsigned long long)h->cnt.stores, (unsigned long long)M->stores);
-    if (h->cnt.overwrites > h->cnt.stores)
-        return gnn_oracle_fail(ctx, "step %lld: overwrites %llu > stores %llu", (long long)step,
-                               (unsigned long long)h->cnt.overwrites, (unsigned long long)h->cnt.stores);
-    if (h->wp != (int64_t)(ins % (uint64_t)cs))
-        return gnn_oracle_fail(ctx, "step %lld: write pointer %lld, expected insertions %llu mod cs %lld = %lld",
-                               (long long)step, (long long)h->wp, (unsigned long long)ins, (long long)cs,
-                               (long long)(ins % (uint64_t)cs));
-    const uint64_t want_ev = ins > (uint64_t)cs ? ins - (uint64_t)cs : 0;
-    if (h->cnt.evictions != want_ev)
-        return gnn_oracle_fail(ctx, "step %lld: evictions %llu, expected max(0, insertions %llu - cs) = %llu",
-                               (long long)step, (unsigned long long)h->cnt.evictions, (unsigned long long)ins,
-                               (unsigned long long)want_ev);
-    int64_t n = 0;
+    const int64_t k = M->ins[j];
+    return k >= 0 && k >= M->insertions - M->cs ? k % M->cs : -1;
+}
+
+/* HECStore of one pair (the batch applies its pairs one after the other) */
+static void model_store(hec_model *M, int64_t step, int64_t id, const float *emb)
+{
+    const int64_t j = id - M->base;
+    if (model_line(M, j) >= 0) {
+        M->cnt.overwrites++;
+    } else {
+        if (M->insertions >= M->cs)
+            M->cnt.evictions++;
+        M->ins[j] = M->insertions;
+        M->holder[M->insertions % M->cs] = id;
+        M->insertions++;
+    }
+    M->last_step[j] = step;
+    memcpy(M->last_emb + j * M->dim, emb, (size_t)M->dim * sizeof(float));
+    M->cnt.stores++;
+}
+
+static gnn_oracle_outcome check_counters(gnn_oracle_ctx *ctx, int64_t step, const char *when, const gnn_hec *h,
+                                         const hec_model *M)
+{
+    const gnn_hec_counters *g = &h->cnt, *w = &M->cnt;
+    if (memcmp(g, w, sizeof *g) == 0)
+        return GNN_ORACLE_PASS;
+    return gnn_oracle_fail(ctx,
+                           "step %lld, %s: counters hits/misses/expired/stores/overwrites/evictions are "
+                           "%llu/%llu/%llu/%llu/%llu/%llu, the paper's rules give %llu/%llu/%llu/%llu/%llu/%llu",
+                           (long long)step, when, (unsigned long long)g->hits, (unsigned long long)g->misses,
+                           (unsigned long long)g->expired, (unsigned long long)g->stores,
+                           (unsigned long long)g->overwrites, (unsigned long long)g->evictions,
+                           (unsigned long long)w->hits, (unsigned long long)w->misses,
+                           (unsigned long long)w->expired, (unsigned long long)w->stores,
+                           (unsigned long long)w->overwrites, (unsigned long long)w->evictions);
+}
+
+/* The whole state after the store of step `step`, line by line, against the model. */
+static gnn_oracle_outcome verify_state(gnn_oracle_ctx *ctx, int64_t step, const gnn_hec *h, const hec_model *M)
+{
+    const int64_t cs = M->cs, dim = M->dim;
+    if (h->cs != cs || h->dim != dim || h->ls != M->ls || h->age_cap != M->age_cap)
+        return gnn_oracle_fail(ctx, "cache fields cs %lld, dim %lld, ls %d, age_cap %d; the case gives %lld, %lld, %lld, "
+                               "min(ls + 1, INT32_MAX) = %d",
+                               (long long)h->cs, (long long)h->dim, (int)h->ls, (int)h->age_cap, (long long)cs,
+                               (long long)dim, (long long)M->ls, (int)M->age_cap);
+    const int64_t filled = M->insertions < cs ? M->insertions : cs, wp = M->insertions % cs;
+    if (h->wp != wp)
+        return gnn_oracle_fail(ctx, "step %lld: write pointer %lld, expected insertions %lld mod cs %lld = %lld",
+                               (long long)step, (long long)h->wp, (long long)M->insertions, (long long)cs,
+                               (long long)wp);
+    gnn_oracle_outcome o = check_counters(ctx, step, "after store", h, M);
+    if (o != GNN_ORACLE_PASS)
+        return o;
     for (int64_t i = 0; i < cs; i++) {
-        const int64_t t = h->tag[i];
         const float *row = h->emb + i * dim;
-        if (t == GNN_HEC_EMPTY) {
-            if (i < filled)
-                return gnn_oracle_fail(ctx, "step %lld: line %lld empty, but %lld lines were filled (0 .. %lld)",
-                                       (long long)step, (long long)i, (long long)filled, (long long)filled - 1);
+        if (i >= filled) { /* never filled since the last reset: empty, age 0, +0.0f */
+            if (h->tag[i] != GNN_HEC_EMPTY)
+                return gnn_oracle_fail(ctx, "step %lld: line %lld holds tag %lld, but only lines 0 .. %lld were filled",
+                                       (long long)step, (long long)i, (long long)h->tag[i], (long long)filled - 1);
             if (h->age[i] != 0)
                 return gnn_oracle_fail(ctx, "step %lld: empty line %lld has age %d (must be 0)", (long long)step,
                                        (long long)i, (int)h->age[i]);
@@ -365,35 +393,22 @@ static gnn_oracle_outcome verify_state(gnn_oracle_ctx *ctx, int64_t step, const 
             }
             continue;
         }
-        if (i >= filled)
-            return gnn_oracle_fail(ctx, "step %lld: line %lld holds tag %lld, but only lines 0 .. %lld were filled",
-                                   (long long)step, (long long)i, (long long)t, (long long)filled - 1);
-        const int64_t j = t - M->base;
-        if (j < 0 || j >= M->idr || M->last_step[j] < 0)
-            return gnn_oracle_fail(ctx, "step %lld: line %lld holds tag %lld, never received since the last reset",
-                                   (long long)step, (long long)i, (long long)t);
-        const int64_t since = step - M->last_step[j];
-        const int32_t want = since < h->age_cap ? (int32_t)since : h->age_cap;
+        const int64_t t = M->holder[i], j = t - M->base, since = step - M->last_step[j];
+        const int32_t want = since < M->age_cap ? (int32_t)since : M->age_cap;
+        if (h->tag[i] != t)
+            return gnn_oracle_fail(ctx, "step %lld: line %lld holds tag %lld; oldest-first replacement puts %lld there "
+                                   "(insertion %lld)",
+                                   (long long)step, (long long)i, (long long)h->tag[i], (long long)t, (long long)M->ins[j]);
         if (h->age[i] != want)
             return gnn_oracle_fail(ctx, "step %lld: line %lld (tag %lld) has age %d; received at step %lld, so "
                                    "expected min(%lld, ls + 1 = %d) = %d",
                                    (long long)step, (long long)i, (long long)t, (int)h->age[i],
-                                   (long long)M->last_step[j], (long long)since, (int)h->age_cap, (int)want);
+                                   (long long)M->last_step[j], (long long)since, (int)M->age_cap, (int)want);
         if (memcmp(row, M->last_emb + j * dim, (size_t)dim * sizeof(float)) != 0)
             return gnn_oracle_fail(ctx, "step %lld: line %lld (tag %lld) does not hold the last embedding received "
                                    "for that id (step %lld)",
                                    (long long)step, (long long)i, (long long)t, (long long)M->last_step[j]);
-        sorted[n++] = (tag_line){ t, i };
     }
-    if (n != filled)
-        return gnn_oracle_fail(ctx, "step %lld: %lld lines occupied, expected %lld", (long long)step, (long long)n,
-                               (long long)filled);
-    qsort(sorted, (size_t)n, sizeof *sorted, cmp_tag_line);
-    for (int64_t k = 1; k < n; k++)
-        if (sorted[k].tag == sorted[k - 1].tag)
-            return gnn_oracle_fail(ctx, "step %lld: tag %lld in two lines, %lld and %lld", (long long)step,
-                                   (long long)sorted[k].tag, (long long)sorted[k - 1].line, (long long)sorted[k].line);
-    *n_sorted = n;
     return GNN_ORACLE_PASS;
 }
 
@@ -403,11 +418,14 @@ static gnn_oracle_outcome hec_verify_run(gnn_oracle_ctx *ctx, const gnn_oracle_c
     const int64_t cs = gnn_oracle_int(c, P_CS), ls = gnn_oracle_int(c, P_LS);
     hec_gen G;
     step_out so;
-    hec_model M = { .base = gnn_oracle_int(c, P_BASE), .idr = gnn_oracle_int(c, P_IDR), .dim = dim };
+    hec_model M = { .base = gnn_oracle_int(c, P_BASE), .idr = gnn_oracle_int(c, P_IDR), .dim = dim, .cs = cs,
+                    .ls = ls, .age_cap = ls < INT32_MAX ? (int32_t)(ls + 1) : INT32_MAX };
     M.last_step = gnn_oracle_alloc(ctx, (size_t)M.idr * sizeof(int64_t));
+    M.ins = gnn_oracle_alloc(ctx, (size_t)M.idr * sizeof(int64_t));
+    M.holder = gnn_oracle_alloc(ctx, (size_t)cs * sizeof(int64_t));
     M.last_emb = gnn_oracle_alloc(ctx, (size_t)(M.idr * dim) * sizeof(float));
-    tag_line *sorted = gnn_oracle_alloc(ctx, (size_t)cs * sizeof(tag_line));
-    if (!M.last_step || !M.last_emb || !sorted || !gen_init(ctx, c, &G) || !step_out_alloc(ctx, &so, "impl", q_hi, dim))
+    if (!M.last_step || !M.ins || !M.holder || !M.last_emb || !gen_init(ctx, c, &G) ||
+        !step_out_alloc(ctx, &so, "impl", q_hi, dim))
         return gnn_oracle_fail(ctx, "out of memory");
     model_reset(&M);
     gnn_hec *h = NULL;
@@ -424,53 +442,32 @@ static gnn_oracle_outcome hec_verify_run(gnn_oracle_ctx *ctx, const gnn_oracle_c
         gnn_hec_age(h);
         if (gnn_hec_store(h, G.ids, G.emb, G.m, &err))
             return gnn_oracle_fail(ctx, "step %lld: store: %s", (long long)step, err.msg);
-        for (int64_t k = 0; k < G.m; k++) { /* the model: the last reception of each id wins */
-            const int64_t j = G.ids[k] - M.base;
-            M.last_step[j] = step;
-            memcpy(M.last_emb + j * dim, G.emb + k * dim, (size_t)dim * sizeof(float));
-        }
-        M.stores += (uint64_t)G.m;
-        int64_t n_sorted = 0;
-        o = verify_state(ctx, step, h, &M, sorted, &n_sorted);
+        for (int64_t k = 0; k < G.m; k++)
+            model_store(&M, step, G.ids[k], G.emb + k * dim);
+        o = verify_state(ctx, step, h, &M);
         if (o != GNN_ORACLE_PASS)
             return o;
-        if (G.m > 0) {
-            const int64_t t = G.ids[G.m - 1], line = sorted_find(sorted, n_sorted, t);
-            if (line < 0 || h->age[line] != 0)
-                return gnn_oracle_fail(ctx, "step %lld: the batch's last id %lld is not cached with age 0",
-                                       (long long)step, (long long)t);
-        }
         int64_t *lines = so.lines_buf + (q_hi - G.q);
         float *rows = so.rows_buf + (q_hi - G.q) * dim;
         if (gnn_hec_search(h, G.qids, G.q, lines, &err))
             return gnn_oracle_fail(ctx, "step %lld: search: %s", (long long)step, err.msg);
         for (int64_t i = 0; i < G.q; i++) {
-            const int64_t t = G.qids[i], at = sorted_find(sorted, n_sorted, t);
-            const int hit_ok = at >= 0 && h->age[at] <= ls;
-            if (lines[i] >= 0) {
-                if (lines[i] >= cs || h->tag[lines[i]] != t || h->age[lines[i]] > ls)
-                    return gnn_oracle_fail(ctx, "step %lld: search of id %lld (#%lld) returned line %lld, which is "
-                                           "not a live line of that tag",
-                                           (long long)step, (long long)t, (long long)i, (long long)lines[i]);
-                M.hits++;
-            } else {
-                if (lines[i] != GNN_HEC_MISS)
-                    return gnn_oracle_fail(ctx, "step %lld: search of id %lld returned %lld (neither a line nor -1)",
-                                           (long long)step, (long long)t, (long long)lines[i]);
-                if (hit_ok)
-                    return gnn_oracle_fail(ctx, "step %lld: search of id %lld missed, but line %lld holds it with "
-                                           "age %d <= ls = %lld",
-                                           (long long)step, (long long)t, (long long)at, (int)h->age[at], (long long)ls);
-                M.misses++;
-                M.expired += at >= 0;
-            }
+            const int64_t j = G.qids[i] - M.base, at = model_line(&M, j);
+            const int live = at >= 0 && step - M.last_step[j] <= ls;
+            const int64_t want = live ? at : GNN_HEC_MISS;
+            if (lines[i] != want)
+                return gnn_oracle_fail(ctx, "step %lld: search of id %lld (#%lld) returned %lld; expected %lld (%s)",
+                                       (long long)step, (long long)G.qids[i], (long long)i, (long long)lines[i],
+                                       (long long)want,
+                                       live ? "a live line" : at >= 0 ? "cached, but older than ls: expired" :
+                                       "not cached");
+            M.cnt.hits += live;
+            M.cnt.misses += !live;
+            M.cnt.expired += !live && at >= 0;
         }
-        if (h->cnt.hits != M.hits || h->cnt.misses != M.misses || h->cnt.expired != M.expired)
-            return gnn_oracle_fail(ctx, "step %lld: counters hits/misses/expired %llu/%llu/%llu, counted %llu/%llu/%llu",
-                                   (long long)step, (unsigned long long)h->cnt.hits,
-                                   (unsigned long long)h->cnt.misses, (unsigned long long)h->cnt.expired,
-                                   (unsigned long long)M.hits, (unsigned long long)M.misses,
-                                   (unsigned long long)M.expired);
+        o = check_counters(ctx, step, "after search", h, &M);
+        if (o != GNN_ORACLE_PASS)
+            return o;
         for (int64_t k = 0; k < G.q * dim; k++)
             rows[k] = HEC_SENTINEL;
         if (gnn_hec_load(h, lines, G.q, rows, &err))

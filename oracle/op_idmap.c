@@ -53,14 +53,20 @@ static gnn_idmap_kind kind_of(const gnn_oracle_impl *impl)
     return GNN_IDMAP_REF;
 }
 
-enum { I_NV, I_NDST, I_NNZ, I_HIT, I_POOL, I_BAD, N_I_PARAMS };
+enum { I_NV, I_NDST, I_NNZ, I_HIT, I_POOL, I_BAD, I_COLLIDE, N_I_PARAMS };
+/* nv up to 2^33 - 2, the hash maps' limit (ids above 2^32 test the packed table words; the
+ * DENSE map, which allocates nv cells, is skipped above DENSE_MAX_NV) */
+#define DENSE_MAX_NV ((int64_t)1 << 26)
 static const gnn_oracle_param k_i_params[N_I_PARAMS] = {
-    { "nv", GNN_PARAM_INT, 1, 1e9, "n_vertices: ids are in [0, nv) (DENSE allocates nv entries)" },
+    { "nv", GNN_PARAM_INT, 1, 8589934590.0, "n_vertices: ids are in [0, nv) (DENSE allocates nv entries)" },
     { "n_dst", GNN_PARAM_INT, 0, 1e7, "distinct dst ids" },
     { "nnz", GNN_PARAM_INT, 0, 1e8, "neighbor ids" },
     { "hit", GNN_PARAM_INT, 0, 100, "percent of neighbors that are dst ids" },
     { "pool", GNN_PARAM_INT, 1, 1e8, "the other neighbors come from this many distinct non-dst ids" },
     { "bad", GNN_PARAM_INT, 0, 3, "second build: 1 repeated dst (INVAL), 2 a neighbor id = nv, 3 a negative id (RANGE)" },
+    { "collide", GNN_PARAM_INT, 0, 1,
+      "1: every id hashes (cpu maps' multiplicative hash) into the last 8 of 1024 slots: long probe chains that wrap "
+      "past the end of the table" },
 };
 /* many repeats, neighbors that are all dst ids, no neighbors, a single dst, no dst, sparse
  * ids in a large id space, a size where threads race, and the three invalid inputs */
@@ -77,6 +83,13 @@ static const char *const k_i_presets[] = {
     "nv=1000,n_dst=10,nnz=50,hit=30,pool=20,bad=1",
     "nv=1000,n_dst=10,nnz=50,hit=30,pool=20,bad=2",
     "nv=1000,n_dst=10,nnz=50,hit=30,pool=20,bad=3",
+    /* boundaries: 70000 neighbors (the exclusive scan of the new-vertex flags goes parallel at
+     * 65536: every smaller preset runs it serially); ids colliding in the hash (a 1024-slot table,
+     * every key in its last 8 slots: probes run long and wrap to slot 0); ids up to 2^33 - 2 (the
+     * packed table words keep gid + 1 in 33 bits; DENSE is skipped there) */
+    "nv=200000,n_dst=1000,nnz=70000,hit=20,pool=5000,bad=0",
+    "nv=4000000,n_dst=60,nnz=400,hit=30,pool=100,bad=0,collide=1",
+    "nv=8589934590,n_dst=300,nnz=5000,hit=20,pool=3000,bad=0",
     NULL,
 };
 
@@ -107,6 +120,16 @@ static int draw_input(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, uint64_t ba
         set[i] = -1;
     gnn_oracle_draws gd = gnn_oracle_draws_make(c, base), gn = gnn_oracle_draws_make(c, base + 1);
     const int64_t take = want < nv ? want : nv;
+    if (gnn_oracle_int(c, I_COLLIDE)) {
+        /* ids whose slot in a 1024-slot table (opt/cpu/idmap_impl.h's hash) is one of the last 8:
+         * scanned upward from a random start, so distinct; about one id in 128 qualifies */
+        int64_t t = (int64_t)gnn_oracle_draw_uint(&gd, (uint64_t)nv), found = 0;
+        for (int64_t tries = 0; found < take && tries < nv; tries++, t = t + 1 < nv ? t + 1 : 0)
+            if ((((uint64_t)t * 0x9E3779B97F4A7C15ull) >> 17 & 1023) >= 1016)
+                ids[found++] = t;
+        if (found < take)
+            return -1;
+    } else
     for (int64_t j = nv - take, i = 0; j < nv; j++, i++) {
         int64_t t = (int64_t)gnn_oracle_draw_uint(&gd, (uint64_t)j + 1), h;
         for (h = (int64_t)(((uint64_t)t * 0x9E3779B97F4A7C15ull) & (uint64_t)(cap - 1)); set[h] != -1 && set[h] != t;
@@ -189,7 +212,7 @@ static gnn_oracle_outcome build_compare(gnn_oracle_ctx *ctx, const gnn_oracle_ca
     if (o != GNN_ORACLE_PASS)
         return o;
     if (got.n_src >= n_dst && got.n_src <= n_dst + nnz) {
-        if (c->entry->tol.cmp != GNN_CMP_CANONICAL) {
+        if (gnn_oracle_ctx_tol(ctx)->cmp != GNN_CMP_CANONICAL) {
             gnn_oracle_digest(ctx, got.local, (size_t)nnz * sizeof(int32_t));
             gnn_oracle_digest(ctx, got.src_gid, (size_t)got.n_src * sizeof(int64_t));
         } else { /* the raw order may change from run to run: digest what it maps each edge to */
@@ -200,7 +223,7 @@ static gnn_oracle_outcome build_compare(gnn_oracle_ctx *ctx, const gnn_oracle_ca
             }
         }
     }
-    return gnn_oracle_compare_idmap(ctx, c->entry->tol.cmp, which, n_dst, nnz, want.local, want.src_gid, want.n_src,
+    return gnn_oracle_compare_idmap(ctx, gnn_oracle_ctx_tol(ctx)->cmp, which, n_dst, nnz, want.local, want.src_gid, want.n_src,
                                     got.local, got.src_gid, got.n_src);
 }
 
@@ -220,6 +243,9 @@ static gnn_oracle_outcome idmap_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
         if (r > 0)
             return gnn_oracle_fail(ctx, "out of memory");
     }
+    if (kind_of(c->impl) == GNN_IDMAP_DENSE && nv > DENSE_MAX_NV)
+        return gnn_oracle_skip(ctx, "nv = %lld: the DENSE map would allocate nv cells (the oracle runs it up to %lld)",
+                               (long long)nv, (long long)DENSE_MAX_NV);
     gnn_idmap *rm, *m;
     gnn_oracle_outcome o = make_map(ctx, "ref: gnn_idmap_create", c->entry->ref, nv, &rm);
     if (o != GNN_ORACLE_PASS || (o = make_map(ctx, "gnn_idmap_create", c->impl, nv, &m)) != GNN_ORACLE_PASS)
@@ -257,7 +283,7 @@ const gnn_oracle_entry gnn_oracle_idmap_build = {
             "two builds per map object, invalid input rejected",
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = "DESIGN.md section 2 fixes the src order (first appearance): exact",
-    .params = k_i_params, .n_params = N_I_PARAMS, .presets = k_i_presets,
+    .params = k_i_params, .n_params = N_I_PARAMS, .presets = k_i_presets, .defaults = "collide=0",
     .ref = &k_idmap_ref, .impls = k_idmap_ordered_impls, .run = idmap_run,
 };
 
@@ -266,6 +292,6 @@ const gnn_oracle_entry gnn_oracle_idmap_fused = {
     .what = "FastGL's Fused-Map is a bijection equal to the reference after relabelling to first-appearance order",
     .tol = { GNN_CMP_CANONICAL, 0, 0 },
     .reason = "the atomic counter hands out ids in arrival order (inherently unordered); the relabelled map is exact",
-    .params = k_i_params, .n_params = N_I_PARAMS, .presets = k_i_presets,
+    .params = k_i_params, .n_params = N_I_PARAMS, .presets = k_i_presets, .defaults = "collide=0",
     .ref = &k_idmap_ref, .impls = k_idmap_fused_impls, .run = idmap_run,
 };

@@ -19,13 +19,15 @@ static const gnn_oracle_impl k_ia_ref = { .name = "ref", .ops = &gnn_index_add_r
 static const gnn_oracle_impl k_ia_cpu = { .name = "cpu", .ops = &gnn_index_add_cpu, .flags = GNN_ORACLE_THREADED };
 static const gnn_oracle_impl *const k_ia_impls[] = { &k_ia_ref, &k_ia_cpu, NULL };
 
-enum { P_NOUT, P_N, P_D, P_HUB, P_BAD, N_IA_PARAMS };
+enum { P_NOUT, P_N, P_D, P_HUB, P_BAD, P_KEYS, N_IA_PARAMS };
 static const gnn_oracle_param k_ia_params[N_IA_PARAMS] = {
     { "n_out", GNN_PARAM_INT, 0, 1e8, "rows of out" },
     { "n", GNN_PARAM_INT, 0, 1e8, "rows of src = length of idx" },
     { "d", GNN_PARAM_INT, 0, 65536, "feature width" },
     { "hub", GNN_PARAM_REAL, 0, 1, "fraction of idx pointing at one hub row" },
     { "bad", GNN_PARAM_INT, 0, 2, "0: valid; 1: one idx = n_out; 2: one idx = -1 (expect GNN_ERR_RANGE)" },
+    { "keys", GNN_PARAM_INT, 0, 1,
+      "1: every idx shares the hub row's low 16 bits (one radix digit for all keys, the rows differ above it)" },
 };
 
 /* Awkward cases first: repeated indices into few rows, one row, empty, no out rows at all,
@@ -44,6 +46,14 @@ static const char *const k_ia_presets[] = {
     "n_out=200000,n=40,d=3,hub=0,bad=0",
     "n_out=37,n=200,d=13,hub=0,bad=1",
     "n_out=200000,n=40,d=3,hub=0,bad=2",
+    /* the radix path (n_out > 2 n + 65536) with keys that collide in their low 16-bit digit and
+     * repeat (a pass that is not stable, or a digit taken at the wrong shift, reorders a row's
+     * additions: the 40 uniform keys above hardly ever repeat or share a digit); with a hub; two
+     * 1024-float column blocks; a hub-heavy case whose columns are split for the threads */
+    "n_out=200000,n=3000,d=5,hub=0,bad=0,keys=1",
+    "n_out=300000,n=2000,d=17,hub=0.3,bad=0,keys=1",
+    "n_out=50,n=400,d=1100,hub=0.3,bad=0",
+    "n_out=8,n=2000,d=70,hub=0.8,bad=0",
     NULL,
 };
 
@@ -57,6 +67,13 @@ static void ia_indices(const gnn_oracle_case *c, int64_t *idx, int64_t n, int64_
         const int to_hub = (double)gnn_oracle_draw_float(&g) < hub;
         const int64_t u = n_out > 0 ? (int64_t)gnn_oracle_draw_uint(&g, (uint64_t)n_out) : 0;
         idx[i] = to_hub ? hub_row : u;
+    }
+    if (gnn_oracle_int(c, P_KEYS)) { /* keep the band above 16 bits, take the hub's low digit */
+        const int64_t low = hub_row & 0xFFFF; /* <= hub_row < n_out: band 0 is always valid */
+        for (int64_t i = 0; i < n; i++) {
+            int64_t v = (idx[i] & ~(int64_t)0xFFFF) | low;
+            idx[i] = v < n_out ? v : v - 0x10000;
+        }
     }
     const int64_t bad = gnn_oracle_int(c, P_BAD);
     if (bad && n > 0)
@@ -188,6 +205,6 @@ const gnn_oracle_entry gnn_oracle_index_add = {
     .what = "out[idx[i]] += src[i] for i ascending (PyTorch index_add_); out-of-range idx -> GNN_ERR_RANGE, out untouched",
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = "index_add.h fixes the order of additions per out row (ascending i): every bit is specified",
-    .params = k_ia_params, .n_params = N_IA_PARAMS, .presets = k_ia_presets,
+    .params = k_ia_params, .n_params = N_IA_PARAMS, .presets = k_ia_presets, .defaults = "keys=0",
     .ref = &k_ia_ref, .impls = k_ia_impls, .run = ia_run, .bench = &k_ia_bench,
 };

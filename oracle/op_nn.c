@@ -25,8 +25,8 @@ static const gnn_oracle_impl *const k_fn_impls[] = { &k_fn_ref, NULL };
 
 /* ---- linear.fwd / linear.bwd ------------------------------------------------------------------ */
 
-enum { L_N, L_IN, L_OUT, L_OPT, N_LIN_PARAMS };
-static const gnn_oracle_param k_linf_params[N_LIN_PARAMS] = {
+enum { L_N, L_IN, L_OUT, L_OPT, N_LINF_PARAMS, L_NULLS = N_LINF_PARAMS, N_LIN_PARAMS };
+static const gnn_oracle_param k_linf_params[N_LINF_PARAMS] = {
     { "n", GNN_PARAM_INT, 0, 1e7, "rows of x and y" },
     { "in", GNN_PARAM_INT, 0, 65536, "input width" },
     { "out", GNN_PARAM_INT, 0, 65536, "output width" },
@@ -37,14 +37,22 @@ static const gnn_oracle_param k_linb_params[N_LIN_PARAMS] = {
     { "in", GNN_PARAM_INT, 0, 65536, "input width" },
     { "out", GNN_PARAM_INT, 0, 65536, "output width" },
     { "dx", GNN_PARAM_INT, 0, 1, "1: compute dx, 0: dx = NULL (first layer)" },
+    { "nulls", GNN_PARAM_INT, 0, 3, "bit 1: dw = NULL, bit 2: db = NULL (nn.h: every gradient is optional)" },
 };
 static const char *const k_linf_presets[] = {
     "n=37,in=13,out=7,bias=1", "n=1,in=1,out=1,bias=1", "n=0,in=16,out=8,bias=1",
-    "n=64,in=33,out=47,bias=0", "n=5,in=0,out=3,bias=1", "n=300,in=100,out=40,bias=1", NULL,
+    "n=64,in=33,out=47,bias=0", "n=5,in=0,out=3,bias=1", "n=300,in=100,out=40,bias=1",
+    "n=17,in=16,out=32,bias=0", /* whole 16- and 8-lane vectors: no remainder loop */
+    NULL,
 };
 static const char *const k_linb_presets[] = {
     "n=37,in=13,out=7,dx=1", "n=1,in=1,out=1,dx=1", "n=0,in=16,out=8,dx=1",
-    "n=64,in=33,out=47,dx=0", "n=5,in=0,out=3,dx=1", "n=300,in=100,out=40,dx=1", NULL,
+    "n=64,in=33,out=47,dx=0", "n=5,in=0,out=3,dx=1", "n=300,in=100,out=40,dx=1",
+    /* the optional gradients: dw alone, db alone, dx alone (the cpu backward skips each pass
+     * whose output is NULL; the buffer passed as NULL must stay untouched) */
+    "n=40,in=9,out=20,dx=0,nulls=2", "n=40,in=9,out=20,dx=0,nulls=1", "n=40,in=9,out=20,dx=1,nulls=3",
+    "n=17,in=16,out=32,dx=1",
+    NULL,
 };
 
 static gnn_oracle_outcome linear_fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
@@ -78,7 +86,8 @@ static gnn_oracle_outcome linear_bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_c
 {
     const gnn_nn_ops *ref = c->entry->ref->ops, *impl = c->impl->ops;
     const int64_t n = gnn_oracle_int(c, L_N), in = gnn_oracle_int(c, L_IN), out = gnn_oracle_int(c, L_OUT);
-    const int with_dx = (int)gnn_oracle_int(c, L_OPT);
+    const int with_dx = (int)gnn_oracle_int(c, L_OPT), nulls = (int)gnn_oracle_int(c, L_NULLS);
+    const int with_dw = !(nulls & 1), with_db = !(nulls & 2);
     float *x = gnn_oracle_alloc(ctx, (size_t)(n * in) * sizeof(float));
     float *w = gnn_oracle_alloc(ctx, (size_t)(in * out) * sizeof(float));
     float *dy = gnn_oracle_alloc(ctx, (size_t)(n * out) * sizeof(float));
@@ -96,17 +105,35 @@ static gnn_oracle_outcome linear_bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_c
     gnn_oracle_fill_spread(&g1, x, n * in);
     gnn_oracle_fill_spread(&g2, w, in * out);
     gnn_oracle_fill_spread(&g3, dy, n * out);
-    gnn_status s = gnn_nn_linear_bwd(ref, x, dy, n, in, w, out, with_dx ? dx[0] : NULL, dw[0], db[0]);
+    gnn_status s = gnn_nn_linear_bwd(ref, x, dy, n, in, w, out, with_dx ? dx[0] : NULL, with_dw ? dw[0] : NULL,
+                                     with_db ? db[0] : NULL);
     if (s)
         return gnn_oracle_fail(ctx, "ref backward returned %s", gnn_status_str(s));
-    s = gnn_nn_linear_bwd(impl, x, dy, n, in, w, out, with_dx ? dx[1] : NULL, dw[1], db[1]);
+    s = gnn_nn_linear_bwd(impl, x, dy, n, in, w, out, with_dx ? dx[1] : NULL, with_dw ? dw[1] : NULL,
+                          with_db ? db[1] : NULL);
     gnn_oracle_outcome o = gnn_oracle_status(ctx, "impl backward", s);
     if (o != GNN_ORACLE_PASS)
         return o;
-    gnn_oracle_digest(ctx, dw[1], (size_t)(in * out) * sizeof(float));
-    gnn_oracle_digest(ctx, db[1], (size_t)out * sizeof(float));
-    o = gnn_oracle_compare_f32(ctx, NULL, "dw", dw[0], dw[1], in * out, out);
-    o = gnn_oracle_worst(o, gnn_oracle_compare_f32(ctx, NULL, "db", db[0], db[1], out, 0));
+    /* an output passed as NULL: its buffer must still hold the NaN fill */
+    const struct {
+        int given;
+        const char *name;
+        float *const *buf;
+        int64_t count, cols;
+    } grads[2] = { { with_dw, "dw", dw, in * out, out }, { with_db, "db", db, out, 0 } };
+    for (int q = 0; q < 2; q++) {
+        if (grads[q].given) {
+            gnn_oracle_digest(ctx, grads[q].buf[1], (size_t)grads[q].count * sizeof(float));
+            o = gnn_oracle_worst(o, gnn_oracle_compare_f32(ctx, NULL, grads[q].name, grads[q].buf[0], grads[q].buf[1],
+                                                           grads[q].count, grads[q].cols));
+            continue;
+        }
+        const unsigned char *p = (const unsigned char *)grads[q].buf[1];
+        for (size_t i = 0; i < (size_t)grads[q].count * sizeof(float); i++)
+            if (p[i] != 0xFF)
+                return gnn_oracle_fail(ctx, "%s = NULL but the %s buffer changed at byte %zu", grads[q].name,
+                                       grads[q].name, i);
+    }
     if (with_dx) {
         gnn_oracle_digest(ctx, dx[1], (size_t)(n * in) * sizeof(float));
         o = gnn_oracle_worst(o, gnn_oracle_compare_f32(ctx, NULL, "dx", dx[0], dx[1], n * in, in));
@@ -185,7 +212,7 @@ const gnn_oracle_entry gnn_oracle_linear_fwd = {
     .what = "y = x . w + b against the reference",
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = LIN_REASON,
-    .params = k_linf_params, .n_params = N_LIN_PARAMS, .presets = k_linf_presets,
+    .params = k_linf_params, .n_params = N_LINF_PARAMS, .presets = k_linf_presets,
     .ref = &k_nn_ref, .impls = k_nn_impls, .run = linear_fwd_run, .bench = &k_lin_bench,
 };
 const gnn_oracle_entry gnn_oracle_linear_bwd = {
@@ -193,7 +220,7 @@ const gnn_oracle_entry gnn_oracle_linear_bwd = {
     .what = "dw = x^T dy, db = sum dy, dx = dy w^T against the reference",
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = LIN_REASON,
-    .params = k_linb_params, .n_params = N_LIN_PARAMS, .presets = k_linb_presets,
+    .params = k_linb_params, .n_params = N_LIN_PARAMS, .presets = k_linb_presets, .defaults = "nulls=0",
     .ref = &k_nn_ref, .impls = k_nn_impls, .run = linear_bwd_run,
 };
 
@@ -288,14 +315,19 @@ static gnn_oracle_outcome xent_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c
     const gnn_oracle_tol gtol = { GNN_CMP_ALLCLOSE, 1e-12, tol->b };
     o = gnn_oracle_worst(o, gnn_oracle_compare_f64(ctx, &gtol, "dlogits", want, got, n * cls, cls));
     for (int64_t i = 0; i < n && o != GNN_ORACLE_FAIL; i++) {
-        double sum = 0, mag = 0;
+        double sum = 0, mag = 0, zmax = 0;
         for (int64_t j = 0; j < cls; j++) {
             sum += got[i * cls + j];
             mag += fabs(got[i * cls + j]);
+            zmax = fmax(zmax, fabs((double)z[i * cls + j]));
         }
+        /* the f32 roundings (2^-24 of each value), plus the double ones: the probabilities
+         * exp(z_j - lse) sum to 1 only within the rounding of lse (|lse| <~ max |z| + log c),
+         * so a saturated row (every |dlogit| ~ 1e-12) may sum to ~1e-16 */
+        const double budget = 4.0 * ldexp(mag, -24) + ldexp(1.0 + zmax + log((double)cls), -50) / (double)count;
         if (labels[i] < 0 && mag != 0)
             o = gnn_oracle_fail(ctx, "row %lld is unlabelled but its gradient is not zero", (long long)i);
-        else if (fabs(sum) > 4.0 * ldexp(mag, -24) + 1e-300)
+        else if (fabs(sum) > budget)
             o = gnn_oracle_fail(ctx, "gradient row %lld sums to %.3g, expected ~0 (|row| %.3g)", (long long)i, sum, mag);
     }
     gnn_oracle_note(ctx, "loss %.9g over %lld labelled rows", loss, (long long)count);
@@ -305,8 +337,9 @@ static gnn_oracle_outcome xent_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c
 const gnn_oracle_entry gnn_oracle_xent = {
     .name = "xent",
     .what = "softmax cross-entropy: loss, dlogits, correct against a double checker; gradient rows sum to 0",
-    .tol = { GNN_CMP_VERIFY, 1e-12, 1e-6 },
-    .reason = "loss: both in double (1e-12 relative); dlogits: one rounding to f32 (rtol 1e-6)",
+    .tol = { GNN_CMP_VERIFY, 1e-14, 1.2e-7 },
+    .reason = "loss: both in double, summed in another order (~n 2^-53 relative, measured 4.5e-16); dlogits: one "
+              "rounding to f32 (2^-24 relative; rtol 2^-23, measured 0.49 of it), 225 seeds",
     .params = k_xent_params, .n_params = N_XENT_PARAMS, .presets = k_xent_presets,
     .ref = &k_fn_ref, .impls = k_fn_impls, .run = xent_run,
 };
@@ -382,17 +415,21 @@ const gnn_oracle_entry gnn_oracle_relu = {
  * mask = NULL gives the same out; backward = dy * mask exactly; the number kept within 6
  * standard deviations of n d (1-p). */
 
-enum { D_N, D_D, D_P, D_STEP, D_LAYER, N_DROP_PARAMS };
-static const gnn_oracle_param k_drop_params[N_DROP_PARAMS] = {
+enum { D_N, D_D, D_P, D_STEP, D_LAYER, N_DROP_PARAMS, D_TIE = N_DROP_PARAMS, N_DROPT_PARAMS };
+static const gnn_oracle_param k_drop_params[N_DROPT_PARAMS] = {
     { "n", GNN_PARAM_INT, 0, 1e7, "rows" },
     { "d", GNN_PARAM_INT, 0, 65536, "columns" },
     { "p", GNN_PARAM_REAL, 0, 0.99, "drop probability" },
     { "step", GNN_PARAM_INT, 0, 4294967295.0, "global iteration (stream step)" },
     { "layer", GNN_PARAM_INT, 0, 255, "layer index (stream layer)" },
+    { "tie", GNN_PARAM_INT, 0, 1,
+      "1: p is raised to the smallest keyed draw >= p of the case, so one draw equals p exactly (kept: u >= p)" },
 };
 static const char *const k_drop_presets[] = {
     "n=37,d=13,p=0.5,step=3,layer=1", "n=1,d=1,p=0.5,step=0,layer=0", "n=0,d=8,p=0.5,step=0,layer=0",
     "n=64,d=33,p=0.1,step=7,layer=2", "n=20,d=7,p=0,step=1,layer=0", "n=50,d=100,p=0.9,step=4000000000,layer=255",
+    /* a draw equal to the threshold (the rule keeps it: u >= p; "u > p" passes every other case) */
+    "n=40,d=50,p=0.5,step=3,layer=1,tie=1", "n=9,d=300,p=0.2,step=2,layer=0,tie=1",
     NULL,
 };
 
@@ -407,7 +444,7 @@ static void dropout_rows(const gnn_oracle_case *c, int64_t *gid, int64_t n)
 static gnn_oracle_outcome dropout_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
     const int64_t n = gnn_oracle_int(c, D_N), d = gnn_oracle_int(c, D_D), cnt = n * d;
-    const float p = (float)gnn_oracle_real(c, D_P);
+    float p = (float)gnn_oracle_real(c, D_P);
     const uint32_t step = (uint32_t)gnn_oracle_int(c, D_STEP);
     const unsigned layer = (unsigned)gnn_oracle_int(c, D_LAYER);
     float *x = gnn_oracle_alloc(ctx, (size_t)cnt * sizeof(float));
@@ -424,6 +461,8 @@ static gnn_oracle_outcome dropout_run(gnn_oracle_ctx *ctx, const gnn_oracle_case
     gnn_oracle_fill_spread(&gd, dy0, cnt);
     dropout_rows(c, gid, n);
     const uint64_t seed = c->seed * 0x9E3779B97F4A7C15ull + 1; /* the model seed under test */
+    if (gnn_oracle_int(c, D_TIE) && p > 0.0f)
+        p = gnn_oracle_tie_threshold(seed, GNN_TAG_DROPOUT, step, layer, gid, n, NULL, d, p);
     memcpy(out, x, (size_t)cnt * sizeof(float));
     gnn_dropout_fwd(out, n, d, gid, p, seed, step, layer, mask);
     memcpy(out2, x, (size_t)cnt * sizeof(float));
@@ -476,8 +515,9 @@ const gnn_oracle_entry gnn_oracle_dropout = {
     .name = "dropout",
     .what = "keyed dropout: keep decisions from the stream, scale 1/(1-p), out = x * mask, backward = dy * mask",
     .tol = { GNN_CMP_VERIFY, 1, 0 },
-    .reason = "selection and one f32 multiply: exact; the scale 1/(1-p) within 1 ulp (computed in f32)",
-    .params = k_drop_params, .n_params = N_DROP_PARAMS, .presets = k_drop_presets,
+    .reason = "selection and one f32 multiply: exact; the scale 1/(1-p) within 1 ulp (computed in f32: 1-p and the "
+              "quotient round, measured 0.52 ulp at p = 0.123)",
+    .params = k_drop_params, .n_params = N_DROPT_PARAMS, .presets = k_drop_presets, .defaults = "tie=0",
     .ref = &k_fn_ref, .impls = k_fn_impls, .run = dropout_run,
 };
 
@@ -565,9 +605,10 @@ static gnn_oracle_outcome grad_linear_run(gnn_oracle_ctx *ctx, const gnn_oracle_
 const gnn_oracle_entry gnn_oracle_grad_linear = {
     .name = "grad.linear",
     .what = "linear backward (dx, dw, db) against central differences of the forward (h = 1, dyadic inputs)",
-    .tol = { GNN_CMP_ALLCLOSE, 1e-9, 1e-9 },
-    .reason = "dyadic inputs make forward, objective and backward exact: any difference is a bug",
-    .params = k_linf_params, .n_params = N_LIN_PARAMS, .presets = k_grad_lin_presets,
+    .tol = { GNN_CMP_ULP, 0, 0 },
+    .reason = "dyadic inputs make forward, objective and backward exact: any difference is a bug; measured 0, "
+              "225 seeds",
+    .params = k_linf_params, .n_params = N_LINF_PARAMS, .presets = k_grad_lin_presets,
     .ref = &k_nn_ref, .impls = k_nn_grad_impls, .run = grad_linear_run,
 };
 
@@ -613,8 +654,9 @@ static gnn_oracle_outcome grad_xent_run(gnn_oracle_ctx *ctx, const gnn_oracle_ca
 const gnn_oracle_entry gnn_oracle_grad_xent = {
     .name = "grad.xent",
     .what = "softmax cross-entropy dlogits against central differences of the loss (h = 2^-10)",
-    .tol = { GNN_CMP_ALLCLOSE, 1e-7, 1e-6 },
-    .reason = "truncation h^2/6 |L'''| < 1e-7 and one f32 rounding of each dlogit (6e-8 relative)",
+    .tol = { GNN_CMP_ALLCLOSE, 2e-8, 2e-7 },
+    .reason = "truncation h^2/6 |L'''| (~1e-9 at these logits) and one f32 rounding of each dlogit (6e-8 "
+              "relative); measured max |diff| 1.1e-8 (0.31 of it), 225 seeds",
     .params = k_xent_params, .n_params = N_XENT_PARAMS, .presets = k_grad_xent_presets,
     .ref = &k_fn_ref, .impls = k_fn_impls, .run = grad_xent_run,
 };
@@ -669,8 +711,8 @@ static gnn_oracle_outcome grad_relu_run(gnn_oracle_ctx *ctx, const gnn_oracle_ca
 const gnn_oracle_entry gnn_oracle_grad_relu = {
     .name = "grad.relu",
     .what = "relu backward against central differences (h = 1/16, |x| >= 1/4: no kink crossed)",
-    .tol = { GNN_CMP_ALLCLOSE, 1e-9, 1e-9 },
-    .reason = "piecewise linear with dyadic inputs: the difference quotient is exact",
+    .tol = { GNN_CMP_ULP, 0, 0 },
+    .reason = "piecewise linear with dyadic inputs: the difference quotient is exact; measured 0, 225 seeds",
     .params = k_grad_relu_params, .n_params = 1, .presets = k_grad_relu_presets,
     .ref = &k_fn_ref, .impls = k_fn_impls, .run = grad_relu_run,
 };
@@ -729,8 +771,9 @@ static gnn_oracle_outcome grad_dropout_run(gnn_oracle_ctx *ctx, const gnn_oracle
 const gnn_oracle_entry gnn_oracle_grad_dropout = {
     .name = "grad.dropout",
     .what = "dropout backward against central differences with the keyed (hence fixed) mask, h = 1",
-    .tol = { GNN_CMP_ALLCLOSE, 1e-6, 1e-6 },
-    .reason = "linear in x; x * scale and dy * scale each round once when 1/(1-p) is not a power of 2",
+    .tol = { GNN_CMP_ALLCLOSE, 1e-9, 2.4e-7 },
+    .reason = "linear in x; x * scale and dy * scale each round once when 1/(1-p) is not a power of 2 (2^-23 "
+              "relative in all; rtol 2^-22); measured 1.17e-7 relative (0.49 of it), 225 seeds",
     .params = k_drop_params, .n_params = N_DROP_PARAMS, .presets = k_grad_drop_presets,
     .ref = &k_fn_ref, .impls = k_fn_impls, .run = grad_dropout_run,
 };

@@ -109,6 +109,7 @@ static gnn_block *case_blocks(gnn_oracle_ctx *ctx, int n)
 typedef struct sampler_input {
     const gnn_csr *g;
     float *weights; /* (g->nnz) or NULL */
+    const int64_t *rng_ids; /* (g->n) or NULL: gnn_sample_params.rng_ids */
     int64_t *seeds; /* (n_seeds) */
     int64_t n_seeds;
 } sampler_input;
@@ -120,7 +121,8 @@ typedef struct sampler_input {
  * dup 2 puts an id out of range (n) there; dup 3 changes nothing here (layer_run corrupts a
  * weight). */
 static gnn_oracle_outcome make_input(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, int gen, int scale, int64_t ef,
-                                     int64_t n_seeds, int weighted, int64_t zeros, int dup, sampler_input *in)
+                                     int64_t n_seeds, int weighted, int64_t zeros, int dup, int64_t zends,
+                                     int64_t rngids, sampler_input *in)
 {
     /* the seeds keep their historical salts, so every case string still names the same graph */
     const gnn_csr *cg = NULL;
@@ -159,6 +161,38 @@ static gnn_oracle_outcome make_input(gnn_oracle_ctx *ctx, const gnn_oracle_case 
         int64_t j = gnn_oracle_draw_range(&gs, i, n - 1), t = in->seeds[i];
         in->seeds[i] = in->seeds[j];
         in->seeds[j] = t;
+    }
+    if (zends) {
+        /* degree-0 seeds first, in the middle and last: the rows a sampler splitting its work
+         * by seed chunks and prefix sums writes no edges for, at each end of the layout */
+        const int64_t at[3] = { 0, n_seeds / 2, n_seeds - 1 };
+        int64_t v = 0, placed = 0;
+        for (int t = 0; t < 3 && n_seeds >= 3; t++, v++) {
+            while (v < n && g->indptr[v + 1] > g->indptr[v])
+                v++;
+            if (v == n)
+                break;
+            int64_t j = 0;
+            while (j < n_seeds && in->seeds[j] != v)
+                j++;
+            if (j < n_seeds) /* already a seed: swap it in (the seeds stay distinct) */
+                in->seeds[j] = in->seeds[at[t]];
+            in->seeds[at[t]] = v;
+            placed++;
+        }
+        if (placed < 3)
+            return gnn_oracle_fail(ctx, "invalid case: zends=1 needs 3 seeds and 3 isolated vertices in the graph");
+    }
+    in->rng_ids = NULL;
+    if (rngids) {
+        /* a partition's VID_o: local vertex v draws with global id rng_ids[v], distinct and above
+         * 2^32 (so the stream's id_hi field is used), in no particular order */
+        int64_t *ids = gnn_oracle_alloc(ctx, ((size_t)n + 1) * sizeof(int64_t));
+        if (!ids)
+            return gnn_oracle_fail(ctx, "out of memory");
+        for (int64_t u = 0; u < n; u++)
+            ids[u] = ((int64_t)1 << 36) + (int64_t)(((uint64_t)u * 0x9E3779B1u) & 0xFFFFFFFFu); /* odd: a bijection */
+        in->rng_ids = ids;
     }
     if (dup == 1)
         in->seeds[n_seeds - 1] = in->seeds[0];
@@ -215,7 +249,14 @@ static gnn_oracle_outcome sane_then_compare(gnn_oracle_ctx *ctx, gnn_oracle_cmp 
 
 /* ---- sample.layer ------------------------------------------------------------------------- */
 
-enum { L_GEN, L_SCALE, L_EF, L_SEEDS, L_FANOUT, L_REPLACE, L_WEIGHTED, L_ZEROS, L_STEP, L_LAYER, L_DUP, N_L_PARAMS };
+enum { L_GEN, L_SCALE, L_EF, L_SEEDS, L_FANOUT, L_REPLACE, L_WEIGHTED, L_ZEROS, L_STEP, L_LAYER, L_DUP, L_ZENDS, L_RNGIDS,
+       N_L_PARAMS };
+/* optional (both entries): seeds of degree 0 at both ends and the middle; the partition's rng_ids */
+#define SAMPLER_OPTIONAL_PARAMS                                                                                   \
+    { "zends", GNN_PARAM_INT, 0, 1, "1: isolated vertices as the first, middle and last seeds" },               \
+        { "rngids", GNN_PARAM_INT, 0, 1,                                                                        \
+          "1: rng_ids given (a partition's VID_o: distinct ids above 2^32 that the draws are keyed by)" }
+#define SAMPLER_DEFAULTS "zends=0,rngids=0"
 static const gnn_oracle_param k_l_params[N_L_PARAMS] = {
     { "gen", GNN_PARAM_INT, 0, 1, "graph: 0 R-MAT, 1 SBM" },
     { "scale", GNN_PARAM_INT, 1, 20, "2^scale vertices" },
@@ -230,6 +271,7 @@ static const gnn_oracle_param k_l_params[N_L_PARAMS] = {
     { "dup", GNN_PARAM_INT, 0, 3,
       "a bad batch first, then the valid one: 1 the last seed repeats the first (GNN_ERR_INVAL); 2 the last seed is "
       "out of range (GNN_ERR_RANGE); 3 a negative weight in a sampled row (GNN_ERR_INVAL; weighted=1)" },
+    SAMPLER_OPTIONAL_PARAMS,
 };
 /* the four modes on both graphs; whole graphs (with isolated vertices: degree-0 seeds), fanout
  * above every degree, all neighbors, a single seed, the empty batch, all-zero weights, a size
@@ -261,17 +303,34 @@ static const char *const k_l_presets[] = {
     "gen=0,scale=12,ef=16,seeds=300,fanout=100,replace=1,weighted=0,zeros=0,step=3,layer=1,dup=0",
     "gen=0,scale=12,ef=16,seeds=300,fanout=80,replace=0,weighted=1,zeros=10,step=3,layer=1,dup=0",
     "gen=0,scale=12,ef=16,seeds=300,fanout=100,replace=1,weighted=1,zeros=10,step=3,layer=1,dup=0",
+    /* boundaries of the cpu sampler: fanout 64 (the largest kept in the sparse Fisher-Yates, on
+     * hubs of d > 256 where its 256-bit filter aliases and repeated positions are likely) and 65
+     * (the smallest dense one); 64 and 65 draws with replacement (one batch of draw words, or
+     * the cursor); fanouts 1 and 2 without replacement (draw words without AVX2 batching);
+     * degree-0 seeds at both ends and the middle with 33 seeds (a chunk of 32 and one more);
+     * rng_ids as partitioned training passes them, uniform and weighted */
+    "gen=0,scale=12,ef=16,seeds=300,fanout=64,replace=0,weighted=0,zeros=0,step=3,layer=1,dup=0",
+    "gen=0,scale=12,ef=16,seeds=300,fanout=65,replace=0,weighted=0,zeros=0,step=3,layer=1,dup=0",
+    "gen=0,scale=10,ef=8,seeds=100,fanout=64,replace=1,weighted=0,zeros=0,step=1,layer=0,dup=0",
+    "gen=0,scale=10,ef=8,seeds=100,fanout=65,replace=1,weighted=0,zeros=0,step=1,layer=0,dup=0",
+    "gen=1,scale=9,ef=10,seeds=100,fanout=1,replace=0,weighted=0,zeros=0,step=2,layer=3,dup=0",
+    "gen=1,scale=9,ef=10,seeds=100,fanout=2,replace=0,weighted=0,zeros=0,step=2,layer=3,dup=0",
+    "gen=0,scale=8,ef=4,seeds=33,fanout=4,replace=0,weighted=0,zeros=0,step=5,layer=1,dup=0,zends=1",
+    "gen=0,scale=8,ef=4,seeds=33,fanout=3,replace=1,weighted=1,zeros=20,step=5,layer=1,dup=0,zends=1",
+    "gen=0,scale=9,ef=8,seeds=64,fanout=5,replace=0,weighted=0,zeros=0,step=3,layer=1,dup=0,rngids=1",
+    "gen=1,scale=9,ef=10,seeds=100,fanout=4,replace=1,weighted=1,zeros=20,step=7,layer=0,dup=0,rngids=1",
     NULL,
 };
 
 static gnn_oracle_outcome layer_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
-    const gnn_oracle_cmp cmp = c->entry->tol.cmp;
+    const gnn_oracle_cmp cmp = gnn_oracle_ctx_tol(ctx)->cmp;
     const int dup = (int)gnn_oracle_int(c, L_DUP);
     sampler_input in;
     gnn_oracle_outcome o = make_input(ctx, c, (int)gnn_oracle_int(c, L_GEN), (int)gnn_oracle_int(c, L_SCALE),
                                       gnn_oracle_int(c, L_EF), gnn_oracle_int(c, L_SEEDS),
-                                      (int)gnn_oracle_int(c, L_WEIGHTED), gnn_oracle_int(c, L_ZEROS), dup, &in);
+                                      (int)gnn_oracle_int(c, L_WEIGHTED), gnn_oracle_int(c, L_ZEROS), dup,
+                                      gnn_oracle_int(c, L_ZENDS), gnn_oracle_int(c, L_RNGIDS), &in);
     if (o != GNN_ORACLE_PASS)
         return o;
     gnn_sampler *r, *s;
@@ -285,6 +344,7 @@ static gnn_oracle_outcome layer_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
         .step = (uint32_t)gnn_oracle_int(c, L_STEP),
         .layer = (unsigned)gnn_oracle_int(c, L_LAYER),
         .weights = in.weights,
+        .rng_ids = in.rng_ids,
     };
     gnn_block *b = case_blocks(ctx, 4); /* want, got for each of the two calls */
     if (!b)
@@ -341,7 +401,7 @@ const gnn_oracle_entry gnn_oracle_sample_layer = {
             "array, two calls per object",
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = "draws keyed by (seed, step, layer, vertex) and first-appearance order: exact at any thread count",
-    .params = k_l_params, .n_params = N_L_PARAMS, .presets = k_l_presets,
+    .params = k_l_params, .n_params = N_L_PARAMS, .presets = k_l_presets, .defaults = SAMPLER_DEFAULTS,
     .ref = &k_sampler_ref, .impls = k_ordered_impls, .run = layer_run,
 };
 
@@ -350,13 +410,14 @@ const gnn_oracle_entry gnn_oracle_sample_layer_fusedmap = {
     .what = "gnn_sampler_layer with the Fused-Map (fused, unfused) equals ref sample + block build after relabelling",
     .tol = { GNN_CMP_CANONICAL, 0, 0 },
     .reason = "the Fused-Map's new src come in arrival order (inherently unordered); edges and ids are exact",
-    .params = k_l_params, .n_params = N_L_PARAMS, .presets = k_l_presets,
+    .params = k_l_params, .n_params = N_L_PARAMS, .presets = k_l_presets, .defaults = SAMPLER_DEFAULTS,
     .ref = &k_sampler_ref, .impls = k_fusedmap_impls, .run = layer_run,
 };
 
 /* ---- sample.blocks ------------------------------------------------------------------------- */
 
-enum { B_GEN, B_SCALE, B_EF, B_SEEDS, B_L, B_FO0, B_FO1, B_FO2, B_REPLACE, B_WEIGHTED, B_ZEROS, B_STEP, N_BL_PARAMS };
+enum { B_GEN, B_SCALE, B_EF, B_SEEDS, B_L, B_FO0, B_FO1, B_FO2, B_REPLACE, B_WEIGHTED, B_ZEROS, B_STEP, B_ZENDS, B_RNGIDS,
+       N_BL_PARAMS };
 static const gnn_oracle_param k_bl_params[N_BL_PARAMS] = {
     { "gen", GNN_PARAM_INT, 0, 1, "graph: 0 R-MAT, 1 SBM" },
     { "scale", GNN_PARAM_INT, 1, 20, "2^scale vertices" },
@@ -370,6 +431,7 @@ static const gnn_oracle_param k_bl_params[N_BL_PARAMS] = {
     { "weighted", GNN_PARAM_INT, 0, 1, "1: per-edge weights" },
     { "zeros", GNN_PARAM_INT, 0, 100, "weighted: percent of edges with weight 0" },
     { "step", GNN_PARAM_INT, 0, 4294967294.0, "global iteration of the first call (the second uses step + 1)" },
+    SAMPLER_OPTIONAL_PARAMS,
 };
 /* fanouts like DGL's 15,10,5 scaled down, each mode on both graphs, a single seed, the whole
  * graph, all neighbors and fanout above every degree, a larger batch, fanouts above 64 */
@@ -383,18 +445,23 @@ static const char *const k_bl_presets[] = {
     "gen=0,scale=8,ef=4,seeds=16,L=2,fo0=-1,fo1=1000,fo2=0,replace=0,weighted=0,zeros=0,step=3",
     "gen=0,scale=10,ef=8,seeds=128,L=2,fo0=10,fo1=5,fo2=0,replace=1,weighted=0,zeros=0,step=5",
     "gen=0,scale=12,ef=16,seeds=16,L=2,fo0=70,fo1=80,fo2=0,replace=0,weighted=0,zeros=0,step=6",
+    /* rng_ids through every layer (the lower layers' dst draw with their own ids); degree-0
+     * seeds at both ends and the middle of the top layer */
+    "gen=0,scale=10,ef=8,seeds=32,L=3,fo0=8,fo1=5,fo2=3,replace=0,weighted=0,zeros=0,step=0,rngids=1",
+    "gen=0,scale=8,ef=4,seeds=33,L=2,fo0=3,fo1=4,fo2=0,replace=1,weighted=1,zeros=20,step=2,zends=1,rngids=1",
     NULL,
 };
 
 static gnn_oracle_outcome blocks_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
-    const gnn_oracle_cmp cmp = c->entry->tol.cmp;
+    const gnn_oracle_cmp cmp = gnn_oracle_ctx_tol(ctx)->cmp;
     const int L = (int)gnn_oracle_int(c, B_L);
     const int64_t fanouts[3] = { gnn_oracle_int(c, B_FO0), gnn_oracle_int(c, B_FO1), gnn_oracle_int(c, B_FO2) };
     sampler_input in;
     gnn_oracle_outcome o = make_input(ctx, c, (int)gnn_oracle_int(c, B_GEN), (int)gnn_oracle_int(c, B_SCALE),
                                       gnn_oracle_int(c, B_EF), gnn_oracle_int(c, B_SEEDS),
-                                      (int)gnn_oracle_int(c, B_WEIGHTED), gnn_oracle_int(c, B_ZEROS), 0, &in);
+                                      (int)gnn_oracle_int(c, B_WEIGHTED), gnn_oracle_int(c, B_ZEROS), 0,
+                                      gnn_oracle_int(c, B_ZENDS), gnn_oracle_int(c, B_RNGIDS), &in);
     if (o != GNN_ORACLE_PASS)
         return o;
     gnn_sampler *r, *s;
@@ -408,6 +475,7 @@ static gnn_oracle_outcome blocks_run(gnn_oracle_ctx *ctx, const gnn_oracle_case 
         .step = (uint32_t)gnn_oracle_int(c, B_STEP),
         .layer = 0,
         .weights = in.weights,
+        .rng_ids = in.rng_ids,
     };
     for (int call = 0; call < 2; call++, base.step++) {
         gnn_block *want = case_blocks(ctx, L), *got = case_blocks(ctx, L);
@@ -434,7 +502,7 @@ const gnn_oracle_entry gnn_oracle_sample_blocks = {
             "sampler, layer by layer, two calls per object",
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = "draws keyed by (seed, step, layer, vertex) and first-appearance order: exact at any thread count",
-    .params = k_bl_params, .n_params = N_BL_PARAMS, .presets = k_bl_presets,
+    .params = k_bl_params, .n_params = N_BL_PARAMS, .presets = k_bl_presets, .defaults = SAMPLER_DEFAULTS,
     .ref = &k_sampler_ref, .impls = k_ordered_impls, .run = blocks_run,
 };
 
@@ -443,6 +511,6 @@ const gnn_oracle_entry gnn_oracle_sample_blocks_fusedmap = {
     .what = "gnn_sampler_blocks with the Fused-Map equals the reference blocks after relabelling every layer",
     .tol = { GNN_CMP_CANONICAL, 0, 0 },
     .reason = "the Fused-Map's src order (and so the lower layers' dst order) is arrival order; edges and ids are exact",
-    .params = k_bl_params, .n_params = N_BL_PARAMS, .presets = k_bl_presets,
+    .params = k_bl_params, .n_params = N_BL_PARAMS, .presets = k_bl_presets, .defaults = SAMPLER_DEFAULTS,
     .ref = &k_sampler_ref, .impls = k_fusedmap_impls, .run = blocks_run,
 };

@@ -31,13 +31,19 @@ extern const gnn_oracle_entry gnn_oracle_elu_fwd, gnn_oracle_elu_bwd, gnn_oracle
 /* graph partitioning: the partition structure, DistGNN-MB 3.1 (oracle/op_partition.c) */
 extern const gnn_oracle_entry gnn_oracle_partition_build, gnn_oracle_partition_verify, gnn_oracle_partition_files;
 /* db_halo (DistGNN-MB Algorithm 1) and the hybrid-partitioning feature store (oracle/op_halo.c) */
-extern const gnn_oracle_entry gnn_oracle_partition_db_halo, gnn_oracle_kvstore_pull;
+extern const gnn_oracle_entry gnn_oracle_partition_db_halo, gnn_oracle_partition_db_halo_agree, gnn_oracle_kvstore_pull;
 /* DistGNN-MB's Asynchronous Embedding Push: which solid vertices are pushed (oracle/op_aep.c) */
 extern const gnn_oracle_entry gnn_oracle_aep_select;
+/* code that ref and opt share, against verifiers written from its header (oracle/op_shared.c) */
+extern const gnn_oracle_entry gnn_oracle_aep_verify, gnn_oracle_sample_blocks_layers;
 /* the Historical Embedding Cache, DistGNN-MB 3.2 (oracle/op_hec.c) */
 extern const gnn_oracle_entry gnn_oracle_hec_ops, gnn_oracle_hec_verify;
 /* distributed training on partitions: drop, HEC + AEP, fetch (oracle/op_train_part.c) */
 extern const gnn_oracle_entry gnn_oracle_train_part, gnn_oracle_train_part_single;
+/* the communicator's shared code and the simulator's faults, against verifiers written from
+ * docs/comm.md and docs/simulator.md (oracle/op_comm.c) */
+extern const gnn_oracle_entry gnn_oracle_comm_allreduce, gnn_oracle_comm_alltoallv, gnn_oracle_comm_allgatherv,
+    gnn_oracle_comm_checks, gnn_oracle_sim_faults;
 
 const gnn_oracle_entry *const gnn_oracle_registry[] = {
     /* core services */
@@ -57,6 +63,7 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     &gnn_oracle_sample_layer_fusedmap,
     &gnn_oracle_sample_blocks,
     &gnn_oracle_sample_blocks_fusedmap,
+    &gnn_oracle_sample_blocks_layers,
     /* aggregation */
     &gnn_oracle_aggregate_mean_fwd,
     &gnn_oracle_aggregate_mean_bwd,
@@ -104,14 +111,22 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     &gnn_oracle_partition_files,
     /* db_halo (DistGNN-MB Algorithm 1) and the feature store, under the simulator (oracle/op_halo.c) */
     &gnn_oracle_partition_db_halo,
+    &gnn_oracle_partition_db_halo_agree,
     &gnn_oracle_kvstore_pull,
     /* DistGNN-MB AEP (oracle/op_aep.c) */
     &gnn_oracle_aep_select,
+    &gnn_oracle_aep_verify,
     /* the Historical Embedding Cache, DistGNN-MB 3.2 (oracle/op_hec.c) */
     &gnn_oracle_hec_ops,
     &gnn_oracle_hec_verify,
     /* distributed training on partitions (oracle/op_train_part.c) */
     &gnn_oracle_train_part,
     &gnn_oracle_train_part_single,
+    /* the communicator and the simulator's faults (oracle/op_comm.c) */
+    &gnn_oracle_comm_allreduce,
+    &gnn_oracle_comm_alltoallv,
+    &gnn_oracle_comm_allgatherv,
+    &gnn_oracle_comm_checks,
+    &gnn_oracle_sim_faults,
     NULL,
 };

@@ -209,7 +209,8 @@ END_TEST
 START_TEST(report_write_failure)
 {
     NEED_TOOL();
-    static const char *const cmds[] = { "train --data builtin --epochs 1 --quiet", "oracle --op idmap.build --cases 3" };
+    static const char *const cmds[] = { "train --data builtin --epochs 1 --quiet",
+                                        "oracle --op idmap.build --impl ordered --cases 3" };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         const char *rep = tmp("r.json");
         FILE *f = fopen(rep, "w");
@@ -312,7 +313,8 @@ static const struct {
                "deg-out", "noise", "split", NULL } },
     { "convert", { "data", "format", "output", "split", "seed", "max-vertices", "json", NULL } },
     { "info", { "data", "json", NULL } },
-    { "oracle", { "list", "op", "impl", "cases", "seed", "threads", "case", "json", "verbose", NULL } },
+    { "oracle", { "list", "op", "impl", "cases", "seed", "threads", "case", "json", "verbose", "stress", "stress-noise",
+                 "stress-seed", NULL } },
 };
 
 /* The flag an entry of --help starts with: "  --name ..." or "  -o, --name ...". */

@@ -102,6 +102,8 @@ START_TEST(cli_backend_flags)
         { "commcheck --alpha 1e-6", "--alpha applies to --backend sim" },
         { "commcheck --backend sim --fault-drop 2", "--fault-drop '2'" },
         { "commcheck --inject mismatch", "--inject needs --backend sim" },
+        { "commcheck --inject skip", "--inject needs --backend sim or mpi" },
+        { "commcheck --backend sim --ranks 1 --inject flip", "needs --ranks 2 or more" },
         { "commcheck --backend sim --inject nothing", "--inject 'nothing'" },
         { "commcheck --backend sim --inject deadlock", "needs --ranks 2 or more" },
         { "train --backend sim --fault-delay 0", "--fault-delay '0'" },
@@ -134,6 +136,16 @@ START_TEST(cli_injected_bugs)
         { "commcheck --backend sim --ranks 2 --inject mismatch", "rank 1 called allreduce(f32, count=4)" },
         { "commcheck --backend sim --ranks 3 --inject deadlock", "rank 2 blocked in wait(ialltoallv tag 3 step 0)" },
         { "commcheck --backend sim --ranks 2 --inject modify", "modified the send buffer" },
+        /* a bit flipped in every message: all 2 P (P - 1) are detected (P async segments
+         * discarded, then the blocking alltoallv stops the run naming both ranks) */
+        { "commcheck --backend sim --ranks 3 --inject flip",
+          "corrupted message: CRC32C mismatch in alltoallv from rank 0 to rank 1 (12 bytes" },
+        { "commcheck --backend sim --ranks 3 --inject flip", "12 bits flipped, 12 detected by CRC32C" },
+        { "commcheck --backend sim --ranks 4 --inject flip --fault-seed 9", "24 bits flipped, 24 detected by CRC32C" },
+        /* a rank that skips a post: reported with the rank, never a hang */
+        { "commcheck --backend sim --ranks 3 --inject skip",
+          "rank 0 blocked in wait(ialltoallv tag 4 step 1) for rank 2; rank 1 blocked in wait(ialltoallv tag 4 step 1) "
+          "for rank 2; rank 2 blocked in barrier" },
     };
     for (size_t i = 0; i < sizeof bug / sizeof bug[0]; i++) {
         ck_assert_msg(tool(bug[i].args, out, sizeof out) == 1, "%s: expected exit 1: %s", bug[i].args, out);

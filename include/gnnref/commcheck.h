@@ -9,11 +9,22 @@
  * output itself and compare bitwise; each case's output is also summarized by a CRC32C, so
  * two backends (sim and MPI) can be compared case by case. `gnnref commcheck` runs it.
  *
- * inject (for the simulator's failure tests; never under MPI, where it would hang):
- *   "mismatch": rank 0 calls barrier while the others call allreduce;
+ * After those, the presets of the oracle's comm.* entries whose rank count is the
+ * communicator's size (oracle/op_comm.c: allreduce against a serial rank-order sum,
+ * alltoallv and allgatherv with scattered, in-place and overlapping buffers, the argument
+ * checks), with `seed`: under mpirun that is the MPI implementation of those entries.
+ *
+ * inject (deliberate bugs the run must report, never hang on):
+ *   "mismatch": rank 0 calls barrier while the others call allreduce (simulator only);
  *   "deadlock": rank 0 waits in a barrier while the others wait for an ialltoallv that
- *               rank 0 never posts;
- *   "modify":   rank 0 changes its ialltoallv send buffer before the wait. */
+ *               rank 0 never posts (simulator only);
+ *   "modify":   rank 0 changes its ialltoallv send buffer before the wait (simulator only);
+ *   "flip":     with the simulator flipping a bit of every message (--fault-flip 1), every
+ *               asynchronous segment from another rank must be discarded by its CRC32C and a
+ *               blocking alltoallv must stop the run with GNN_ERR_COMM naming both ranks;
+ *   "skip":     the last rank skips its second ialltoallv post on a tag; the others wait for
+ *               it: the simulator reports a deadlock, MPI's bounded wait a timeout naming the
+ *               rank (GNN_MPI_WAIT_TIMEOUT, docs/comm.md section 8). */
 #ifndef GNNREF_COMMCHECK_H
 #define GNNREF_COMMCHECK_H
 
@@ -24,13 +35,13 @@
 extern "C" {
 #endif
 
-#define GNN_COMMCHECK_MAX_CASES 48
+#define GNN_COMMCHECK_MAX_CASES 128
 
 typedef struct gnn_commcheck_case {
-    char name[64];
+    char name[128];
     uint32_t crc;     /* CRC32C of this rank's output for the case */
     int pass;         /* output equal to the expected one, bitwise */
-    char detail[128]; /* the first difference, when !pass */
+    char detail[200]; /* the first difference, when !pass */
 } gnn_commcheck_case;
 
 typedef struct gnn_commcheck_result {

@@ -90,12 +90,17 @@ typedef struct gnn_oracle_value {
     double x;       /* REAL */
 } gnn_oracle_value;
 
-#define GNN_ORACLE_MAX_PARAMS 12
+#define GNN_ORACLE_MAX_PARAMS 16
 
 /* ---- implementations and entries ---------------------------------------------------------- */
 
 enum {
-    GNN_ORACLE_THREADED = 1u << 0 /* impl: run at every count in gnn_oracle_thread_counts */
+    GNN_ORACLE_THREADED = 1u << 0, /* impl: run at every count in gnn_oracle_thread_counts */
+    /* impl: its result may depend on the thread count by design (per-thread partial sums
+     * reduced in thread order). Without this flag a threaded implementation must give the
+     * same bits at every thread count: the harness compares each case's digest with the one
+     * of the first thread count run, even where the comparison with ref is a tolerance. */
+    GNN_ORACLE_THREAD_DEPENDENT = 1u << 1
 };
 enum {
     GNN_ORACLE_SEEDLESS = 1u << 0 /* entry: inputs do not depend on the seed; one case per preset */
@@ -108,8 +113,17 @@ enum {
 typedef struct gnn_oracle_impl {
     const char *name; /* "ref", "cpu": printed in every case string */
     const void *ops;
-    unsigned flags;   /* GNN_ORACLE_THREADED */
+    unsigned flags;   /* GNN_ORACLE_THREADED, GNN_ORACLE_THREAD_DEPENDENT */
 } gnn_oracle_impl;
+
+/* A per-implementation tolerance (gnn_oracle_entry.impl_tols): it replaces the entry's for
+ * that implementation, so one entry can hold a twin that keeps the reference's order to
+ * bitwise and another (a BLAS GEMM) to a tolerance, each with its own reason. */
+typedef struct gnn_oracle_impl_tol {
+    const gnn_oracle_impl *impl; /* NULL ends the list */
+    gnn_oracle_tol tol;
+    const char *reason;          /* why, with the measured worst case */
+} gnn_oracle_impl_tol;
 
 /* The thread counts every threaded implementation is checked at (1, 2 and 4). */
 extern const int gnn_oracle_thread_counts[];
@@ -144,6 +158,13 @@ struct gnn_oracle_entry {
     const char *const *presets;           /* NULL-terminated "n_dst=37,n_src=80,d=13,deg=0..9" */
     const gnn_oracle_impl *ref;           /* the reference: the specification */
     const gnn_oracle_impl *const *impls;  /* NULL-terminated: implementations checked */
+    /* NULL, or implementations held to another tolerance than `tol` (ended by impl NULL) */
+    const gnn_oracle_impl_tol *impl_tols;
+    /* NULL, or the optional parameters with their defaults, "zdeg=0,tie=0": a key listed here
+     * takes this value when a case string or preset leaves it out, and a case string leaves it
+     * out while it has this value. A parameter added to an entry later is made optional, so
+     * every existing case string (and every saved replay line) keeps its meaning and form. */
+    const char *defaults;
     unsigned flags;                       /* GNN_ORACLE_SEEDLESS */
     /* Generate the inputs of c, run it, compare; returns the outcome (the harness then
      * sweeps the guard bytes of every output and may turn a PASS into a FAIL). */
@@ -158,6 +179,10 @@ extern const gnn_oracle_entry *const gnn_oracle_registry[];
 const gnn_oracle_entry *gnn_oracle_find(const char *name);
 /* Implementation of e by name (e->impls, or e->ref), or NULL. */
 const gnn_oracle_impl *gnn_oracle_find_impl(const gnn_oracle_entry *e, const char *name);
+/* The comparator and tolerance impl is held to in entry e: its e->impl_tols line when it has
+ * one, else e->tol (impl NULL: e->tol); and the reason that goes with it. */
+const gnn_oracle_tol *gnn_oracle_tol_of(const gnn_oracle_entry *e, const gnn_oracle_impl *impl);
+const char *gnn_oracle_reason_of(const gnn_oracle_entry *e, const gnn_oracle_impl *impl);
 int gnn_oracle_n_presets(const gnn_oracle_entry *e);
 /* Does `name` select entry name `op`? Exact name, a dotted prefix ("aggregate" selects
  * "aggregate.mean.fwd"), or a shell pattern ("aggregate.*.bwd"). */
@@ -217,6 +242,46 @@ int gnn_oracle_run_entry_threads(const gnn_oracle_entry *e, const char *impl_nam
                                  gnn_oracle_visit visit, void *user,
                                  int counts[GNN_ORACLE_OUTCOME_COUNT]);
 
+/* ---- stress: races ------------------------------------------------------------------------
+ * A race shows only in some interleavings, so one run that passes proves little. Stress mode
+ * runs a case again and again, each run under another perturbation of the scheduling:
+ * background noise threads (started before the run and joined after it) that alternately
+ * burn a core while touching memory and yield or sleep, preempting the case's threads at
+ * arbitrary points; the number of them going from s->noise down to none over the runs
+ * (parallel loops race most with the cores to themselves, preempted threads widen the
+ * windows of narrow races); and a random OpenMP schedule for any schedule(runtime) loop.
+ * Each run's perturbation is a function of (s->seed, the case string, the run's index), so a
+ * replay with the same settings repeats the same perturbations (the OS's scheduling stays
+ * its own). A race whose window is a few instructions wide may still pass every run: the
+ * ThreadSanitizer stage (ci/tsan-omp.sh) is the check for those (docs/oracle.md, "Races"). */
+typedef struct gnn_oracle_stress {
+    int runs;      /* runs of each case (>= 1) */
+    int noise;     /* noise threads at most (0: none) */
+    uint64_t seed; /* seed of the perturbations */
+} gnn_oracle_stress;
+
+/* Thread counts of stress mode: 2, 4 and 8 (more threads than cores preempt each other). */
+extern const int gnn_oracle_stress_thread_counts[];
+extern const int gnn_oracle_n_stress_thread_counts;
+
+/* runs; noise: one per online CPU; seed 1. */
+void gnn_oracle_stress_init(gnn_oracle_stress *s, int runs);
+
+/* Run case c s->runs times under stress (s NULL: once, as gnn_oracle_run). FAIL when a run
+ * fails, when the outcome changes from run to run, or, for the exact comparators (bitwise,
+ * canonical, verify), when a run's output digest differs from the first run's; r is then the
+ * failing run's result, its detail starting with the run and its perturbation. Otherwise r is
+ * the first run's result (SKIP and UNSUPPORTED stop after it). r->seconds: all runs. */
+gnn_oracle_outcome gnn_oracle_run_stress(const gnn_oracle_case *c, const gnn_oracle_stress *s,
+                                         gnn_oracle_result *r);
+
+/* gnn_oracle_run_entry_threads with every case run by gnn_oracle_run_stress (s NULL: once);
+ * thread_counts NULL: gnn_oracle_stress_thread_counts under stress. */
+int gnn_oracle_run_entry_stress(const gnn_oracle_entry *e, const char *impl_name, int cases,
+                                uint64_t seed, const int *thread_counts, int n_thread_counts,
+                                const gnn_oracle_stress *s, gnn_oracle_visit visit, void *user,
+                                int counts[GNN_ORACLE_OUTCOME_COUNT]);
+
 /* Set the OpenMP thread count (no-op without OpenMP); returns the previous count (1 without). */
 int gnn_oracle_set_threads(int n);
 /* 1 when this build has OpenMP. */
@@ -260,7 +325,7 @@ void gnn_oracle_note(gnn_oracle_ctx *ctx, const char *fmt, ...)
 gnn_oracle_outcome gnn_oracle_status(gnn_oracle_ctx *ctx, const char *who, gnn_status s);
 /* Fold bytes of the implementation's output into the case digest. */
 void gnn_oracle_digest(gnn_oracle_ctx *ctx, const void *p, size_t bytes);
-/* Tolerance of the case's entry. */
+/* Tolerance of the case: gnn_oracle_tol_of(its entry, its implementation). */
 const gnn_oracle_tol *gnn_oracle_ctx_tol(const gnn_oracle_ctx *ctx);
 /* Combine outcomes: FAIL > UNSUPPORTED > SKIP > PASS. */
 gnn_oracle_outcome gnn_oracle_worst(gnn_oracle_outcome a, gnn_oracle_outcome b);
@@ -356,6 +421,19 @@ void gnn_oracle_fill_spread(gnn_oracle_draws *d, float *x, int64_t count);
 /* Dyadic values k / 2^shift, k in [-kmax, kmax]: sums and products of a few of these are
  * exact in f32, which is what makes the gradient checks' finite differences exact. */
 void gnn_oracle_fill_dyadic(gnn_oracle_draws *d, float *x, int64_t count, int kmax, int shift);
+
+/* Edge inputs the random generators reach only by chance (oracle/case.c):
+ * gnn_oracle_block_zero_rows empties rows of b (their edges are removed, the rest keep their
+ * order): `where` bit 1 the first `run` rows, bit 2 `run` rows in the middle, bit 4 the last
+ * `run` rows -- the degree-0 rows at the start, middle and end of the dst range that a kernel
+ * splitting rows by nonzeros must still write.
+ * gnn_oracle_tie_threshold returns the smallest float draw >= p among the keyed draws
+ * (seed, tag, step, layer, id = ids[i] or i) j < cols (row_cols[i] when given) of rows
+ * i < rows, or p when there is none: used as the threshold, one draw equals it exactly, and
+ * the keep rule "u >= p" (DESIGN.md section 2) must keep that element; the rate stays ~p. */
+void gnn_oracle_block_zero_rows(gnn_block *b, unsigned where, int64_t run);
+float gnn_oracle_tie_threshold(uint64_t seed, unsigned tag, uint32_t step, unsigned layer, const int64_t *ids,
+                               int64_t rows, const int64_t *row_cols, int64_t cols, float p);
 
 /* A random block (free with gnn_block_free): n_dst dst, n_src >= n_dst src (global id of
  * local u is 3u + 1), degree of each dst uniform in [deg_lo, deg_hi] (0 when n_src == 0),

@@ -17,14 +17,16 @@
  *    columns), built also for AVX2 where the compiler supports target_clones.
  * Every y[i][j] is b[j] + x[i][0] w[0][j] + x[i][1] w[1][j] + ... in c order, each product and
  * sum rounded in turn (-ffp-contract=off), which is exactly ref's order: the forward matches
- * ref bit for bit (the oracle still uses the entry's tolerance; see docs/update.md).
+ * ref bit for bit, and the oracle compares it bitwise (docs/update.md).
  *
  * Backward: dz = (y > 0 ? dy / (1-p) : 0) per row block (one pass, into a per-thread buffer);
  * BWD_D: dx block = dz block . w^T with the same micro-kernel (each dx[i][c] summed over j in
- * order, as in ref); BWD_W: "parallelize along the N dimension, let each thread compute its own
- * copy of the weight gradients and subsequently perform a reduction across all copies": each
- * thread accumulates dw_t += x_blk^T . dz and db_t += column sums of dz over its row blocks
- * (static schedule), then dw = dw_0 + dw_1 + ... in thread order (fixed for a thread count).
+ * order, as in ref); BWD_W: the paper parallelizes along N with one weight-gradient copy per
+ * thread, reduced at the end ("parallelize along the N dimension, let each thread compute its
+ * own copy of the weight gradients and subsequently perform a reduction across all copies"),
+ * which regroups every dw sum with the thread count. Here the threads split the tiles of dw
+ * instead, each tile summed over all rows in order (update_dw_db): ref's order, so dw and db
+ * are bitwise too, at every thread count, and the T copies of dw are not needed.
  * The arguments are checked by the public entry points (core/kernels.c): the bodies assume
  * valid input. */
 #include <string.h>
@@ -147,6 +149,70 @@ static gnn_status update_fwd_blocked(const float *x, int64_t n, int64_t c, const
     return GNN_OK;
 }
 
+/* dw and db in ref's order (BWD_W). The paper gives each thread its own copy of the weight
+ * gradients over its rows and reduces the copies at the end; the sums then regroup with the
+ * thread count (which rows a copy holds), so the result depends on it. Here the threads split
+ * dw itself: a task owns a ct x jt tile of dw and adds, for every row i in ascending order,
+ * x[i][c] * dz[i][j] into it (the micro-kernel over row blocks of BN, in order), which is
+ * ref's dw[c][j] = 0 + x[0][c] dz[0][j] + x[1][c] dz[1][j] + ... term for term: bitwise, at any
+ * thread count and any tiling, and no T x C x K copies. The task recomputes the dz of its
+ * columns (one compare and multiply per element, against ct multiply-adds per element of the
+ * GEMM). db: the same, one task per column block, dz summed over the rows in order from 0.0f. */
+#define DW_JT 64 /* dw tile columns (multiple of the 16-wide register tile) */
+static void update_dw_db(const float *x, const float *y, const float *dy, int64_t n, int64_t c, int64_t k,
+                         float scale, float *dw, float *db, float *scratch, size_t per)
+{
+#ifdef _OPENMP
+    const int64_t T = omp_get_max_threads();
+#else
+    const int64_t T = 1;
+#endif
+    const int64_t jt = k < DW_JT ? k : DW_JT, njt = k > 0 ? (k + jt - 1) / jt : 0;
+    /* tile rows: 64, halved (down to 4, the register tile) until there are a few tiles per
+     * thread; the tiling never changes a sum, only who computes it */
+    int64_t ct = 64;
+    while (ct > 4 && ((c + ct - 1) / ct) * njt < 4 * T)
+        ct /= 2;
+    const int64_t nct = c > 0 ? (c + ct - 1) / ct : 0;
+#pragma omp parallel
+    {
+#ifdef _OPENMP
+        float *dzc = scratch + (size_t)omp_get_thread_num() * per; /* dz[BN][jt] of a row block */
+#else
+        float *dzc = scratch;
+#endif
+#pragma omp for schedule(dynamic, 1) nowait
+        for (int64_t t = 0; t < nct * njt; t++) {
+            const int64_t c0 = (t / njt) * ct, j0 = (t % njt) * jt;
+            const int64_t cw = c - c0 < ct ? c - c0 : ct, jw = k - j0 < jt ? k - j0 : jt;
+            float *dw_t = dw + c0 * k + j0;
+            for (int64_t r = 0; r < cw; r++)
+                memset(dw_t + r * k, 0, (size_t)jw * sizeof(float));
+            for (int64_t i0 = 0; i0 < n; i0 += BN) {
+                const int64_t rows = n - i0 < BN ? n - i0 : BN;
+                for (int64_t r = 0; r < rows; r++)
+                    gnn_update_dz(y + (i0 + r) * k + j0, dy + (i0 + r) * k + j0, scale, jw, dzc + r * jw);
+                micro_kernel(cw, jw, rows, x + i0 * c + c0, 1, c, dzc, jw, dw_t, k);
+            }
+        }
+        if (db) {
+#pragma omp for schedule(static)
+            for (int64_t jb = 0; jb < njt; jb++) {
+                const int64_t j0 = jb * jt, jw = k - j0 < jt ? k - j0 : jt;
+                float *acc = db + j0;
+                for (int64_t j = 0; j < jw; j++)
+                    acc[j] = 0.0f;
+                for (int64_t i = 0; i < n; i++) {
+                    gnn_update_dz(y + i * k + j0, dy + i * k + j0, scale, jw, dzc);
+#pragma omp simd
+                    for (int64_t j = 0; j < jw; j++)
+                        acc[j] += dzc[j];
+                }
+            }
+        }
+    }
+}
+
 static gnn_status update_bwd_blocked(const float *x, const float *y, const float *dy, int64_t n, int64_t c,
                                      const float *w, int64_t k, float p, float *dx, float *dw, float *db)
 {
@@ -159,27 +225,23 @@ static gnn_status update_bwd_blocked(const float *x, const float *y, const float
     const int T = 1;
 #endif
     const size_t ck = (size_t)c * (size_t)k;
-    const size_t per = (size_t)BN * (size_t)k + ck + (size_t)k; /* dz block, dw copy, db copy */
-    float *wT = gnn_malloc(ck * sizeof(float));                  /* w^T as [nc][nk][bk][bc] */
+    /* per thread: a dz row block (BWD_D), which also holds the dz tile of update_dw_db */
+    const size_t per = (size_t)BN * (size_t)(k > DW_JT ? k : DW_JT);
+    float *wT = dx ? gnn_malloc(ck * sizeof(float)) : NULL; /* w^T as [nc][nk][bk][bc] */
     float *scratch = gnn_malloc((size_t)T * per * sizeof(float));
-    if (!wT || !scratch) {
+    if ((dx && !wT) || !scratch) {
         gnn_free(wT);
         gnn_free(scratch);
         return GNN_ERR_NOMEM;
     }
-    int used = 1;
+    if (dx) {
 #pragma omp parallel num_threads(T)
-    {
+        {
 #ifdef _OPENMP
-        const int t_id = omp_get_thread_num();
-#pragma omp single
-        used = omp_get_num_threads();
+            float *dz = scratch + (size_t)omp_get_thread_num() * per;
 #else
-        const int t_id = 0;
+            float *dz = scratch;
 #endif
-        float *dz = scratch + (size_t)t_id * per, *dw_t = dz + (size_t)BN * (size_t)k, *db_t = dw_t + ck;
-        memset(dw_t, 0, (ck + (size_t)k) * sizeof(float));
-        if (dx) {
 #pragma omp for schedule(static) collapse(2)
             for (int64_t cb = 0; cb < nc; cb++)
                 for (int64_t kb = 0; kb < nk; kb++) {
@@ -188,14 +250,15 @@ static gnn_status update_bwd_blocked(const float *x, const float *y, const float
                         for (int64_t q = 0; q < bc; q++)
                             dst[t * bc + q] = w[(cb * bc + q) * k + kb * bk + t];
                 }
-        }
-        /* barrier (end of omp for, or the single above): wT is complete */
-#pragma omp barrier
+            /* implicit barrier: wT is complete */
 #pragma omp for schedule(static)
-        for (int64_t ib = 0; ib < nn; ib++) {
-            const int64_t i0 = ib * BN, rows = n - i0 < BN ? n - i0 : BN;
-            gnn_update_dz(y + i0 * k, dy + i0 * k, scale, rows * k, dz);
-            if (dx && c > 0) { /* BWD_D: dx[bn][bc] = sum over nk of dz[bn][bk] . wT[bk][bc] */
+            for (int64_t ib = 0; ib < nn; ib++) {
+                const int64_t i0 = ib * BN, rows = n - i0 < BN ? n - i0 : BN;
+                if (c == 0)
+                    continue;
+                /* BWD_D: dx[bn][bc] = sum over nk of dz[bn][bk] . wT[bk][bc], each dx[i][c] summed
+                 * over j in order from 0.0f, as in ref */
+                gnn_update_dz(y + i0 * k, dy + i0 * k, scale, rows * k, dz);
                 float *dxb = dx + i0 * c;
                 for (int64_t r = 0; r < rows; r++)
                     memset(dxb + r * c, 0, (size_t)c * sizeof(float));
@@ -204,35 +267,9 @@ static gnn_status update_bwd_blocked(const float *x, const float *y, const float
                         micro_kernel(rows, bc, bk, dz + kb * bk, k, 1, wT + (cb * nk + kb) * bk * bc, bc,
                                      dxb + cb * bc, c);
             }
-            /* BWD_W into this thread's copy: dw_t[c][k] += x_blk^T . dz */
-            if (c > 0 && k > 0)
-                micro_kernel(c, k, rows, x + i0 * c, 1, c, dz, k, dw_t, k);
-            for (int64_t r = 0; r < rows; r++) {
-                const float *dz_r = dz + r * k;
-#pragma omp simd
-                for (int64_t j = 0; j < k; j++)
-                    db_t[j] += dz_r[j];
-            }
-        }
-        /* the reduction of the copies in thread order 0, 1, ..., parallel over elements */
-        const float *base = scratch + (size_t)BN * (size_t)k;
-#pragma omp for schedule(static)
-        for (int64_t e = 0; e < (int64_t)ck; e++) {
-            float acc = base[e];
-            for (int t = 1; t < used; t++)
-                acc += base[(size_t)t * per + (size_t)e];
-            dw[e] = acc;
-        }
-        if (db) {
-#pragma omp for schedule(static)
-            for (int64_t j = 0; j < k; j++) {
-                float acc = base[ck + (size_t)j];
-                for (int t = 1; t < used; t++)
-                    acc += base[(size_t)t * per + ck + (size_t)j];
-                db[j] = acc;
-            }
         }
     }
+    update_dw_db(x, y, dy, n, c, k, scale, dw, db, scratch, per);
     gnn_free(wT);
     gnn_free(scratch);
     return GNN_OK;
@@ -240,7 +277,7 @@ static gnn_status update_bwd_blocked(const float *x, const float *y, const float
 
 const gnn_update_ops gnn_update_blocked = {
     .name = "cpu-blocked",
-    .caps = 2u, /* GNN_CAP_THREADED: deterministic for a given thread count */
+    .caps = 3u, /* GNN_CAP_DETERMINISTIC | GNN_CAP_THREADED: ref's bits at any thread count */
     .forward = update_fwd_blocked,
     .backward = update_bwd_blocked,
 };

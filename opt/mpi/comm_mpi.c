@@ -27,12 +27,20 @@
  * with the same (source, tag, communicator) overtake each other, so the s-th wait on a tag
  * receives every rank's s-th post on it.
  *
+ * Every wait is bounded (DESIGN.md section 4: nothing may hang): the probe and the completion
+ * of the sends poll (MPI_Improbe, MPI_Testall) until GNN_MPI_WAIT_TIMEOUT seconds have passed
+ * (default 300; 0 = no bound), then fail with GNN_ERR_COMM naming the rank that sent nothing.
+ * A rank that skips a post is then reported instead of leaving its peers waiting forever; the
+ * CLI ends the job (gnn_comm_mpi_abort). The blocking collectives are MPI's own and have no
+ * such bound; ci/mpi-check.sh puts a time limit around every run.
+ *
  * The one piece of global state (allowed here, DESIGN.md section 4): whether this file
  * called MPI_Init_thread, and how many handles are alive; the last gnn_comm_free calls
  * MPI_Finalize if we initialized MPI. MPI cannot be initialized twice in a process. */
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gnnref/comm.h"
 
@@ -60,9 +68,14 @@ void gnn_comm_mpi_abort(gnn_comm *c, int code) { (void)c, (void)code; }
 
 int gnn_comm_mpi_built(void) { return 1; }
 
+/* default bound of an asynchronous wait: long enough for any step of a real run to finish on
+ * a slow peer, short enough that a CI job with a skipped post ends */
+#define GNN_MPI_WAIT_TIMEOUT_DEFAULT 300.0
+
 typedef struct mpi_state {
     MPI_Comm comm;
     int64_t posted[GNN_COMM_MAX_TAG], waited[GNN_COMM_MAX_TAG];
+    double wait_timeout; /* seconds; 0: no bound (GNN_MPI_WAIT_TIMEOUT) */
 } mpi_state;
 
 /* each backend has its own request type and casts it to the opaque gnn_comm_req */
@@ -300,6 +313,50 @@ fail:
     return st;
 }
 
+/* Polling with a growing pause: a few immediate retries (the message is usually on its way),
+ * then sleeps from 10 us doubling to 200 us, so a waiting rank neither burns its core nor adds
+ * more than 0.2 ms to a late message. */
+static void backoff(int *tries)
+{
+    if (++*tries <= 64)
+        return;
+    const int k = *tries - 64 < 5 ? *tries - 64 : 5;
+    const struct timespec ts = { 0, 10000L << k < 200000L ? 10000L << k : 200000L };
+    nanosleep(&ts, NULL);
+}
+
+/* MPI_Mprobe with a deadline: 1 when probed (*rc the MPI status), 0 on timeout. */
+static int probe_bounded(const mpi_state *S, int src, int tag, MPI_Message *msg, MPI_Status *status, int *rc)
+{
+    const double t0 = MPI_Wtime();
+    int tries = 0;
+    for (;;) {
+        int flag = 0;
+        *rc = MPI_Improbe(src, tag, S->comm, &flag, msg, status);
+        if (*rc != MPI_SUCCESS || flag)
+            return 1;
+        if (S->wait_timeout > 0 && MPI_Wtime() - t0 > S->wait_timeout)
+            return 0;
+        backoff(&tries);
+    }
+}
+
+/* MPI_Waitall with a deadline: 1 when complete (*rc the MPI status), 0 on timeout. */
+static int sends_bounded(const mpi_state *S, int n, MPI_Request *reqs, int *rc)
+{
+    const double t0 = MPI_Wtime();
+    int tries = 0;
+    for (;;) {
+        int flag = 0;
+        *rc = MPI_Testall(n, reqs, &flag, MPI_STATUSES_IGNORE);
+        if (*rc != MPI_SUCCESS || flag)
+            return 1;
+        if (S->wait_timeout > 0 && MPI_Wtime() - t0 > S->wait_timeout)
+            return 0;
+        backoff(&tries);
+    }
+}
+
 static gnn_status mpi_wait(gnn_comm *c, gnn_comm_req *req, const gnn_comm_seg **segs, int *n_segs)
 {
     mpi_state *S = c->impl;
@@ -318,11 +375,16 @@ static gnn_status mpi_wait(gnn_comm *c, gnn_comm_req *req, const gnn_comm_seg **
             continue;
         MPI_Message msg;
         MPI_Status status;
-        int n = 0, rc = MPI_Mprobe(q, GNN_MPI_TAG_BASE + r->tag, S->comm, &msg, &status);
+        int n = 0, rc;
+        if (!probe_bounded(S, q, GNN_MPI_TAG_BASE + r->tag, &msg, &status, &rc))
+            return gnn_err_set(&c->err, GNN_ERR_COMM,
+                               "wait: ialltoallv(tag %d, step %lld): nothing from rank %d within %g s "
+                               "(GNN_MPI_WAIT_TIMEOUT): rank %d skipped that post, or is that far behind",
+                               r->tag, (long long)r->step, q, S->wait_timeout, q);
         if (rc == MPI_SUCCESS)
             rc = MPI_Get_count(&status, mpi_type(r->t), &n);
         if (rc != MPI_SUCCESS)
-            return mpi_fail(c, rc, "ialltoallv wait (MPI_Mprobe)");
+            return mpi_fail(c, rc, "ialltoallv wait (MPI_Improbe)");
         if (n == MPI_UNDEFINED || n < 0)
             return gnn_err_set(&c->err, GNN_ERR_COMM,
                                "wait: tag %d step %lld: the message from rank %d is not a whole number of %s elements",
@@ -333,9 +395,14 @@ static gnn_status mpi_wait(gnn_comm *c, gnn_comm_req *req, const gnn_comm_seg **
             return mpi_fail(c, rc, "ialltoallv wait (MPI_Mrecv)");
         r->segs[q] = (gnn_comm_seg){ .src = q, .step = r->step, .count = n, .data = r->bufs[q] };
     }
-    int rc = MPI_Waitall(r->n_sends, r->sends, MPI_STATUSES_IGNORE);
+    int rc;
+    if (!sends_bounded(S, r->n_sends, r->sends, &rc))
+        return gnn_err_set(&c->err, GNN_ERR_COMM,
+                           "wait: ialltoallv(tag %d, step %lld): the other ranks did not take this rank's segments "
+                           "within %g s (GNN_MPI_WAIT_TIMEOUT)",
+                           r->tag, (long long)r->step, S->wait_timeout);
     if (rc != MPI_SUCCESS)
-        return mpi_fail(c, rc, "ialltoallv wait (MPI_Waitall on the sends)");
+        return mpi_fail(c, rc, "ialltoallv wait (MPI_Testall on the sends)");
     r->n_sends = 0;
     r->waited = 1;
     S->waited[r->tag]++;
@@ -407,6 +474,17 @@ gnn_status gnn_comm_mpi(gnn_comm **out, gnn_err *err)
     if (!out)
         return gnn_err_set(err, GNN_ERR_INVAL, "gnn_comm_mpi: out is NULL");
     *out = NULL;
+    /* the bound of every asynchronous wait, read before MPI is started, so a bad value leaves nothing to undo */
+    double wait_timeout = GNN_MPI_WAIT_TIMEOUT_DEFAULT;
+    const char *env = getenv("GNN_MPI_WAIT_TIMEOUT");
+    if (env && *env) {
+        char *end = NULL;
+        wait_timeout = strtod(env, &end);
+        if (*end || !(wait_timeout >= 0 && wait_timeout <= 1e9))
+            return gnn_err_set(err, GNN_ERR_INVAL,
+                               "mpi: GNN_MPI_WAIT_TIMEOUT = '%s' is not a number of seconds in [0, 1e9] (0: no bound)",
+                               env);
+    }
     int inited = 0, fin = 0, rc;
     MPI_Finalized(&fin);
     if (fin)
@@ -435,6 +513,7 @@ gnn_status gnn_comm_mpi(gnn_comm **out, gnn_err *err)
     mpi_state *S = calloc(1, sizeof *S);
     if (!S)
         return gnn_err_set(err, GNN_ERR_NOMEM, "mpi: out of memory");
+    S->wait_timeout = wait_timeout;
     if ((rc = MPI_Comm_dup(MPI_COMM_WORLD, &S->comm)) != MPI_SUCCESS) {
         free(S);
         gnn_status st = init_fail(err, rc, "MPI_Comm_dup(MPI_COMM_WORLD)");
