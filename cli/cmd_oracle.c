@@ -207,6 +207,11 @@ static void list_entries(const char *op, const char *impl_filter, const int *thr
         printf("%-22s %-24s %-24s %d\n", e->name, tol, impls, gnn_oracle_n_presets(e));
         printf("    checks:    %s\n", e->what);
         printf("    tolerance: %s\n", e->reason);
+        for (const gnn_oracle_impl_tol *t = e->impl_tols; t && t->impl; t++) { /* its own, for one impl */
+            char own[48];
+            gnn_oracle_tol_format(&t->tol, own, sizeof own);
+            printf("    tolerance of %s: %s: %s\n", t->impl->name, own, t->reason);
+        }
         printf("    reference: %s%s\n", e->ref->name, e->bench ? "    (benchmarked by gnnref-bench)" : "");
         printf("    params:   ");
         for (int i = 0; i < e->n_params; i++)
