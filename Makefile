@@ -6,7 +6,8 @@
 #   make check        the fast tier (under 5 minutes on 2 cores): the oracle at one case per
 #                     preset at 1 and 2 threads, the Check suites without `slow`, a short MPI
 #                     check, the install check, the doc checks
-#   make check-full   the full tier (.ci/run): the oracle's full presets, ASan+UBSan, TSan,
+#   make check-full   the full tier (.ci/run): the oracle's full presets, ASan+UBSan, TSan (the
+#                     simulator's threads, and the OpenMP kernels with clang and archer),
 #                     the slow suites too, the whole MPI check, the install and doc checks
 #                     (make -j2 check-full overlaps the stages; each logs to build/logs/)
 #   make bench        build/bin/gnnref-bench (Google Benchmark over the oracle registry) and run it
@@ -48,14 +49,16 @@ TIER_GOALS := check check-full
 # installs the missing Debian packages with ci/install-deps.sh, or says what is missing.
 #   build: json-c, zlib, METIS, OpenBLAS, pkg-config (every goal that compiles)
 #   test: Check, python3 (the tiers, sanitize, tsan, coverage); mpi: OpenMPI, optional
-#   bench: Google Benchmark; coverage: lcov
+#   bench: Google Benchmark; coverage: lcov; tsan-omp: clang and LLVM's libomp with archer
+#   (check-full's check-tsan-omp stage)
 # Sub-makes of the tiers (ci/sanitize.sh, ci/tsan.sh, ci/install-check.sh) inherit
 # GNN_DEPS_CHECKED=1 and skip the check.
 ifneq ($(GNN_DEPS_CHECKED),1)
 DEP_GROUPS := $(strip $(if $(BUILDING),build) \
     $(if $(filter $(TEST_GOALS),$(GOALS)),test $(if $(filter 1,$(NO_MPI)),,mpi)) \
     $(if $(filter bench %gnnref-bench,$(GOALS)),bench) \
-    $(if $(filter coverage,$(GOALS)),coverage))
+    $(if $(filter coverage,$(GOALS)),coverage) \
+    $(if $(filter check-full check-tsan-omp,$(GOALS)),tsan-omp))
 ifneq ($(DEP_GROUPS),)
 DEPS_MISSING := $(shell CC='$(CC)' CXX='$(CXX)' bash ci/install-deps.sh --missing $(DEP_GROUPS))
 ifneq ($(DEPS_MISSING),)
@@ -270,7 +273,7 @@ LOGDIR := $(BUILD)/logs
 STAGE  := bash ci/stage.sh $(LOGDIR)
 CHECK_STAGES := check-oracle check-suites check-mpi-quick check-install check-docs
 # longest first: under -jN make starts the stages in this order as job slots free up
-FULL_STAGES  := check-slow check-asan-build check-asan-suites check-asan-oracle check-tsan \
+FULL_STAGES  := check-slow check-tsan-omp check-asan-build check-asan-suites check-asan-oracle check-tsan \
     check-oracle-full check-suites check-mpi check-install check-docs
 STAGES := $(sort $(CHECK_STAGES) $(FULL_STAGES))
 .PHONY: $(STAGES) check-asan
@@ -313,10 +316,14 @@ check-asan-suites: check-asan-build
 # ThreadSanitizer build in $(BUILD)/tsan and its run: the simulator's threads
 check-tsan:
 	+$(Q)$(STAGE) $@ env MAKE="$(MAKE)" BUILD="$(BUILD)" bash ci/tsan.sh
+# ThreadSanitizer over the OpenMP kernels: clang, LLVM's libomp and its TSan tool archer, in
+# $(BUILD)/tsan-omp; the oracle at 2 and 4 threads and two training epochs (ci/tsan-omp.sh)
+check-tsan-omp:
+	+$(Q)$(STAGE) $@ env MAKE="$(MAKE)" BUILD="$(BUILD)" bash ci/tsan-omp.sh
 # in the full tier the native build goes first, so that the stages that need it (the slow
 # suites above all) are not held up behind the sanitizer builds
 ifneq ($(filter check-full,$(GOALS)),)
-check-asan-build check-tsan: | $(TOOL) $(TESTS)
+check-asan-build check-tsan check-tsan-omp: | $(TOOL) $(TESTS)
 endif
 # MPI vs simulator under mpirun: np 1 and 2 and the 4-rank training (quick), or all of it
 check-mpi-quick: $(TOOL)

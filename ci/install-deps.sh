@@ -14,11 +14,13 @@
 #             without it and the MPI checks say SKIP
 #   bench     make bench: Google Benchmark and a C++ compiler
 #   coverage  make coverage: lcov (lcov, genhtml)
+#   tsan-omp  make check-full's check-tsan-omp stage (ci/tsan-omp.sh): clang and LLVM's OpenMP
+#             runtime with its ThreadSanitizer tool, archer (libomp-dev)
 # make runs `--missing` for the groups its goals need and this script for those missing.
 # Installs with apt-get as root, sudo otherwise, and says clearly when neither works.
 set -eu
 
-ALL_GROUPS="build test mpi bench coverage"
+ALL_GROUPS="build test mpi bench coverage tsan-omp"
 
 pkgs_of() {
     case "$1" in
@@ -27,6 +29,7 @@ pkgs_of() {
     mpi) echo "openmpi-bin libopenmpi-dev" ;;
     bench) echo "g++ libbenchmark-dev" ;;
     coverage) echo "lcov" ;;
+    tsan-omp) echo "clang libomp-dev" ;;
     *)
         echo "install-deps: unknown group '$1' (groups: $ALL_GROUPS)" >&2
         exit 2
@@ -68,6 +71,15 @@ present() {
         for t in lcov genhtml; do
             command -v "$t" >/dev/null 2>&1 || LACKS="$LACKS, command $t"
         done
+        ;;
+    tsan-omp)
+        command -v clang >/dev/null 2>&1 || LACKS="$LACKS, command clang"
+        if command -v clang >/dev/null 2>&1; then
+            # libomp and archer live beside clang: /usr/lib/llvm-N/lib
+            local lib
+            lib=$(dirname "$(readlink -f "$(command -v clang)")")/../lib
+            [ -e "$lib/libarcher.so" ] || LACKS="$LACKS, LLVM's libarcher.so (libomp-dev)"
+        fi
         ;;
     *)
         pkgs_of "$1" >/dev/null

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ci/mpi-check.sh [--quick] TOOL -- the MPI backend against the simulator, under real mpirun
 # (docs/comm.md). The whole check is a stage of `make check-full`; --quick, a stage of
-# `make check`, runs step 1 at np = 1 and 2 and step 2, and leaves out steps 3, 4 and 5.
+# `make check`, runs step 1 at np = 1 and 2 and step 2, and leaves out steps 3 to 6.
 #
 #   1. For np = 1, 2, 3, 4: `TOOL commcheck --backend sim --ranks np` and
 #      `mpirun -np np TOOL commcheck --backend mpi` must print the same per-case, per-rank
@@ -22,6 +22,11 @@
 #   5. A failure on one rank: with rank 2's part file missing, the 4-rank simulator and
 #      mpirun -np 4 must both stop within the time limit (no rank left waiting in a
 #      collective) with exit status 2, naming the file.
+#   6. Injected bugs are reported, never hung on: `commcheck --inject skip` (the last rank
+#      skips an ialltoallv post) under mpirun -np 3 with GNN_MPI_WAIT_TIMEOUT=5 must exit 1
+#      within the time limit, naming the skipped rank; and at each np >= 2 the simulator's
+#      `commcheck --inject flip` (a bit flipped in every message) must detect every flip by
+#      its CRC32C (the MPI transport has no fault injection: its own links carry checksums).
 #
 # Skips (exit 0, saying so) only when mpirun is absent, or when gnnref was built with
 # NO_MPI=1. Exit status non-zero on any difference or failure.
@@ -308,10 +313,41 @@ if [ -d "$T/set4" ]; then
     fi
 fi
 
+# ---- 6. injected bugs: reported, never hung on
+if [ $QUICK = 0 ]; then
+    timeout -k 10 "$LIMIT" env GNN_MPI_WAIT_TIMEOUT=5 mpirun -np 3 --oversubscribe "$TOOL" commcheck --backend mpi \
+        --inject skip >"$T/skip.out" 2>"$T/skip.err"
+    rc=$?
+    if [ $rc -eq 1 ] && grep -q 'nothing from rank 2' "$T/skip.err"; then
+        printf '%-3s %-40s %-10s %-10s %s\n' 3 "a rank skips an ialltoallv post" - "exit $rc" \
+            "PASS (reported by the bounded wait, naming rank 2)"
+    else
+        printf '%-3s %-40s %-10s %-10s %s\n' 3 "a rank skips an ialltoallv post" - "exit $rc" \
+            "FAIL (expected exit 1 naming rank 2 within ${LIMIT}s; 124/137: a rank hung)"
+        sed 's/^/    | /' "$T/skip.out" "$T/skip.err" | tail -20
+        fail=1
+    fi
+    for np in $NPS; do
+        [ "$np" -ge 2 ] || continue
+        timeout -k 10 "$LIMIT" "$TOOL" commcheck --backend sim --ranks "$np" --inject flip >"$T/flip.out" 2>"$T/flip.err"
+        rc=$?
+        want=$((2 * np * (np - 1)))
+        if [ $rc -eq 1 ] && grep -q "$want bits flipped, $want detected by CRC32C" "$T/flip.err"; then
+            printf '%-3s %-40s %-10s %-10s %s\n' "$np" "a bit flipped in every message" "exit $rc" - \
+                "PASS ($want of $want detected)"
+        else
+            printf '%-3s %-40s %-10s %-10s %s\n' "$np" "a bit flipped in every message" "exit $rc" - \
+                "FAIL (expected exit 1 and $want of $want flips detected)"
+            sed 's/^/    | /' "$T/flip.out" "$T/flip.err" | tail -20
+            fail=1
+        fi
+    done
+fi
+
 if [ $fail -ne 0 ]; then
     echo "mpi-check: FAIL (sim and MPI differ, or a run failed; see above)"
     exit 1
 fi
 echo "mpi-check: PASS (np $NPS: every collective bitwise equal to the simulator; 4-rank training losses bitwise equal;" \
     "4-rank db_halo tables and feature pulls identical; 4-rank hec training on a saved set bitwise equal;" \
-    "a failure on one rank stops every rank with exit 2)"
+    "a failure on one rank stops every rank with exit 2; a skipped post reported, every bit flip detected)"

@@ -16,9 +16,11 @@ time limit, and restores the file. A mutant is
     stale       the text to replace is not in the file (the code moved: fix the mutant).
 
 Usage:
-    python3 ci/mutation.py [--only ID[,ID...]] [--repeat N] [--timeout S] [--cmd "make check"]
+    python3 ci/mutation.py [--only ID[,ID...]] [--repeat N] [--timeout S] [--cmd "make -j2 check"]
                            [--scratch DIR] [--report FILE]
 --repeat 2 runs every killed mutant again, so each kill is shown to be reproducible.
+The tier stops at its first failed stage (GNN_STAGE_FAIL_FAST=1, ci/stage.sh): the verdict is
+the one of the whole tier, since a tier fails iff one of its stages does.
 Not part of CI (it takes about a minute per mutant); run it once per issue that changes the
 oracle and copy the table into docs/oracle.md.
 
@@ -37,6 +39,7 @@ ci/mutants.txt: blocks separated by blank lines, each
 import argparse
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -88,12 +91,19 @@ def copy_tree(dst):
 
 def run(cmd, cwd, timeout):
     t0 = time.time()
+    # GNN_STAGE_FAIL_FAST: the tier stops at its first failed stage (ci/stage.sh); the
+    # verdict is the same (make check fails iff a stage fails), a killed mutant costs less
+    env = dict(os.environ, GNN_STAGE_FAIL_FAST="1")
+    # a session of its own, so that a timeout ends the whole process group (make's children too)
+    p = subprocess.Popen(cmd, cwd=cwd, shell=True, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                         env=env, start_new_session=True)
     try:
-        p = subprocess.run(cmd, cwd=cwd, shell=True, timeout=timeout, capture_output=True, text=True)
-        return ("killed" if p.returncode else "survived"), time.time() - t0, p.stdout[-3000:] + p.stderr[-2000:]
-    except subprocess.TimeoutExpired as e:
-        out = (e.stdout or b"")[-3000:] if isinstance(e.stdout, bytes) else (e.stdout or "")[-3000:]
-        return "timeout", time.time() - t0, str(out)
+        out, _ = p.communicate(timeout=timeout)
+        return ("killed" if p.returncode else "survived"), time.time() - t0, out[-5000:]
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        out, _ = p.communicate()
+        return "timeout", time.time() - t0, (out or "")[-5000:]
 
 
 def first_failure(log):
@@ -109,7 +119,7 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--timeout", type=float, default=600)
-    ap.add_argument("--cmd", default="make check")
+    ap.add_argument("--cmd", default="make -j2 check")
     ap.add_argument("--scratch", default="/tmp/gnnref-mutation/main")
     ap.add_argument("--report", default="")
     a = ap.parse_args()

@@ -12,7 +12,7 @@
 #       stage fails without running. Records the result in LOGDIR/NAME.result (one line:
 #       PASS|FAIL, seconds, summary). Exits with CMD's status (1 when not run), or 0 when
 #       GNN_STAGE_COLLECT=1 (set by `make check` / `make check-full`, which run every stage
-#       and fail at the end, in the summary).
+#       and fail at the end, in the summary), unless GNN_STAGE_FAIL_FAST=1 and CMD failed.
 #   bash ci/stage.sh --summary LOGDIR TIER T0 NAME...
 #       the tier's last lines: one per stage (result, seconds, summary line) and a final
 #       "TIER: PASS|FAIL ..." line; T0 is when make started (seconds since the epoch, or -).
@@ -101,7 +101,9 @@ else
     printf '%s\n' "$msg"
 fi
 printf '%s %s %s\n' "$outcome" "$secs" "$line" >"$RES"
-if [ "${GNN_STAGE_COLLECT:-0}" = 1 ]; then
+# GNN_STAGE_FAIL_FAST=1 (ci/mutation.py): a failed stage fails make at once, even in a tier,
+# so a run that is only asked "does any stage fail" stops at the first that does
+if [ "${GNN_STAGE_COLLECT:-0}" = 1 ] && { [ $rc -eq 0 ] || [ "${GNN_STAGE_FAIL_FAST:-0}" != 1 ]; }; then
     exit 0
 fi
 exit $rc
