@@ -4,8 +4,9 @@
 #                     MPI when present)
 #   make run          train GraphSAGE on the built-in dataset
 #   make check        the fast tier (under 5 minutes on 2 cores): the oracle at one case per
-#                     preset at 1 and 2 threads, the Check suites without `slow`, a short MPI
-#                     check, the install check, the doc checks
+#                     preset at 1 and 2 threads, a stress run of the entries with atomics, the
+#                     Check suites without `slow`, a short MPI check, the install check, the
+#                     doc checks
 #   make check-full   the full tier (.ci/run): the oracle's full presets, ASan+UBSan, TSan (the
 #                     simulator's threads, and the OpenMP kernels with clang and archer),
 #                     the slow suites too, the whole MPI check, the install and doc checks
@@ -271,10 +272,10 @@ run: $(TOOL)
 # tests; benchmarks keep the default policy).
 LOGDIR := $(BUILD)/logs
 STAGE  := bash ci/stage.sh $(LOGDIR)
-CHECK_STAGES := check-oracle check-suites check-mpi-quick check-install check-docs
+CHECK_STAGES := check-oracle check-stress check-suites check-mpi-quick check-install check-docs
 # longest first: under -jN make starts the stages in this order as job slots free up
 FULL_STAGES  := check-slow check-tsan-omp check-asan-build check-asan-suites check-asan-oracle check-tsan \
-    check-oracle-full check-suites check-mpi check-install check-docs
+    check-oracle-full check-stress check-suites check-mpi check-install check-docs
 STAGES := $(sort $(CHECK_STAGES) $(FULL_STAGES))
 .PHONY: $(STAGES) check-asan
 $(STAGES): export OMP_WAIT_POLICY = passive
@@ -298,6 +299,10 @@ check-oracle: $(TOOL)
 	$(Q)$(STAGE) $@ bash ci/oracle-check.sh $(TOOL) --cases 1 --threads 1,2
 check-oracle-full: $(TOOL)
 	$(Q)$(STAGE) $@ bash ci/oracle-check.sh $(TOOL) --cases 3
+# race hunting: the entries whose twins synchronize through atomics, each case run several
+# times at 2, 4, 8 threads under noise threads (ci/oracle-stress.sh)
+check-stress: $(TOOL)
+	$(Q)$(STAGE) $@ bash ci/oracle-stress.sh $(TOOL)
 # the Check suites but the slow ones (and the registry tcase: see above)
 check-suites: $(TOOL) $(TESTS)
 	$(Q)$(STAGE) $@ env CK_DEFAULT_TIMEOUT=60 CK_EXCLUDE_TAGS="slow registry" GNN_TOOL=$(TOOL) $(TESTS)
