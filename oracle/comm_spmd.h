@@ -1,5 +1,5 @@
 /* oracle/comm_spmd.h -- the rank-side bodies of the oracle entries that run over a
- * communicator (oracle/op_comm.c), internal to oracle/.
+ * communicator (oracle/op_comm.c, oracle/op_comm_layouts.c), internal to oracle/.
  *
  * Each body is an SPMD function: every rank of a communicator calls it with the same case
  * and checks its own part of the result against a verifier written from the specification

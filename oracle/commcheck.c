@@ -362,10 +362,11 @@ done:
     return st;
 }
 
-/* The oracle's comm.* entries (oracle/op_comm.c): every preset whose rank count is this
- * communicator's size, with this run's seed, through the entry's SPMD body. Under mpirun this
- * is those entries' MPI implementation; the case name is the oracle case string without impl
- * and seed, the same under every backend, so ci/mpi-check.sh compares the CRCs. */
+/* The oracle's comm.* entries (oracle/op_comm.c, oracle/op_comm_layouts.c): every preset whose
+ * rank count is this communicator's size, with this run's seed, through the entry's SPMD body.
+ * Under mpirun this is those entries' MPI implementation; the case name is the oracle case
+ * string without impl and seed, the same under every backend, so ci/mpi-check.sh compares the
+ * CRCs. */
 static gnn_status case_oracle(ctx *x)
 {
     for (const gnn_comm_spmd_entry *E = gnn_oracle_comm_spmd; E->entry; E++)

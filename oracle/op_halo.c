@@ -500,6 +500,123 @@ static gnn_status kv_rank(gnn_comm *c, void *arg)
     return st;
 }
 
+/* kv_run, step 1: every rank's id list and its two output buffers. Rank r's length is uniform
+ * in [0, m], rank 1's always 0; each id is uniform, a repeat of an earlier one, or one of the
+ * rank's own vertices (stream 2). */
+static gnn_oracle_outcome kv_make_ids(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, int P, int64_t mmax, kv_job *J)
+{
+    const int64_t n = J->n, dim = J->dim;
+    gnn_oracle_draws d = gnn_oracle_draws_make(c, 2);
+    for (int r = 0; r < P; r++) {
+        const int64_t m = r == 1 ? 0 : gnn_oracle_draw_range(&d, 0, mmax);
+        int64_t *ids = gnn_oracle_alloc(ctx, sizeof(int64_t) * (size_t)(m + 1));
+        int64_t *own = gnn_oracle_alloc(ctx, sizeof(int64_t) * (size_t)(n + 1));
+        J->out[r] = gnn_oracle_alloc_out(ctx, "out", sizeof(float) * (size_t)(m * dim));
+        J->out2[r] = gnn_oracle_alloc_out(ctx, "out2", sizeof(float) * (size_t)(m * dim));
+        if (!ids || !own || !J->out[r] || !J->out2[r])
+            return gnn_oracle_fail(ctx, "out of memory");
+        int64_t n_own = 0;
+        for (int64_t v = 0; v < n; v++)
+            if (J->part[v] == r)
+                own[n_own++] = v;
+        for (int64_t i = 0; i < m; i++) {
+            const uint64_t kind = gnn_oracle_draw_uint(&d, 3);
+            if (kind == 1 && i > 0)
+                ids[i] = ids[gnn_oracle_draw_uint(&d, (uint64_t)i)];
+            else if (kind == 2 && n_own > 0)
+                ids[i] = own[gnn_oracle_draw_uint(&d, (uint64_t)n_own)];
+            else
+                ids[i] = (int64_t)gnn_oracle_draw_uint(&d, (uint64_t)n);
+        }
+        J->ids[r] = ids;
+        J->m[r] = m;
+    }
+    return GNN_ORACLE_PASS;
+}
+
+/* kv_run, step 3: the simulator's alltoallv bytes of the run against the specification's
+ * traffic, pair by pair (kvstore.h: a header of 16 bytes to every other rank, then 8 bytes per
+ * id src asks of dst, then 4 dim per row dst returns), for two pulls; computed from the case's
+ * part vector (asks[src * P + dst]: the ids src asks of dst), not from the store's counters.
+ * *total adds up the bytes. */
+static gnn_oracle_outcome kv_check_traffic(gnn_oracle_ctx *ctx, const gnn_sim_report *rep, const int64_t *asks, int P,
+                                           int64_t dim, int64_t *total)
+{
+    for (int src = 0; src < P; src++)
+        for (int dst = 0; dst < P; dst++) {
+            const int64_t got = rep->bytes[((size_t)GNN_COMM_ALLTOALLV * P + (size_t)src) * P + (size_t)dst];
+            const int64_t want = src == dst ? 0 : 2 * (16 + 8 * asks[src * P + dst] + 4 * dim * asks[dst * P + src]);
+            *total += got;
+            if (got != want)
+                return gnn_oracle_fail(ctx, "alltoallv bytes from rank %d to rank %d: %lld, the protocol gives 2 x "
+                                       "(16 + 8 x %lld ids + 4 x %lld x %lld rows) = %lld",
+                                       src, dst, (long long)got, (long long)asks[src * P + dst], (long long)dim,
+                                       (long long)asks[dst * P + src], (long long)want);
+        }
+    return GNN_ORACLE_PASS;
+}
+
+/* What kv_run checks over all ranks at the end. */
+typedef struct kv_sums {
+    int64_t served, fetched, counted, local;
+} kv_sums;
+
+/* kv_run, step 4, rank r: both pulls' rows against the unpartitioned matrix (the first pull's
+ * digested), every counter of one pull computed from the case alone, the cumulative counters
+ * twice those; adds the rank's rows and bytes to *sum. */
+static gnn_oracle_outcome kv_check_rank(gnn_oracle_ctx *ctx, const kv_job *J, int r, int P, const int64_t *asks,
+                                        kv_sums *sum)
+{
+    const int64_t m = J->m[r], dim = J->dim;
+    gnn_oracle_outcome o = GNN_ORACLE_PASS;
+    float *want = gnn_oracle_alloc(ctx, sizeof(float) * (size_t)(m * dim + 1));
+    if (!want)
+        return gnn_oracle_fail(ctx, "out of memory");
+    for (int64_t i = 0; i < m; i++)
+        memcpy(want + i * dim, J->feat + J->ids[r][i] * dim, sizeof(float) * (size_t)dim);
+    char name[64];
+    snprintf(name, sizeof name, "rank[%d].rows", r);
+    gnn_oracle_digest(ctx, J->out[r], sizeof(float) * (size_t)(m * dim));
+    o = gnn_oracle_worst(o, gnn_oracle_compare_f32(ctx, NULL, name, want, J->out[r], m * dim, dim));
+    snprintf(name, sizeof name, "rank[%d].rows(second pull)", r);
+    o = gnn_oracle_worst(o, gnn_oracle_compare_f32(ctx, NULL, name, want, J->out2[r], m * dim, dim));
+    /* every counter of one pull, from the case alone */
+    gnn_kv_stats w = { .calls = 1, .ids = m, .rows_local = asks[r * P + r], .bytes_header_sent = 16 * (P - 1) };
+    w.rows_remote = m - w.rows_local;
+    for (int q = 0; q < P; q++)
+        w.rows_served += q == r ? 0 : asks[q * P + r];
+    w.bytes_ids_sent = 8 * w.rows_remote;
+    w.bytes_ids_received = 8 * w.rows_served;
+    w.bytes_rows_sent = 4 * dim * w.rows_served;
+    w.bytes_rows_received = 4 * dim * w.rows_remote;
+    const gnn_kv_stats *s = &J->first[r], *t = &J->total[r];
+    if (memcmp(s, &w, sizeof w) != 0)
+        return gnn_oracle_fail(ctx,
+                               "rank %d: counters of one pull: ids %lld, local %lld, remote %lld, served %lld, "
+                               "bytes: header %lld ids %lld/%lld rows %lld/%lld; the case gives %lld, %lld, %lld, "
+                               "%lld, %lld, %lld/%lld, %lld/%lld",
+                               r, (long long)s->ids, (long long)s->rows_local, (long long)s->rows_remote,
+                               (long long)s->rows_served, (long long)s->bytes_header_sent,
+                               (long long)s->bytes_ids_sent, (long long)s->bytes_ids_received,
+                               (long long)s->bytes_rows_sent, (long long)s->bytes_rows_received, (long long)w.ids,
+                               (long long)w.rows_local, (long long)w.rows_remote, (long long)w.rows_served,
+                               (long long)w.bytes_header_sent, (long long)w.bytes_ids_sent,
+                               (long long)w.bytes_ids_received, (long long)w.bytes_rows_sent,
+                               (long long)w.bytes_rows_received);
+    if (t->calls != 2 || t->ids != 2 * m || t->bytes_ids_sent != 2 * w.bytes_ids_sent ||
+        t->bytes_rows_received != 2 * w.bytes_rows_received || t->rows_local != 2 * w.rows_local ||
+        t->rows_served != 2 * w.rows_served || t->bytes_header_sent != 2 * w.bytes_header_sent)
+        return gnn_oracle_fail(ctx, "rank %d: cumulative counters are not twice the first pull's", r);
+    sum->served += w.rows_served;
+    sum->fetched += w.rows_remote;
+    sum->local += w.rows_local;
+    sum->counted += t->bytes_header_sent + t->bytes_ids_sent + t->bytes_rows_sent;
+    return o;
+}
+
+/* kvstore.pull: the case's features (stream 1) and id lists (step 1), the simulated run where
+ * every rank pulls its list twice (step 2, kv_rank), the traffic (step 3), each rank's rows and
+ * counters (step 4), then the sums over all ranks. */
 static gnn_oracle_outcome kv_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
     halo_input in;
@@ -515,34 +632,8 @@ static gnn_oracle_outcome kv_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
     gnn_oracle_draws df = gnn_oracle_draws_make(c, 1);
     gnn_oracle_fill_spread(&df, feat, n * dim);
     *J = (kv_job){ .n = n, .dim = dim, .part = in.part, .feat = feat };
-    /* id lists: rank r's length uniform in [0, m], rank 1 always empty; each id uniform, a
-     * repeat of an earlier one, or one of the rank's own vertices */
-    gnn_oracle_draws d = gnn_oracle_draws_make(c, 2);
-    int64_t want_alltoallv = 0;
-    for (int r = 0; r < P; r++) {
-        const int64_t m = r == 1 ? 0 : gnn_oracle_draw_range(&d, 0, mmax);
-        int64_t *ids = gnn_oracle_alloc(ctx, sizeof(int64_t) * (size_t)(m + 1));
-        int64_t *own = gnn_oracle_alloc(ctx, sizeof(int64_t) * (size_t)(n + 1));
-        J->out[r] = gnn_oracle_alloc_out(ctx, "out", sizeof(float) * (size_t)(m * dim));
-        J->out2[r] = gnn_oracle_alloc_out(ctx, "out2", sizeof(float) * (size_t)(m * dim));
-        if (!ids || !own || !J->out[r] || !J->out2[r])
-            return gnn_oracle_fail(ctx, "out of memory");
-        int64_t n_own = 0;
-        for (int64_t v = 0; v < n; v++)
-            if (in.part[v] == r)
-                own[n_own++] = v;
-        for (int64_t i = 0; i < m; i++) {
-            const uint64_t kind = gnn_oracle_draw_uint(&d, 3);
-            if (kind == 1 && i > 0)
-                ids[i] = ids[gnn_oracle_draw_uint(&d, (uint64_t)i)];
-            else if (kind == 2 && n_own > 0)
-                ids[i] = own[gnn_oracle_draw_uint(&d, (uint64_t)n_own)];
-            else
-                ids[i] = (int64_t)gnn_oracle_draw_uint(&d, (uint64_t)n);
-        }
-        J->ids[r] = ids;
-        J->m[r] = m;
-    }
+    if ((o = kv_make_ids(ctx, c, P, mmax, J)) != GNN_ORACLE_PASS)
+        return o;
     gnn_sim_config cfg = sim_config(c, P);
     gnn_sim_report rep;
     gnn_err err = { "" };
@@ -551,9 +642,6 @@ static gnn_oracle_outcome kv_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
         gnn_sim_report_free(&rep);
         return gnn_oracle_fail(ctx, "simulated run on %d ranks: %s (%s)", P, gnn_status_str(st), err.msg);
     }
-    /* the specification's traffic, pair by pair (kvstore.h: a header of 16 bytes to every
-     * other rank, then 8 bytes per id src asks of dst, then 4 dim per row dst returns), for
-     * two pulls; computed from the case's part vector, not from the store's counters */
     int64_t *asks = gnn_oracle_alloc(ctx, sizeof(int64_t) * (size_t)(P * P)); /* [src][dst] ids */
     if (!asks) {
         gnn_sim_report_free(&rep);
@@ -562,78 +650,23 @@ static gnn_oracle_outcome kv_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
     for (int r = 0; r < P; r++)
         for (int64_t i = 0; i < J->m[r]; i++)
             asks[r * P + in.part[J->ids[r][i]]]++;
-    for (int src = 0; src < P && o == GNN_ORACLE_PASS; src++)
-        for (int dst = 0; dst < P; dst++) {
-            const int64_t got = rep.bytes[((size_t)GNN_COMM_ALLTOALLV * P + (size_t)src) * P + (size_t)dst];
-            const int64_t want = src == dst ? 0 : 2 * (16 + 8 * asks[src * P + dst] + 4 * dim * asks[dst * P + src]);
-            want_alltoallv += got;
-            if (got != want) {
-                o = gnn_oracle_fail(ctx, "alltoallv bytes from rank %d to rank %d: %lld, the protocol gives 2 x (16 + "
-                                    "8 x %lld ids + 4 x %lld x %lld rows) = %lld",
-                                    src, dst, (long long)got, (long long)asks[src * P + dst], (long long)dim,
-                                    (long long)asks[dst * P + src], (long long)want);
-                break;
-            }
-        }
+    int64_t want_alltoallv = 0;
+    o = kv_check_traffic(ctx, &rep, asks, P, dim, &want_alltoallv);
     gnn_sim_report_free(&rep);
     if (o != GNN_ORACLE_PASS)
         return o;
 
-    int64_t served = 0, fetched = 0, counted = 0, local = 0;
-    for (int r = 0; r < P && o == GNN_ORACLE_PASS; r++) {
-        const int64_t m = J->m[r];
-        float *want = gnn_oracle_alloc(ctx, sizeof(float) * (size_t)(m * dim + 1));
-        if (!want)
-            return gnn_oracle_fail(ctx, "out of memory");
-        for (int64_t i = 0; i < m; i++)
-            memcpy(want + i * dim, feat + J->ids[r][i] * dim, sizeof(float) * (size_t)dim);
-        char name[64];
-        snprintf(name, sizeof name, "rank[%d].rows", r);
-        gnn_oracle_digest(ctx, J->out[r], sizeof(float) * (size_t)(m * dim));
-        o = gnn_oracle_worst(o, gnn_oracle_compare_f32(ctx, NULL, name, want, J->out[r], m * dim, dim));
-        snprintf(name, sizeof name, "rank[%d].rows(second pull)", r);
-        o = gnn_oracle_worst(o, gnn_oracle_compare_f32(ctx, NULL, name, want, J->out2[r], m * dim, dim));
-        /* every counter of one pull, from the case alone */
-        gnn_kv_stats w = { .calls = 1, .ids = m, .rows_local = asks[r * P + r], .bytes_header_sent = 16 * (P - 1) };
-        w.rows_remote = m - w.rows_local;
-        for (int q = 0; q < P; q++)
-            w.rows_served += q == r ? 0 : asks[q * P + r];
-        w.bytes_ids_sent = 8 * w.rows_remote;
-        w.bytes_ids_received = 8 * w.rows_served;
-        w.bytes_rows_sent = 4 * dim * w.rows_served;
-        w.bytes_rows_received = 4 * dim * w.rows_remote;
-        const gnn_kv_stats *s = &J->first[r], *t = &J->total[r];
-        if (memcmp(s, &w, sizeof w) != 0)
-            return gnn_oracle_fail(ctx,
-                                   "rank %d: counters of one pull: ids %lld, local %lld, remote %lld, served %lld, "
-                                   "bytes: header %lld ids %lld/%lld rows %lld/%lld; the case gives %lld, %lld, %lld, "
-                                   "%lld, %lld, %lld/%lld, %lld/%lld",
-                                   r, (long long)s->ids, (long long)s->rows_local, (long long)s->rows_remote,
-                                   (long long)s->rows_served, (long long)s->bytes_header_sent,
-                                   (long long)s->bytes_ids_sent, (long long)s->bytes_ids_received,
-                                   (long long)s->bytes_rows_sent, (long long)s->bytes_rows_received, (long long)w.ids,
-                                   (long long)w.rows_local, (long long)w.rows_remote, (long long)w.rows_served,
-                                   (long long)w.bytes_header_sent, (long long)w.bytes_ids_sent,
-                                   (long long)w.bytes_ids_received, (long long)w.bytes_rows_sent,
-                                   (long long)w.bytes_rows_received);
-        if (t->calls != 2 || t->ids != 2 * m || t->bytes_ids_sent != 2 * w.bytes_ids_sent ||
-            t->bytes_rows_received != 2 * w.bytes_rows_received || t->rows_local != 2 * w.rows_local ||
-            t->rows_served != 2 * w.rows_served || t->bytes_header_sent != 2 * w.bytes_header_sent)
-            return gnn_oracle_fail(ctx, "rank %d: cumulative counters are not twice the first pull's", r);
-        served += w.rows_served;
-        fetched += w.rows_remote;
-        local += w.rows_local;
-        counted += t->bytes_header_sent + t->bytes_ids_sent + t->bytes_rows_sent;
-    }
-    if (o != GNN_ORACLE_PASS)
-        return o;
-    if (served != fetched)
-        return gnn_oracle_fail(ctx, "%lld rows served, %lld fetched", (long long)served, (long long)fetched);
-    if (counted != want_alltoallv)
+    kv_sums sum = { 0, 0, 0, 0 };
+    for (int r = 0; r < P; r++)
+        if ((o = kv_check_rank(ctx, J, r, P, asks, &sum)) != GNN_ORACLE_PASS)
+            return o;
+    if (sum.served != sum.fetched)
+        return gnn_oracle_fail(ctx, "%lld rows served, %lld fetched", (long long)sum.served, (long long)sum.fetched);
+    if (sum.counted != want_alltoallv)
         return gnn_oracle_fail(ctx, "the counters say %lld bytes sent; the simulator's alltoallv accounting %lld",
-                               (long long)counted, (long long)want_alltoallv);
+                               (long long)sum.counted, (long long)want_alltoallv);
     gnn_oracle_note(ctx, "%d ranks: %lld rows remote, %lld local per pull; %lld alltoallv bytes for two pulls", P,
-                    (long long)fetched, (long long)local, (long long)want_alltoallv);
+                    (long long)sum.fetched, (long long)sum.local, (long long)want_alltoallv);
     return o;
 }
 

@@ -41,7 +41,8 @@ extern const gnn_oracle_entry gnn_oracle_hec_ops, gnn_oracle_hec_verify;
 /* distributed training on partitions: drop, HEC + AEP, fetch (oracle/op_train_part.c) */
 extern const gnn_oracle_entry gnn_oracle_train_part, gnn_oracle_train_part_single;
 /* the communicator's shared code and the simulator's faults, against verifiers written from
- * docs/comm.md and docs/simulator.md (oracle/op_comm.c) */
+ * docs/comm.md and docs/simulator.md (oracle/op_comm.c: allreduce and checks;
+ * oracle/op_comm_layouts.c: alltoallv and allgatherv; oracle/op_comm_faults.c: sim.faults) */
 extern const gnn_oracle_entry gnn_oracle_comm_allreduce, gnn_oracle_comm_alltoallv, gnn_oracle_comm_allgatherv,
     gnn_oracle_comm_checks, gnn_oracle_sim_faults;
 
@@ -122,7 +123,7 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     /* distributed training on partitions (oracle/op_train_part.c) */
     &gnn_oracle_train_part,
     &gnn_oracle_train_part_single,
-    /* the communicator and the simulator's faults (oracle/op_comm.c) */
+    /* the communicator and the simulator's faults (oracle/op_comm.c, op_comm_layouts.c, op_comm_faults.c) */
     &gnn_oracle_comm_allreduce,
     &gnn_oracle_comm_alltoallv,
     &gnn_oracle_comm_allgatherv,

@@ -10,9 +10,10 @@
  * two backends (sim and MPI) can be compared case by case. `gnnref commcheck` runs it.
  *
  * After those, the presets of the oracle's comm.* entries whose rank count is the
- * communicator's size (oracle/op_comm.c: allreduce against a serial rank-order sum,
- * alltoallv and allgatherv with scattered, in-place and overlapping buffers, the argument
- * checks), with `seed`: under mpirun that is the MPI implementation of those entries.
+ * communicator's size (oracle/op_comm.c: allreduce against a serial rank-order sum, the
+ * argument checks; oracle/op_comm_layouts.c: alltoallv and allgatherv with scattered, in-place
+ * and overlapping buffers), with `seed`: under mpirun that is the MPI implementation of those
+ * entries.
  *
  * inject (deliberate bugs the run must report, never hang on):
  *   "mismatch": rank 0 calls barrier while the others call allreduce (simulator only);
