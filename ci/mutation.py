@@ -4,7 +4,7 @@
 Each mutant in ci/mutants.txt is a small, realistic bug planted in one source file: an
 off-by-one bound, a skipped tail, a swapped RNG field, a plain store where an atomic is needed,
 a reordered reduction, a wrong displacement. For each, this script copies the tree once into a
-scratch directory, applies the mutant, runs the test command (`make check` by default) with a
+scratch directory, applies the mutant, runs the test command (`make -j2 check` by default) with a
 time limit, and restores the file. A mutant is
 
     killed      the command failed (exit != 0): the tests see the bug;
@@ -13,7 +13,9 @@ time limit, and restores the file. A mutant is
     survived    the command passed: the tests miss the bug;
     equivalent  marked so in ci/mutants.txt, with the reason (the change cannot alter any
                 result); not run;
-    stale       the text to replace is not in the file (the code moved: fix the mutant).
+    stale       the text to replace is not in the file (the code moved: fix the mutant);
+    flaky       with --repeat, killed in one run and timed out in another. A mutant that
+                passes any one run counts as survived: a kill must be reproducible.
 
 Usage:
     python3 ci/mutation.py [--only ID[,ID...]] [--repeat N] [--timeout S] [--cmd "make -j2 check"]

@@ -8,8 +8,8 @@
 #
 # OpenMP stays at one thread here (OMP_NUM_THREADS=1, and only suites that keep it so): libgomp
 # is not built with TSan, so its barriers are invisible to TSan and every parallel loop would
-# be reported as racing with the code after it. The OpenMP kernels are checked instead by the
-# oracle's bitwise comparisons at 1, 2 and 4 threads.
+# be reported as racing with the code after it. The OpenMP kernels are checked by ci/tsan-omp.sh
+# instead (clang, LLVM's libomp and its TSan tool archer), and by the oracle's stress mode.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MAKE=${MAKE:-make}

@@ -101,7 +101,7 @@ static void flush_group(run_state *st)
         snprintf(impl, sizeof impl, "%s threads=%d", st->impl->name, st->threads);
     else
         snprintf(impl, sizeof impl, "%s", st->impl->name);
-    gnn_oracle_tol_format(&st->entry->tol, tol, sizeof tol);
+    gnn_oracle_tol_format(gnn_oracle_tol_of(st->entry, st->impl), tol, sizeof tol); /* this impl's own */
     size_t len = 0;
     for (int o = 0; o < GNN_ORACLE_OUTCOME_COUNT; o++)
         if (st->counts[o] && len < sizeof counts)
@@ -256,8 +256,8 @@ static const cli_flag k_flags[] = {
       .help = "print every case, not only failures" },
     { .name = "stress", .type = CLI_INT, CLI_AT(oracle_opts, stress), .meta = "N", .lo = 0, .hi = 100000,
       .note = "0 = off",
-      .help = "race hunting: run every case N times under perturbed scheduling (background noise threads, a random "
-              "OpenMP runtime schedule), the threaded implementations at 2, 4 and 8 threads unless --threads is "
+      .help = "race hunting: run every case N times under perturbed scheduling (background noise threads; a random "
+              "OpenMP runtime schedule, which reaches only schedule(runtime) loops, none today), the threaded implementations at 2, 4 and 8 threads unless --threads is "
               "given; a failing run fails the case, and so does a run whose output differs from the first run's where "
               "the comparator is exact (bitwise, canonical, verify). A failure's replay line repeats these settings "
               "(docs/oracle.md, \"Races\")" },

@@ -349,12 +349,12 @@ static uint64_t mix64(uint64_t *state)
 /* One run's perturbation. */
 typedef struct stress_plan {
     int noise;      /* noise threads */
-    int omp_kind;   /* omp_sched_t for schedule(runtime) loops, 0: left as it is */
+    int omp_kind;   /* omp_sched_t (1..4) for schedule(runtime) loops; no kernel has one today */
     int omp_chunk;
     uint64_t seed;  /* of the noise threads' bursts */
 } stress_plan;
 
-static const char *const k_sched_name[] = { "unchanged", "static", "dynamic", "guided", "auto" };
+static const char *const k_sched_name[] = { "-", "static", "dynamic", "guided", "auto" }; /* by omp_sched_t */
 
 /* Run k's plan: noise threads s->noise - k mod (s->noise + 1), so that consecutive runs go from
  * every core contended down to none (the case's threads racing on idle cores); the schedule

@@ -39,7 +39,7 @@ static const gnn_oracle_param k_gat_params[N_GATX_PARAMS] = {
 /* Awkward shapes first: zero-degree rows, one row with a single (self) edge, H = 1 and H = 8,
  * F = 1, 7, 13 (not multiples of a vector; H*F = 104 straddles the cpu kernel's 64-float
  * block), hub rows with 100+ edges (repeated neighbors), no dst at all, F = 0, and more than 256
- * src rows (several partials in the cpu dal/dar reduction). */
+ * src rows (the cpu dal/dar reduction splits columns, not rows: GAT_RED_COLS per task). */
 static const char *const k_gat_presets[] = {
     "n_dst=37,n_src=80,heads=2,f=7,deg=0..9,drop=0",
     "n_dst=1,n_src=1,heads=1,f=1,deg=1..1,drop=0",

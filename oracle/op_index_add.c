@@ -31,8 +31,8 @@ static const gnn_oracle_param k_ia_params[N_IA_PARAMS] = {
 };
 
 /* Awkward cases first: repeated indices into few rows, one row, empty, no out rows at all,
- * widths 1, 7, 13, 33, 100 (not multiples of the vector width; 100 straddles the 64-float
- * column block), hubs, n_out far above n (the radix path of the cpu sort), bad indices. */
+ * widths 1, 7, 13, 33, 100 (not multiples of the vector width of 16; the cpu kernel's
+ * column blocks are multiples of 16, at most 1024 floats), hubs, n_out far above n (the radix path of the cpu sort), bad indices. */
 static const char *const k_ia_presets[] = {
     "n_out=37,n=200,d=13,hub=0,bad=0",
     "n_out=1,n=1,d=1,hub=0,bad=0",
