@@ -52,6 +52,12 @@ static const char *const k_ia_presets[] = {
      * 1024-float column blocks; a hub-heavy case whose columns are split for the threads */
     "n_out=200000,n=3000,d=5,hub=0,bad=0,keys=1",
     "n_out=300000,n=2000,d=17,hub=0.3,bad=0,keys=1",
+    /* the radix path with a hub and keys spread over the low digit, so the first pass moves
+     * them: a later pass that writes the position within the pass instead of the original
+     * index (a permutation still, so every src row is still added once) reorders the hub
+     * row's additions and splits it into several segments; with keys=1 the first pass is the
+     * identity and cannot show it */
+    "n_out=300000,n=2000,d=17,hub=0.3,bad=0",
     "n_out=50,n=400,d=1100,hub=0.3,bad=0",
     "n_out=8,n=2000,d=70,hub=0.8,bad=0",
     NULL,
