@@ -53,7 +53,7 @@ static gnn_idmap_kind kind_of(const gnn_oracle_impl *impl)
     return GNN_IDMAP_REF;
 }
 
-enum { I_NV, I_NDST, I_NNZ, I_HIT, I_POOL, I_BAD, I_COLLIDE, N_I_PARAMS };
+enum { I_NV, I_NDST, I_NNZ, I_HIT, I_POOL, I_BAD, I_COLLIDE, I_LOCKSTEP, N_I_PARAMS };
 /* nv up to 2^33 - 2, the hash maps' limit (ids above 2^32 test the packed table words; the
  * DENSE map, which allocates nv cells, is skipped above DENSE_MAX_NV) */
 #define DENSE_MAX_NV ((int64_t)1 << 26)
@@ -67,6 +67,9 @@ static const gnn_oracle_param k_i_params[N_I_PARAMS] = {
     { "collide", GNN_PARAM_INT, 0, 1,
       "1: every id hashes (cpu maps' multiplicative hash) into the last 8 of 1024 slots: long probe chains that wrap "
       "past the end of the table" },
+    { "lockstep", GNN_PARAM_INT, 0, 1,
+      "1: neighbor e is pool id e mod pool (hit ignored): every 4096-item chunk of the cpu maps' insert loop holds "
+      "the same ids in the same order, so the threads lower the same words at the same moments" },
 };
 /* many repeats, neighbors that are all dst ids, no neighbors, a single dst, no dst, sparse
  * ids in a large id space, a size where threads race, and the three invalid inputs */
@@ -90,6 +93,11 @@ static const char *const k_i_presets[] = {
     "nv=200000,n_dst=1000,nnz=70000,hit=20,pool=5000,bad=0",
     "nv=4000000,n_dst=60,nnz=400,hit=30,pool=100,bad=0,collide=1",
     "nv=8589934590,n_dst=300,nnz=5000,hit=20,pool=3000,bad=0",
+    /* contention: 16 chunks of 4096 neighbors, each the same 512 ids in the same order, so the
+     * threads claim and lower the same table words at the same moments. (A CAS tried once
+     * instead of until it holds, mutant M03, still passed 3 x 8 stress runs of it on 2 cores:
+     * it needs a third thread to change the word inside one CAS window; docs/oracle.md) */
+    "nv=100000,n_dst=8,nnz=65536,hit=0,pool=512,bad=0,lockstep=1",
     NULL,
 };
 
@@ -148,6 +156,11 @@ static int draw_input(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, uint64_t ba
     gnn_rng_shuffle_i64(&gd.s, ids, take);
     memcpy(in->dst, ids, (size_t)n_dst * sizeof(int64_t));
     const int64_t *pool_ids = ids + n_dst, n_pool = take - n_dst;
+    if (gnn_oracle_int(c, I_LOCKSTEP) && n_pool > 0) {
+        for (int64_t e = 0; e < nnz; e++)
+            in->nbr[e] = pool_ids[e % n_pool];
+        return 0;
+    }
     for (int64_t e = 0; e < nnz; e++) {
         const int is_dst = n_dst > 0 && ((int64_t)gnn_oracle_draw_uint(&gn, 100) < hit || n_pool == 0);
         const uint64_t r = gnn_oracle_draw_uint(&gn, (uint64_t)(is_dst ? n_dst : n_pool));
@@ -283,7 +296,7 @@ const gnn_oracle_entry gnn_oracle_idmap_build = {
             "two builds per map object, invalid input rejected",
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = "DESIGN.md section 2 fixes the src order (first appearance): exact",
-    .params = k_i_params, .n_params = N_I_PARAMS, .presets = k_i_presets, .defaults = "collide=0",
+    .params = k_i_params, .n_params = N_I_PARAMS, .presets = k_i_presets, .defaults = "collide=0,lockstep=0",
     .ref = &k_idmap_ref, .impls = k_idmap_ordered_impls, .run = idmap_run,
 };
 
@@ -292,6 +305,6 @@ const gnn_oracle_entry gnn_oracle_idmap_fused = {
     .what = "FastGL's Fused-Map is a bijection equal to the reference after relabelling to first-appearance order",
     .tol = { GNN_CMP_CANONICAL, 0, 0 },
     .reason = "the atomic counter hands out ids in arrival order (inherently unordered); the relabelled map is exact",
-    .params = k_i_params, .n_params = N_I_PARAMS, .presets = k_i_presets, .defaults = "collide=0",
+    .params = k_i_params, .n_params = N_I_PARAMS, .presets = k_i_presets, .defaults = "collide=0,lockstep=0",
     .ref = &k_idmap_ref, .impls = k_idmap_fused_impls, .run = idmap_run,
 };
