@@ -1,5 +1,5 @@
 /* core/kernels.c -- the public entry points of the kernel subsystems: aggregate.h,
- * index_add.h, nn.h (the linear layer), update.h, gat.h and act.h.
+ * index_add.h, nn.h (the linear layer, ReLU, keyed dropout), update.h, gat.h and act.h.
  *
  * Each gnn_<subsystem>_<op>(ops, ...) checks its arguments once, here, then dispatches to
  * the ops table it is given (as core/comm.c and core/hec.c do). So every implementation
@@ -136,6 +136,52 @@ gnn_status gnn_nn_linear_bwd(const gnn_nn_ops *ops, const float *x, const float 
     if (n < 0 || in < 0 || out < 0 || missing(dy, n, out) || (dw && missing(x, n, in)) || (dx && missing(w, in, out)))
         return GNN_ERR_INVAL;
     ops->linear_bwd(x, dy, n, in, w, out, dx, dw, db);
+    return GNN_OK;
+}
+
+/* ---- nn.h: ReLU and keyed dropout -------------------------------------------------------------- */
+
+gnn_status gnn_nn_relu_fwd(const gnn_nn_ops *ops, float *x, int64_t count)
+{
+    if (!ops || !ops->relu_fwd)
+        return ops ? GNN_ERR_UNSUPPORTED : GNN_ERR_INVAL;
+    if (count < 0 || missing(x, count, 1))
+        return GNN_ERR_INVAL;
+    ops->relu_fwd(x, count);
+    return GNN_OK;
+}
+
+gnn_status gnn_nn_relu_bwd(const gnn_nn_ops *ops, const float *y, float *dy, int64_t count)
+{
+    if (!ops || !ops->relu_bwd)
+        return ops ? GNN_ERR_UNSUPPORTED : GNN_ERR_INVAL;
+    if (count < 0 || missing(y, count, 1) || missing(dy, count, 1))
+        return GNN_ERR_INVAL;
+    ops->relu_bwd(y, dy, count);
+    return GNN_OK;
+}
+
+/* row_gid is read for every row, even when d == 0 (each row opens its stream); mask may be NULL */
+gnn_status gnn_nn_dropout_fwd(const gnn_nn_ops *ops, float *x, int64_t n, int64_t d, const int64_t *row_gid,
+                              float p, uint64_t seed, uint32_t step, unsigned layer, float *mask)
+{
+    if (!ops || !ops->dropout_fwd)
+        return ops ? GNN_ERR_UNSUPPORTED : GNN_ERR_INVAL;
+    if (n < 0 || d < 0 || missing(x, n, d) || missing(row_gid, n, 1))
+        return GNN_ERR_INVAL;
+    if (!(p >= 0.0f && p < 1.0f) || layer > 255) /* also rejects NaN */
+        return GNN_ERR_INVAL;
+    ops->dropout_fwd(x, n, d, row_gid, p, seed, step, layer, mask);
+    return GNN_OK;
+}
+
+gnn_status gnn_nn_dropout_bwd(const gnn_nn_ops *ops, float *dy, int64_t n, int64_t d, const float *mask)
+{
+    if (!ops || !ops->dropout_bwd)
+        return ops ? GNN_ERR_UNSUPPORTED : GNN_ERR_INVAL;
+    if (n < 0 || d < 0 || missing(dy, n, d) || missing(mask, n, d))
+        return GNN_ERR_INVAL;
+    ops->dropout_bwd(dy, n, d, mask);
     return GNN_OK;
 }
 

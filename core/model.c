@@ -170,6 +170,42 @@ static gnn_gat_params gat_params(const model *m, int l, const gnn_block *blk, co
     return gp;
 }
 
+/* @eq{DistGNN-MB 2}, @eq{GAT 5-6} (heads concatenated, averaged in the last layer):
+ * t0 = projection (ns, H*F); t1 = attention output (nd, H*F) */
+static gnn_status gat_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C, const fwd_key *k)
+{
+    const mlayer *S = &m->layer[l];
+    const float *P = S->p;
+    const int64_t ns = blk->n_src, nd = blk->n_dst;
+    gnn_status st;
+    const int dist = m->variant == GNN_GAT_DISTGNN;
+    if (!(C->t0 = falloc(ns * S->hf)) || !(C->t1 = falloc(nd * S->hf)))
+        return GNN_ERR_NOMEM;
+    if (k->train && !(C->alpha = falloc(blk->nnz * S->heads)))
+        return GNN_ERR_NOMEM;
+    if ((st = gnn_nn_linear_fwd(m->nn, C->x, ns, S->in, P + S->o_w, dist ? P + S->o_b : NULL, S->hf, C->t0)))
+        return st;
+    if (dist && !S->last && (st = gnn_nn_relu_fwd(m->nn, C->t0, ns * S->hf))) /* Eq. 2's ReLU (not the output's) */
+        return st;
+    const gnn_gat_params gp = gat_params(m, l, blk, k);
+    if ((st = gnn_gat_forward(m->gat, blk, C->t0, P + S->o_al, P + S->o_ar, &gp, C->t1, C->alpha)))
+        return st;
+    if (!S->last) { /* heads concatenated */
+        memcpy(C->z, C->t1, (size_t)(nd * S->hf) * sizeof(float));
+    } else { /* heads averaged: sum in head order, then divide */
+        for (int64_t i = 0; i < nd; i++)
+            for (int64_t f = 0; f < S->f; f++) {
+                float acc = 0.0f;
+                for (int64_t h = 0; h < S->heads; h++)
+                    acc += C->t1[i * S->hf + h * S->f + f];
+                C->z[i * S->f + f] = acc / (float)S->heads;
+            }
+    }
+    if (!dist)
+        add_bias(C->z, nd, S->out, P + S->o_b);
+    return GNN_OK;
+}
+
 /* Forward of layer l on C->x (n_src, in): fills the rest of C. */
 gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C, const fwd_key *k)
 {
@@ -222,42 +258,15 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
             return st;
         for (int64_t i = 0; i < nd * S->in; i++) /* (1 + eps) h_v with eps = 0, added last */
             C->t0[i] += C->x[i];
-        if ((st = gnn_nn_linear_fwd(m->nn, C->t0, nd, S->in, P + S->o_w, P + S->o_b, S->mid, C->t1)))
-            return st;
-        gnn_relu_fwd(C->t1, nd * S->mid);
-        if ((st = gnn_nn_linear_fwd(m->nn, C->t1, nd, S->mid, P + S->o_w2, P + S->o_b2, S->out, C->z)))
+        if ((st = gnn_nn_linear_fwd(m->nn, C->t0, nd, S->in, P + S->o_w, P + S->o_b, S->mid, C->t1)) ||
+            (st = gnn_nn_relu_fwd(m->nn, C->t1, nd * S->mid)) ||
+            (st = gnn_nn_linear_fwd(m->nn, C->t1, nd, S->mid, P + S->o_w2, P + S->o_b2, S->out, C->z)))
             return st;
         break;
-    /* @eq{DistGNN-MB 2}, @eq{GAT 5-6} (heads concatenated, averaged in the last layer):
-     * t0 = projection (ns, H*F); t1 = attention output (nd, H*F) */
-    case GNN_MODEL_GAT: {
-        const int dist = m->variant == GNN_GAT_DISTGNN;
-        if (!(C->t0 = falloc(ns * S->hf)) || !(C->t1 = falloc(nd * S->hf)))
-            return GNN_ERR_NOMEM;
-        if (k->train && !(C->alpha = falloc(blk->nnz * S->heads)))
-            return GNN_ERR_NOMEM;
-        if ((st = gnn_nn_linear_fwd(m->nn, C->x, ns, S->in, P + S->o_w, dist ? P + S->o_b : NULL, S->hf, C->t0)))
+    case GNN_MODEL_GAT:
+        if ((st = gat_layer_fwd(m, l, blk, C, k)))
             return st;
-        if (dist && !S->last) /* Eq. 2's ReLU; the output layer's projection stays linear */
-            gnn_relu_fwd(C->t0, ns * S->hf);
-        const gnn_gat_params gp = gat_params(m, l, blk, k);
-        if ((st = gnn_gat_forward(m->gat, blk, C->t0, P + S->o_al, P + S->o_ar, &gp, C->t1, C->alpha)))
-            return st;
-        if (!S->last) { /* heads concatenated */
-            memcpy(C->z, C->t1, (size_t)(nd * S->hf) * sizeof(float));
-        } else { /* heads averaged: sum in head order, then divide */
-            for (int64_t i = 0; i < nd; i++)
-                for (int64_t f = 0; f < S->f; f++) {
-                    float acc = 0.0f;
-                    for (int64_t h = 0; h < S->heads; h++)
-                        acc += C->t1[i * S->hf + h * S->f + f];
-                    C->z[i * S->f + f] = acc / (float)S->heads;
-                }
-        }
-        if (!dist)
-            add_bias(C->z, nd, S->out, P + S->o_b);
         break;
-    }
     }
     if (S->last) {
         C->y = C->z; /* logits */
@@ -278,8 +287,46 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
     if (m->kind == GNN_MODEL_GAT)
         return gnn_act_elu_fwd(m->act, pre, nd * S->out, 1.0f, C->y);
     memcpy(C->y, pre, (size_t)(nd * S->out) * sizeof(float));
-    gnn_relu_fwd(C->y, nd * S->out);
-    return GNN_OK;
+    return gnn_nn_relu_fwd(m->nn, C->y, nd * S->out);
+}
+
+/* GAT's backward from dz (n_dst, out): through the heads' concatenation or mean, the attention,
+ * Eq. 2's ReLU (distgnn) and the projection; dx (n_src, in) may be NULL. */
+static gnn_status gat_layer_bwd(const model *m, int l, const gnn_block *blk, const lcache *C, const fwd_key *k,
+                                const float *dz, float *dx)
+{
+    const mlayer *S = &m->layer[l];
+    const float *P = S->p;
+    float *G = S->g;
+    const int64_t ns = blk->n_src, nd = blk->n_dst;
+    const int dist = m->variant == GNN_GAT_DISTGNN;
+    const gnn_gat_params gp = gat_params(m, l, blk, k);
+    float *s1 = falloc(nd * S->hf), *s2 = falloc(ns * S->hf);
+    gnn_status st = GNN_OK;
+    if (!s1 || !s2) {
+        st = GNN_ERR_NOMEM;
+        goto done;
+    }
+    if (!dist)
+        col_sums(dz, nd, S->out, G + S->o_b);
+    if (!S->last) {
+        memcpy(s1, dz, (size_t)(nd * S->hf) * sizeof(float));
+    } else {
+        for (int64_t i = 0; i < nd; i++)
+            for (int64_t h = 0; h < S->heads; h++)
+                for (int64_t f = 0; f < S->f; f++)
+                    s1[i * S->hf + h * S->f + f] = dz[i * S->f + f] / (float)S->heads;
+    }
+    if ((st = gnn_gat_backward(m->gat, blk, C->t0, P + S->o_al, P + S->o_ar, &gp, C->alpha, s1, s2, G + S->o_al,
+                               G + S->o_ar)))
+        goto done;
+    if (dist && !S->last && (st = gnn_nn_relu_bwd(m->nn, C->t0, s2, ns * S->hf)))
+        goto done;
+    st = gnn_nn_linear_bwd(m->nn, C->x, s2, ns, S->in, P + S->o_w, S->hf, dx, G + S->o_w, dist ? G + S->o_b : NULL);
+done:
+    gnn_free(s1);
+    gnn_free(s2);
+    return st;
 }
 
 /* Backward of layer l from dy (n_dst, out), which it may overwrite. Writes the layer's
@@ -301,8 +348,8 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
             if ((st = gnn_act_elu_bwd(m->act, m->ln ? C->zn : C->z, dy, nd * S->out, 1.0f, s1)))
                 goto done;
             memcpy(dy, s1, (size_t)(nd * S->out) * sizeof(float));
-        } else {
-            gnn_relu_bwd(C->y, dy, nd * S->out);
+        } else if ((st = gnn_nn_relu_bwd(m->nn, C->y, dy, nd * S->out))) {
+            goto done;
         }
         if (m->ln) {
             if ((st = gnn_act_layernorm_bwd(m->act, C->z, dy, nd, S->out, P + S->o_gamma, C->mu, C->rstd, s1,
@@ -356,10 +403,9 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
             st = GNN_ERR_NOMEM;
             goto done;
         }
-        if ((st = gnn_nn_linear_bwd(m->nn, C->t1, dz, nd, S->mid, P + S->o_w2, S->out, s1, G + S->o_w2, G + S->o_b2)))
-            goto done;
-        gnn_relu_bwd(C->t1, s1, nd * S->mid);
-        if ((st = gnn_nn_linear_bwd(m->nn, C->t0, s1, nd, S->in, P + S->o_w, S->mid, s2, G + S->o_w, G + S->o_b)))
+        if ((st = gnn_nn_linear_bwd(m->nn, C->t1, dz, nd, S->mid, P + S->o_w2, S->out, s1, G + S->o_w2, G + S->o_b2)) ||
+            (st = gnn_nn_relu_bwd(m->nn, C->t1, s1, nd * S->mid)) ||
+            (st = gnn_nn_linear_bwd(m->nn, C->t0, s1, nd, S->in, P + S->o_w, S->mid, s2, G + S->o_w, G + S->o_b)))
             goto done;
         if (dx) {
             if ((st = gnn_aggregate_backward(m->agg, blk, s2, S->in, GNN_AGG_SUM, dx)))
@@ -368,36 +414,13 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
                 dx[i] += s2[i];
         }
         break;
-    case GNN_MODEL_GAT: {
-        const int dist = m->variant == GNN_GAT_DISTGNN;
-        if (!(s1 = falloc(nd * S->hf)) || !(s2 = falloc(ns * S->hf))) {
-            st = GNN_ERR_NOMEM;
-            goto done;
-        }
-        if (!dist)
-            col_sums(dz, nd, S->out, G + S->o_b);
-        if (!S->last) {
-            memcpy(s1, dz, (size_t)(nd * S->hf) * sizeof(float));
-        } else {
-            for (int64_t i = 0; i < nd; i++)
-                for (int64_t h = 0; h < S->heads; h++)
-                    for (int64_t f = 0; f < S->f; f++)
-                        s1[i * S->hf + h * S->f + f] = dz[i * S->f + f] / (float)S->heads;
-        }
-        const gnn_gat_params gp = gat_params(m, l, blk, k);
-        if ((st = gnn_gat_backward(m->gat, blk, C->t0, P + S->o_al, P + S->o_ar, &gp, C->alpha, s1, s2, G + S->o_al,
-                                   G + S->o_ar)))
-            goto done;
-        if (dist && !S->last)
-            gnn_relu_bwd(C->t0, s2, ns * S->hf);
-        st = gnn_nn_linear_bwd(m->nn, C->x, s2, ns, S->in, P + S->o_w, S->hf, dx, G + S->o_w, dist ? G + S->o_b : NULL);
-        if (st)
+    case GNN_MODEL_GAT:
+        if ((st = gat_layer_bwd(m, l, blk, C, k, dz, dx)))
             goto done;
         break;
     }
-    }
-    if (dx && C->mask)
-        gnn_dropout_bwd(dx, ns, S->in, C->mask);
+    if (dx && C->mask) /* the context's table: the threaded one under --impl opt */
+        st = gnn_nn_dropout_bwd(m->nn, dx, ns, S->in, C->mask);
 done:
     gnn_free(s1);
     gnn_free(s2);

@@ -127,8 +127,10 @@ static gnn_status forward_all(const trainer *T, const gnn_block *const *blk, lca
         if (k->train && c->dropout > 0.0f) {
             if (!(C[l].mask = falloc(ns * S->in)))
                 return GNN_ERR_NOMEM;
-            gnn_dropout_fwd(C[l].x, ns, S->in, blk[l]->src_gid, c->dropout, c->seed, k->step, (unsigned)l,
-                            C[l].mask);
+            gnn_status st = gnn_nn_dropout_fwd(m->nn, C[l].x, ns, S->in, blk[l]->src_gid, c->dropout, c->seed,
+                                               k->step, (unsigned)l, C[l].mask);
+            if (st)
+                return st;
         }
         gnn_status st = gnn_layer_fwd(m, l, blk[l], &C[l], k);
         if (st)

@@ -274,12 +274,15 @@ static gnn_status forward_layer(ptrainer *T, pstep *S, int l)
     const double t0 = gnn_now_s();
     const int64_t ns = S->blk[l].n_src, in = in_width(T, l);
     lcache *C = &S->C[l];
-    if (c->dropout > 0.0f) {
+    gnn_status st = GNN_OK;
+    if (c->dropout > 0.0f) { /* the context's table (--impl): the threaded one under opt */
         if (!(C->mask = falloc(ns * in)))
             return GNN_ERR_NOMEM;
-        gnn_dropout_fwd(C->x, ns, in, S->blk[l].src_gid, c->dropout, c->seed, S->key.step, (unsigned)l, C->mask);
+        st = gnn_nn_dropout_fwd(T->m.nn, C->x, ns, in, S->blk[l].src_gid, c->dropout, c->seed, S->key.step,
+                                (unsigned)l, C->mask);
     }
-    gnn_status st = gnn_layer_fwd(&T->m, l, &S->blk[l], C, &S->key);
+    if (!st)
+        st = gnn_layer_fwd(&T->m, l, &S->blk[l], C, &S->key);
     S->phase[GNN_PHASE_FORWARD] += gnn_now_s() - t0;
     return st;
 }

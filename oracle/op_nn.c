@@ -2,11 +2,13 @@
  *
  *   linear.fwd, linear.bwd  every implementation against gnn_nn_ref, bitwise: nn.h fixes the
  *       accumulation order of every output (k for y; i for dw and db; j for dx).
- *   xent, relu, dropout     property checkers written differently from ref/nn.c (verify).
- *   grad.linear, grad.xent, grad.relu, grad.dropout
+ *   xent, relu              property checkers written differently from ref/nn.c (verify);
+ *       relu's cpu twin (opt/cpu/nn.c) passes the same checker and is bitwise ref's.
+ *   grad.linear, grad.xent, grad.relu
  *       backward against central differences of the forward (docs/oracle.md, "Gradient
  *       checks"): dyadic inputs and power-of-two steps make the differences exact for the
- *       piecewise-linear ops; xent is smooth and gets a real tolerance. */
+ *       piecewise-linear ops; xent is smooth and gets a real tolerance.
+ * dropout and grad.dropout are in oracle/op_dropout.c. */
 #include <math.h>
 #include <string.h>
 #include "gnnref/nn.h"
@@ -19,7 +21,7 @@ static const gnn_oracle_impl k_nn_cpu = { .name = "cpu", .ops = &gnn_nn_cpu, .fl
 static const gnn_oracle_impl *const k_nn_impls[] = { &k_nn_ref, &k_nn_cpu, NULL };
 /* gradient checks: the reference (the optimized backward is held to it by linear.bwd) */
 static const gnn_oracle_impl *const k_nn_grad_impls[] = { &k_nn_ref, NULL };
-/* plain functions of ref/nn.c (no ops table yet) */
+/* plain functions of ref/nn.c (not in the ops table: xent, the gradient checks) */
 static const gnn_oracle_impl k_fn_ref = { .name = "ref", .ops = NULL, .flags = 0 };
 static const gnn_oracle_impl *const k_fn_impls[] = { &k_fn_ref, NULL };
 
@@ -346,18 +348,33 @@ const gnn_oracle_entry gnn_oracle_xent = {
 
 /* ---- relu ---------------------------------------------------------------------------------------
  * Checker on the bits: a float is positive when its sign bit is clear and it is not +0;
- * then y must be x (same bits), else y must be a zero. Backward keeps dy exactly where y > 0. */
+ * then y must be x (same bits), else y must be a zero. Backward keeps dy exactly where y > 0.
+ * An implementation other than ref is also compared with ref bitwise (y and dy: which zero). */
 
 static const gnn_oracle_param k_relu_params[] = {
     { "n", GNN_PARAM_INT, 0, 1e8, "elements" },
 };
-static const char *const k_relu_presets[] = { "n=1", "n=0", "n=37", "n=1000", NULL };
+/* cpu runs on one thread below 65536 elements and splits them over the threads from there:
+ * one below, exactly at and past that size, and an odd size that leaves uneven thread shares */
+static const char *const k_relu_presets[] = { "n=1", "n=0", "n=37", "n=1000", "n=65535", "n=65536", "n=100003", NULL };
 
 static int positive_bits(float f)
 {
     uint32_t u;
     memcpy(&u, &f, sizeof u);
     return !(u >> 31) && (u & 0x7fffffffu) != 0;
+}
+
+/* y = relu(x), dy = dy0 masked by y, through ops's entry points */
+static gnn_oracle_outcome relu_apply(gnn_oracle_ctx *ctx, const gnn_nn_ops *ops, const float *x, const float *dy0,
+                                     int64_t n, float *y, float *dy)
+{
+    memcpy(y, x, (size_t)n * sizeof(float));
+    memcpy(dy, dy0, (size_t)n * sizeof(float));
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, "relu forward", gnn_nn_relu_fwd(ops, y, n));
+    if (o == GNN_ORACLE_PASS)
+        o = gnn_oracle_status(ctx, "relu backward", gnn_nn_relu_bwd(ops, y, dy, n));
+    return o;
 }
 
 static gnn_oracle_outcome relu_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
@@ -377,12 +394,22 @@ static gnn_oracle_outcome relu_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c
     for (int64_t i = 0; i < n; i++)
         if (gnn_oracle_draw_uint(&g, 8) == 0)
             x[i] = special[gnn_oracle_draw_uint(&g, 6)];
-    memcpy(y, x, (size_t)n * sizeof(float));
-    gnn_relu_fwd(y, n);
-    memcpy(dy, dy0, (size_t)n * sizeof(float));
-    gnn_relu_bwd(y, dy, n);
+    gnn_oracle_outcome o = relu_apply(ctx, c->impl->ops, x, dy0, n, y, dy);
+    if (o != GNN_ORACLE_PASS)
+        return o;
     gnn_oracle_digest(ctx, y, (size_t)n * sizeof(float));
     gnn_oracle_digest(ctx, dy, (size_t)n * sizeof(float));
+    if (c->impl->ops != c->entry->ref->ops) {
+        float *ry = gnn_oracle_alloc_out(ctx, "ref.y", (size_t)n * sizeof(float));
+        float *rdy = gnn_oracle_alloc_out(ctx, "ref.dy", (size_t)n * sizeof(float));
+        if (!ry || !rdy)
+            return gnn_oracle_fail(ctx, "out of memory");
+        const gnn_oracle_tol bitwise = { GNN_CMP_BITWISE, 0, 0 };
+        if ((o = relu_apply(ctx, c->entry->ref->ops, x, dy0, n, ry, rdy)) != GNN_ORACLE_PASS ||
+            (o = gnn_oracle_compare_f32(ctx, &bitwise, "y", ry, y, n, 0)) != GNN_ORACLE_PASS ||
+            (o = gnn_oracle_compare_f32(ctx, &bitwise, "dy", rdy, dy, n, 0)) != GNN_ORACLE_PASS)
+            return o;
+    }
     int64_t bad = 0;
     for (int64_t i = 0; i < n; i++) {
         const int pos = positive_bits(x[i]);
@@ -399,126 +426,19 @@ static gnn_oracle_outcome relu_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c
     return GNN_ORACLE_PASS;
 }
 
+static const gnn_oracle_impl_tol k_relu_tols[] = {
+    { &k_nn_cpu, { GNN_CMP_BITWISE, 0, 0 },
+      "cpu: the same selection per element as ref, threads over elements: bitwise (and the checker)" },
+    { NULL, { GNN_CMP_BITWISE, 0, 0 }, NULL },
+};
+
 const gnn_oracle_entry gnn_oracle_relu = {
     .name = "relu",
     .what = "y = max(x, 0) and dy masked where y <= 0, checked on the bits (zeros, subnormals, huge)",
     .tol = { GNN_CMP_VERIFY, 0, 0 },
     .reason = "a selection, no arithmetic: exact",
     .params = k_relu_params, .n_params = 1, .presets = k_relu_presets,
-    .ref = &k_fn_ref, .impls = k_fn_impls, .run = relu_run,
-};
-
-/* ---- dropout ------------------------------------------------------------------------------------
- * Checker: the keep decision of (row, column) recomputed from the keyed stream as DESIGN.md
- * section 2 states it (tag DROPOUT, id = the row's global vertex id, draw = column, keep when
- * the float draw >= p); the kept scale within 1 ulp of 1/(1-p); out = x * mask exactly;
- * mask = NULL gives the same out; backward = dy * mask exactly; the number kept within 6
- * standard deviations of n d (1-p). */
-
-enum { D_N, D_D, D_P, D_STEP, D_LAYER, N_DROP_PARAMS, D_TIE = N_DROP_PARAMS, N_DROPT_PARAMS };
-static const gnn_oracle_param k_drop_params[N_DROPT_PARAMS] = {
-    { "n", GNN_PARAM_INT, 0, 1e7, "rows" },
-    { "d", GNN_PARAM_INT, 0, 65536, "columns" },
-    { "p", GNN_PARAM_REAL, 0, 0.99, "drop probability" },
-    { "step", GNN_PARAM_INT, 0, 4294967295.0, "global iteration (stream step)" },
-    { "layer", GNN_PARAM_INT, 0, 255, "layer index (stream layer)" },
-    { "tie", GNN_PARAM_INT, 0, 1,
-      "1: p is raised to the smallest keyed draw >= p of the case, so one draw equals p exactly (kept: u >= p)" },
-};
-static const char *const k_drop_presets[] = {
-    "n=37,d=13,p=0.5,step=3,layer=1", "n=1,d=1,p=0.5,step=0,layer=0", "n=0,d=8,p=0.5,step=0,layer=0",
-    "n=64,d=33,p=0.1,step=7,layer=2", "n=20,d=7,p=0,step=1,layer=0", "n=50,d=100,p=0.9,step=4000000000,layer=255",
-    /* a draw equal to the threshold (the rule keeps it: u >= p; "u > p" passes every other case) */
-    "n=40,d=50,p=0.5,step=3,layer=1,tie=1", "n=9,d=300,p=0.2,step=2,layer=0,tie=1",
-    NULL,
-};
-
-/* Row global ids: distinct, spread up to 2^40 so the stream's id_hi field is exercised. */
-static void dropout_rows(const gnn_oracle_case *c, int64_t *gid, int64_t n)
-{
-    gnn_oracle_draws g = gnn_oracle_draws_make(c, 3);
-    for (int64_t i = 0; i < n; i++)
-        gid[i] = (int64_t)gnn_oracle_draw_uint(&g, 1ull << 32) << 8 | i; /* low byte: distinct mod 256 */
-}
-
-static gnn_oracle_outcome dropout_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
-{
-    const int64_t n = gnn_oracle_int(c, D_N), d = gnn_oracle_int(c, D_D), cnt = n * d;
-    float p = (float)gnn_oracle_real(c, D_P);
-    const uint32_t step = (uint32_t)gnn_oracle_int(c, D_STEP);
-    const unsigned layer = (unsigned)gnn_oracle_int(c, D_LAYER);
-    float *x = gnn_oracle_alloc(ctx, (size_t)cnt * sizeof(float));
-    float *dy0 = gnn_oracle_alloc(ctx, (size_t)cnt * sizeof(float));
-    int64_t *gid = gnn_oracle_alloc(ctx, (size_t)n * sizeof(int64_t));
-    float *out = gnn_oracle_alloc_out(ctx, "out", (size_t)cnt * sizeof(float));
-    float *out2 = gnn_oracle_alloc_out(ctx, "out(mask=NULL)", (size_t)cnt * sizeof(float));
-    float *mask = gnn_oracle_alloc_out(ctx, "mask", (size_t)cnt * sizeof(float));
-    float *dy = gnn_oracle_alloc_out(ctx, "dy", (size_t)cnt * sizeof(float));
-    if (!x || !dy0 || !gid || !out || !out2 || !mask || !dy)
-        return gnn_oracle_fail(ctx, "out of memory");
-    gnn_oracle_draws g = gnn_oracle_draws_make(c, 1), gd = gnn_oracle_draws_make(c, 2);
-    gnn_oracle_fill_spread(&g, x, cnt);
-    gnn_oracle_fill_spread(&gd, dy0, cnt);
-    dropout_rows(c, gid, n);
-    const uint64_t seed = c->seed * 0x9E3779B97F4A7C15ull + 1; /* the model seed under test */
-    if (gnn_oracle_int(c, D_TIE) && p > 0.0f)
-        p = gnn_oracle_tie_threshold(seed, GNN_TAG_DROPOUT, step, layer, gid, n, NULL, d, p);
-    memcpy(out, x, (size_t)cnt * sizeof(float));
-    gnn_dropout_fwd(out, n, d, gid, p, seed, step, layer, mask);
-    memcpy(out2, x, (size_t)cnt * sizeof(float));
-    gnn_dropout_fwd(out2, n, d, gid, p, seed, step, layer, NULL);
-    memcpy(dy, dy0, (size_t)cnt * sizeof(float));
-    gnn_dropout_bwd(dy, n, d, mask);
-    gnn_oracle_digest(ctx, out, (size_t)cnt * sizeof(float));
-    gnn_oracle_digest(ctx, mask, (size_t)cnt * sizeof(float));
-
-    const double s_exact = 1.0 / (1.0 - (double)p);
-    int64_t kept = 0, bad = 0;
-    float scale = -1.0f;
-    for (int64_t i = 0; i < n; i++) {
-        const gnn_rng_stream s = gnn_rng_stream_make(seed, GNN_TAG_DROPOUT, step, layer, (uint64_t)gid[i]);
-        for (int64_t col = 0; col < d; col++) {
-            const int64_t k = i * d + col;
-            const int keep = gnn_rng_float(&s, (uint64_t)col) >= p;
-            kept += keep;
-            if (keep && scale < 0)
-                scale = mask[k];
-            const int ok = (keep ? mask[k] == scale : mask[k] == 0.0f) &&
-                           memcmp(&(float){ x[k] * mask[k] }, &out[k], sizeof(float)) == 0 &&
-                           memcmp(&(float){ dy0[k] * mask[k] }, &dy[k], sizeof(float)) == 0;
-            if (!ok) {
-                if (bad < 5)
-                    gnn_oracle_note(ctx, "  [%lld,%lld]: keep %d: x %.9g mask %.9g out %.9g; dy %.9g -> %.9g",
-                                    (long long)i, (long long)col, keep, x[k], mask[k], out[k], dy0[k], dy[k]);
-                bad++;
-            }
-        }
-    }
-    gnn_oracle_outcome o = GNN_ORACLE_PASS;
-    if (bad)
-        o = gnn_oracle_fail(ctx, "dropout: %lld of %lld elements disagree with the keyed stream (listed above)",
-                            (long long)bad, (long long)cnt);
-    if (scale >= 0 && fabs((double)scale - s_exact) > ldexp(s_exact, -23))
-        o = gnn_oracle_fail(ctx, "dropout: kept scale %.9g is more than 1 ulp from 1/(1-p) = %.17g", scale, s_exact);
-    const double mean = (double)cnt * (1.0 - p), sd = sqrt((double)cnt * p * (1.0 - p));
-    if (fabs((double)kept - mean) > 6.0 * sd + 1.0)
-        o = gnn_oracle_fail(ctx, "dropout: kept %lld of %lld, expected %.1f +- %.1f (6 sd)", (long long)kept,
-                            (long long)cnt, mean, 6 * sd);
-    const gnn_oracle_tol bitwise = { GNN_CMP_BITWISE, 0, 0 };
-    o = gnn_oracle_worst(o, gnn_oracle_compare_f32(ctx, &bitwise, "out vs out(mask=NULL)", out, out2, cnt, d));
-    if (o == GNN_ORACLE_PASS)
-        gnn_oracle_note(ctx, "kept %lld of %lld", (long long)kept, (long long)cnt);
-    return o;
-}
-
-const gnn_oracle_entry gnn_oracle_dropout = {
-    .name = "dropout",
-    .what = "keyed dropout: keep decisions from the stream, scale 1/(1-p), out = x * mask, backward = dy * mask",
-    .tol = { GNN_CMP_VERIFY, 1, 0 },
-    .reason = "selection and one f32 multiply: exact; the scale 1/(1-p) within 1 ulp (computed in f32: 1-p and the "
-              "quotient round, measured 0.52 ulp at p = 0.123)",
-    .params = k_drop_params, .n_params = N_DROPT_PARAMS, .presets = k_drop_presets, .defaults = "tie=0",
-    .ref = &k_fn_ref, .impls = k_fn_impls, .run = dropout_run,
+    .ref = &k_nn_ref, .impls = k_nn_impls, .impl_tols = k_relu_tols, .run = relu_run,
 };
 
 /* ---- gradient checks ------------------------------------------------------------------------------ */
@@ -715,65 +635,4 @@ const gnn_oracle_entry gnn_oracle_grad_relu = {
     .reason = "piecewise linear with dyadic inputs: the difference quotient is exact; measured 0, 225 seeds",
     .params = k_grad_relu_params, .n_params = 1, .presets = k_grad_relu_presets,
     .ref = &k_fn_ref, .impls = k_fn_impls, .run = grad_relu_run,
-};
-
-/* grad.dropout: the mask is a pure function of (seed, step, layer, row id, column), so every
- * forward evaluation applies the same mask and L = sum r . dropout(x) is linear in x: h = 1.
- * With p = 0.5 the scale is 2 and everything is exact; otherwise x * scale rounds once. */
-static const char *const k_grad_drop_presets[] = {
-    "n=10,d=7,p=0.5,step=2,layer=0", "n=5,d=13,p=0.3,step=9,layer=1", "n=1,d=1,p=0,step=0,layer=0",
-    "n=4,d=33,p=0.75,step=5,layer=3", NULL,
-};
-
-static gnn_oracle_outcome grad_dropout_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
-{
-    const int64_t n = gnn_oracle_int(c, D_N), d = gnn_oracle_int(c, D_D), cnt = n * d;
-    const float p = (float)gnn_oracle_real(c, D_P);
-    const uint32_t step = (uint32_t)gnn_oracle_int(c, D_STEP);
-    const unsigned layer = (unsigned)gnn_oracle_int(c, D_LAYER);
-    const uint64_t seed = c->seed * 0x9E3779B97F4A7C15ull + 1;
-    float *x = gnn_oracle_alloc(ctx, (size_t)cnt * sizeof(float));
-    float *r = gnn_oracle_alloc(ctx, (size_t)cnt * sizeof(float));
-    int64_t *gid = gnn_oracle_alloc(ctx, (size_t)n * sizeof(int64_t));
-    float *y = gnn_oracle_alloc_out(ctx, "y", (size_t)cnt * sizeof(float));
-    float *mask = gnn_oracle_alloc_out(ctx, "mask", (size_t)cnt * sizeof(float));
-    float *dy = gnn_oracle_alloc_out(ctx, "dy", (size_t)cnt * sizeof(float));
-    double *fd = gnn_oracle_alloc_out(ctx, "finite-difference", (size_t)cnt * sizeof(double));
-    double *an = gnn_oracle_alloc_out(ctx, "analytic", (size_t)cnt * sizeof(double));
-    if (!x || !r || !gid || !y || !mask || !dy || !fd || !an)
-        return gnn_oracle_fail(ctx, "out of memory");
-    gnn_oracle_draws g = gnn_oracle_draws_make(c, 1), gr = gnn_oracle_draws_make(c, 2);
-    gnn_oracle_fill_dyadic(&g, x, cnt, 16, 3);
-    gnn_oracle_fill_dyadic(&gr, r, cnt, 16, 3);
-    dropout_rows(c, gid, n);
-    memcpy(y, x, (size_t)cnt * sizeof(float));
-    gnn_dropout_fwd(y, n, d, gid, p, seed, step, layer, mask);
-    memcpy(dy, r, (size_t)cnt * sizeof(float));
-    gnn_dropout_bwd(dy, n, d, mask);
-    gnn_oracle_digest(ctx, dy, (size_t)cnt * sizeof(float));
-    const float h = 1.0f;
-    for (int64_t e = 0; e < cnt; e++) {
-        const float keep = x[e];
-        double l[2];
-        for (int side = 0; side < 2; side++) {
-            x[e] = side ? keep - h : keep + h;
-            memcpy(y, x, (size_t)cnt * sizeof(float));
-            gnn_dropout_fwd(y, n, d, gid, p, seed, step, layer, NULL);
-            l[side] = dot_r(y, r, cnt);
-        }
-        x[e] = keep;
-        fd[e] = (l[0] - l[1]) / (2.0 * (double)h);
-        an[e] = (double)dy[e];
-    }
-    return gnn_oracle_compare_f64(ctx, NULL, "dx (finite difference vs backward)", fd, an, cnt, d);
-}
-
-const gnn_oracle_entry gnn_oracle_grad_dropout = {
-    .name = "grad.dropout",
-    .what = "dropout backward against central differences with the keyed (hence fixed) mask, h = 1",
-    .tol = { GNN_CMP_ALLCLOSE, 1e-9, 2.4e-7 },
-    .reason = "linear in x; x * scale and dy * scale each round once when 1/(1-p) is not a power of 2 (2^-23 "
-              "relative in all; rtol 2^-22); measured 1.17e-7 relative (0.49 of it), 225 seeds",
-    .params = k_drop_params, .n_params = N_DROP_PARAMS, .presets = k_grad_drop_presets,
-    .ref = &k_fn_ref, .impls = k_fn_impls, .run = grad_dropout_run,
 };

@@ -4,9 +4,10 @@
  * @eq{DistGNN-MB 1} h_v = Dropout(ReLU(W_n . h_N(v) + W_s . h_v + b)), is built from
  * linear_fwd (twice, the second accumulating), relu and dropout; training adds softmax
  * cross-entropy and Adam. Every accumulation order below is part of the contract (see
- * include/gnnref/nn.h): opt/cpu/nn.c keeps it, so results are bitwise equal. The linear
- * layer's arguments are checked by its public entry points (gnn_nn_linear_fwd and _bwd,
- * core/kernels.c): linear_fwd and linear_bwd here assume valid input. */
+ * include/gnnref/nn.h): opt/cpu/nn.c keeps it, so results are bitwise equal. The table's
+ * arguments are checked by its public entry points (gnn_nn_linear_fwd and _bwd,
+ * gnn_nn_relu_fwd and _bwd, gnn_nn_dropout_fwd and _bwd, core/kernels.c): the functions
+ * here assume valid input. */
 #include <math.h>
 #include <string.h>
 #include "gnnref/nn.h"
@@ -194,4 +195,8 @@ const gnn_nn_ops gnn_nn_ref = {
     .caps = 1u, /* GNN_CAP_DETERMINISTIC */
     .linear_fwd = gnn_linear_fwd_ref,
     .linear_bwd = gnn_linear_bwd_ref,
+    .relu_fwd = gnn_relu_fwd,
+    .relu_bwd = gnn_relu_bwd,
+    .dropout_fwd = gnn_dropout_fwd,
+    .dropout_bwd = gnn_dropout_bwd,
 };

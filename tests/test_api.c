@@ -1,14 +1,15 @@
 /* tests/test_api.c -- the "api" cases of the kernel subsystems: bad arguments to the public
  * entry points (core/kernels.c) give the same status for every implementation.
  *
- * For aggregate, index_add, the linear layer, update, gat and act, every implementation that
- * the oracle registry lists for the subsystem's entry (so a new implementation is covered as
- * soon as it is registered) gets the same list of bad calls. Each must return the status
- * its header documents and write nothing: every output is a guarded buffer of the oracle
- * (gnn_guard_alloc) filled with a known byte, and after the call its payload must still hold
- * that byte and its guards must be intact. A valid call first proves that the fixture itself
- * is valid, so that each bad call fails for the one reason it names. Test "null_ops": a NULL
- * ops table is GNN_ERR_INVAL and a table without the op is GNN_ERR_UNSUPPORTED, everywhere. */
+ * For aggregate, index_add, the linear layer, ReLU and dropout, update, gat and act, every
+ * implementation that the oracle registry lists for the subsystem's entry (so a new
+ * implementation is covered as soon as it is registered) gets the same list of bad calls.
+ * Each must return the status its header documents and write nothing: every output is a
+ * guarded buffer of the oracle (gnn_guard_alloc) filled with a known byte, and after the call
+ * its payload must still hold that byte and its guards must be intact. A valid call first
+ * proves that the fixture itself is valid, so that each bad call fails for the one reason it
+ * names. Test "null_ops": a NULL ops table is GNN_ERR_INVAL and a table without the op is
+ * GNN_ERR_UNSUPPORTED, everywhere. */
 #include <check.h>
 #include <math.h>
 #include <stdint.h>
@@ -181,6 +182,44 @@ static void linear_calls(const char *name, const void *table)
     outs_free(&o);
 }
 
+/* ---- nn.h: ReLU and keyed dropout ------------------------------------------------------------- */
+
+/* x (2, 4) in place with its mask (2, 4), row ids (2), dy (2, 4) */
+static void elementwise_calls(const char *name, const void *table)
+{
+    const gnn_nn_ops *ops = table;
+    const int64_t gid[2] = { 7, (int64_t)1 << 40 };
+    float s1[8], s2[8];
+    memcpy(s1, k_vals, sizeof s1);
+    ck_assert_int_eq(gnn_nn_dropout_fwd(ops, s1, 2, 4, gid, 0.5f, 7, 3, 1, s2), GNN_OK);
+    ck_assert_int_eq(gnn_nn_dropout_fwd(ops, s1, 2, 4, gid, 0.0f, 7, 3, 255, NULL), GNN_OK); /* the mask is optional */
+    ck_assert_int_eq(gnn_nn_dropout_fwd(ops, NULL, 0, 4, NULL, 0.5f, 7, 3, 1, NULL), GNN_OK); /* no rows: no reads */
+    ck_assert_int_eq(gnn_nn_dropout_bwd(ops, s1, 2, 4, s2), GNN_OK);
+    ck_assert_int_eq(gnn_nn_relu_fwd(ops, s1, 8), GNN_OK);
+    ck_assert_int_eq(gnn_nn_relu_bwd(ops, s1, s2, 8), GNN_OK);
+    ck_assert_int_eq(gnn_nn_relu_bwd(ops, NULL, NULL, 0), GNN_OK);
+    outs o = { 0 };
+    float *x = out_add(&o, "x", 8), *mask = out_add(&o, "mask", 8), *dy = out_add(&o, "dy", 8);
+    EXPECT(GNN_ERR_INVAL, gnn_nn_dropout_fwd(ops, x, -1, 4, gid, 0.5f, 7, 3, 1, mask));
+    EXPECT(GNN_ERR_INVAL, gnn_nn_dropout_fwd(ops, x, 2, -4, gid, 0.5f, 7, 3, 1, mask));
+    EXPECT(GNN_ERR_INVAL, gnn_nn_dropout_fwd(ops, NULL, 2, 4, gid, 0.5f, 7, 3, 1, mask));
+    EXPECT(GNN_ERR_INVAL, gnn_nn_dropout_fwd(ops, x, 2, 4, NULL, 0.5f, 7, 3, 1, mask));
+    EXPECT(GNN_ERR_INVAL, gnn_nn_dropout_fwd(ops, x, 2, 0, NULL, 0.5f, 7, 3, 1, mask)); /* each row opens its stream */
+    EXPECT(GNN_ERR_INVAL, gnn_nn_dropout_fwd(ops, x, 2, 4, gid, 1.0f, 7, 3, 1, mask));
+    EXPECT(GNN_ERR_INVAL, gnn_nn_dropout_fwd(ops, x, 2, 4, gid, -0.25f, 7, 3, 1, mask));
+    EXPECT(GNN_ERR_INVAL, gnn_nn_dropout_fwd(ops, x, 2, 4, gid, NAN, 7, 3, 1, mask));
+    EXPECT(GNN_ERR_INVAL, gnn_nn_dropout_fwd(ops, x, 2, 4, gid, 0.5f, 7, 3, 256, mask)); /* layer: 8 bits */
+    EXPECT(GNN_ERR_INVAL, gnn_nn_dropout_bwd(ops, dy, -1, 4, k_vals));
+    EXPECT(GNN_ERR_INVAL, gnn_nn_dropout_bwd(ops, NULL, 2, 4, k_vals));
+    EXPECT(GNN_ERR_INVAL, gnn_nn_dropout_bwd(ops, dy, 2, 4, NULL));
+    EXPECT(GNN_ERR_INVAL, gnn_nn_relu_fwd(ops, x, -1));
+    EXPECT(GNN_ERR_INVAL, gnn_nn_relu_fwd(ops, NULL, 8));
+    EXPECT(GNN_ERR_INVAL, gnn_nn_relu_bwd(ops, NULL, dy, 8));
+    EXPECT(GNN_ERR_INVAL, gnn_nn_relu_bwd(ops, k_vals, NULL, 8));
+    EXPECT(GNN_ERR_INVAL, gnn_nn_relu_bwd(ops, k_vals, dy, -8));
+    outs_free(&o);
+}
+
 /* ---- update.h --------------------------------------------------------------------------------- */
 
 static void update_calls(const char *name, const void *table)
@@ -331,6 +370,7 @@ static const struct {
 } k_subsystems[] = {
     { "aggregate.mean.fwd", aggregate_calls }, { "index_add", index_add_calls }, { "linear.fwd", linear_calls },
     { "update.fwd", update_calls },           { "gat.fwd", gat_calls },         { "layernorm.fwd", act_calls },
+    { "dropout", elementwise_calls },
 };
 #define N_SUBSYSTEMS ((int)(sizeof k_subsystems / sizeof k_subsystems[0]))
 
@@ -356,6 +396,10 @@ START_TEST(null_ops)
     EXPECT(GNN_ERR_INVAL, gnn_index_add_run(NULL, out, 2, 2, idx, in, 2));
     EXPECT(GNN_ERR_INVAL, gnn_nn_linear_fwd(NULL, in, 2, 2, in, NULL, 2, out));
     EXPECT(GNN_ERR_INVAL, gnn_nn_linear_bwd(NULL, in, in, 2, 2, in, 2, out, NULL, NULL));
+    EXPECT(GNN_ERR_INVAL, gnn_nn_relu_fwd(NULL, out, 4));
+    EXPECT(GNN_ERR_INVAL, gnn_nn_relu_bwd(NULL, in, out, 4));
+    EXPECT(GNN_ERR_INVAL, gnn_nn_dropout_fwd(NULL, out, 2, 2, idx, 0.5f, 1, 0, 0, NULL));
+    EXPECT(GNN_ERR_INVAL, gnn_nn_dropout_bwd(NULL, out, 2, 2, in));
     EXPECT(GNN_ERR_INVAL, gnn_update_forward(NULL, in, 2, 2, in, NULL, 2, NULL, out));
     EXPECT(GNN_ERR_INVAL, gnn_update_backward(NULL, in, in, in, 2, 2, in, 2, 0.0f, NULL, out, NULL));
     EXPECT(GNN_ERR_INVAL, gnn_gat_forward(NULL, &blk, in, in, in, &k_gat, out, NULL));
@@ -366,9 +410,14 @@ START_TEST(null_ops)
     static const gnn_aggregate_ops k_empty_agg = { .name = "empty" };
     static const gnn_gat_ops k_empty_gat = { .name = "empty" };
     static const gnn_act_ops k_empty_act = { .name = "empty" };
+    static const gnn_nn_ops k_empty_nn = { .name = "empty" };
     EXPECT(GNN_ERR_UNSUPPORTED, gnn_aggregate_backward(&k_empty_agg, &blk, in, 2, GNN_AGG_SUM, out));
     EXPECT(GNN_ERR_UNSUPPORTED, gnn_gat_backward(&k_empty_gat, &blk, in, in, in, &k_gat, in, in, out, out, out));
     EXPECT(GNN_ERR_UNSUPPORTED, gnn_act_elu_bwd(&k_empty_act, in, in, 4, 1.0f, out));
+    EXPECT(GNN_ERR_UNSUPPORTED, gnn_nn_dropout_fwd(&k_empty_nn, out, 2, 2, idx, 0.5f, 1, 0, 0, NULL));
+    EXPECT(GNN_ERR_UNSUPPORTED, gnn_nn_dropout_bwd(&k_empty_nn, out, 2, 2, in));
+    EXPECT(GNN_ERR_UNSUPPORTED, gnn_nn_relu_fwd(&k_empty_nn, out, 4));
+    EXPECT(GNN_ERR_UNSUPPORTED, gnn_nn_relu_bwd(&k_empty_nn, in, out, 4));
     outs_free(&o);
 }
 END_TEST

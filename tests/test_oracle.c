@@ -552,7 +552,8 @@ static void lin_bwd_no_db(const float *x, const float *dy, int64_t n, int64_t in
     if (db && out > 0)
         db[0] *= 0.5f;
 }
-static const gnn_nn_ops k_lin_mutant_ops = { "half-db", 0, gnn_linear_fwd_ref, lin_bwd_no_db };
+static const gnn_nn_ops k_lin_mutant_ops = { .name = "half-db", .linear_fwd = gnn_linear_fwd_ref,
+                                             .linear_bwd = lin_bwd_no_db };
 static const gnn_oracle_impl m_half_db = { "half-db", &k_lin_mutant_ops, 0 };
 
 START_TEST(grad_catches_wrong_backward)

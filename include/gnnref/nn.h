@@ -24,6 +24,13 @@ typedef struct gnn_nn_ops {
                        int64_t out, float *y);
     void (*linear_bwd)(const float *x, const float *dy, int64_t n, int64_t in, const float *w,
                        int64_t out, float *dx, float *dw, float *db);
+    /* the element-wise steps of training, with the contracts of gnn_relu_fwd, gnn_relu_bwd,
+     * gnn_dropout_fwd and gnn_dropout_bwd below (every implementation gives their bits) */
+    void (*relu_fwd)(float *x, int64_t count);
+    void (*relu_bwd)(const float *y, float *dy, int64_t count);
+    void (*dropout_fwd)(float *x, int64_t n, int64_t d, const int64_t *row_gid, float p, uint64_t seed,
+                        uint32_t step, unsigned layer, float *mask);
+    void (*dropout_bwd)(float *dy, int64_t n, int64_t d, const float *mask);
 } gnn_nn_ops;
 extern const gnn_nn_ops gnn_nn_ref, gnn_nn_cpu;
 
@@ -38,7 +45,19 @@ gnn_status gnn_nn_linear_fwd(const gnn_nn_ops *ops, const float *x, int64_t n, i
 gnn_status gnn_nn_linear_bwd(const gnn_nn_ops *ops, const float *x, const float *dy, int64_t n, int64_t in,
                              const float *w, int64_t out, float *dx, float *dw, float *db);
 
-/* Reference functions (also used directly by the training glue). */
+/* The element-wise steps' entry points (core/kernels.c), the same way: GNN_ERR_INVAL, nothing
+ * written: ops NULL; count, n or d < 0; a NULL array that has elements (x, y, dy (count);
+ * x, dy, mask (n, d) -- the forward's mask may be NULL; row_gid (n), needed whenever n > 0);
+ * p outside [0, 1) (NaN included); layer > 255 (the stream's layer field, DESIGN.md
+ * section 2). GNN_ERR_UNSUPPORTED: ops lacks the op. Training calls these with the
+ * context's table, so --impl opt runs the threaded, SIMD dropout of opt/cpu/nn.c. */
+gnn_status gnn_nn_relu_fwd(const gnn_nn_ops *ops, float *x, int64_t count);
+gnn_status gnn_nn_relu_bwd(const gnn_nn_ops *ops, const float *y, float *dy, int64_t count);
+gnn_status gnn_nn_dropout_fwd(const gnn_nn_ops *ops, float *x, int64_t n, int64_t d, const int64_t *row_gid,
+                              float p, uint64_t seed, uint32_t step, unsigned layer, float *mask);
+gnn_status gnn_nn_dropout_bwd(const gnn_nn_ops *ops, float *dy, int64_t n, int64_t d, const float *mask);
+
+/* Reference functions: the bodies of gnn_nn_ref (unchecked: the entry points above check). */
 void gnn_linear_fwd_ref(const float *x, int64_t n, int64_t in, const float *w, const float *b,
                         int64_t out, float *y);
 void gnn_linear_bwd_ref(const float *x, const float *dy, int64_t n, int64_t in, const float *w,

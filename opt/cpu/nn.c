@@ -1,4 +1,4 @@
-/* opt/cpu/nn.c -- OpenMP/SIMD linear layer, bitwise equal to ref/nn.c.
+/* opt/cpu/nn.c -- OpenMP/SIMD linear layer, ReLU and keyed dropout, bitwise equal to ref/nn.c.
  *
  * What changed and why it still matches: the reference's per-element accumulation orders
  * (k ascending for y, i ascending for dw and db, j ascending for dx) are kept; only
@@ -9,11 +9,19 @@
  *  - dw: rows k of dw in parallel, each summing over i in order; db likewise by columns.
  * No cross-thread reduction is used, so the result does not depend on the thread count.
  * (A GEMM-library UPDATE with a tolerance is the kernels issue's cpu-blocked variant.)
- * The public entry points (gnn_nn_linear_fwd and _bwd, core/kernels.c) check the arguments
- * first: these bodies assume valid input. */
+ * ReLU and dropout: see their section below (the dropout mask from the Philox lanes of
+ * opt/cpu/philox_lanes.c, rows over threads; docs/sage.md, "Keyed dropout and ReLU").
+ * The public entry points (gnn_nn_linear_fwd and _bwd, gnn_nn_relu_*, gnn_nn_dropout_*,
+ * core/kernels.c) check the arguments first: these bodies assume valid input. */
 #include <string.h>
 #include "gnnref/nn.h"
+#include "gnnref/rng.h"
 #include "gnnref/tensor.h"
+#include "opt/cpu/clones.h"
+#include "opt/cpu/philox_lanes.h"
+
+/* one row of the dropout forward (below; external so that GNN_CLONES can build its AVX2 copy) */
+void gnn_cpu_dropout_row(float *x_r, int64_t d, const gnn_rng_stream *s, float p, float scale, float *m_r);
 
 static void linear_fwd_cpu(const float *x, int64_t n, int64_t in, const float *w, const float *b,
                            int64_t out, float *y)
@@ -86,9 +94,82 @@ static void linear_bwd_cpu(const float *x, const float *dy, int64_t n, int64_t i
     }
 }
 
+/* ---- ReLU and keyed dropout ------------------------------------------------------------------
+ * Element-wise: every output is one selection or one f32 multiply of its own input, as in
+ * ref, so spreading elements (ReLU, the backward) or rows (the dropout forward) over threads
+ * and SIMD lanes changes no bit. Calls below these sizes stay on one thread (OpenMP's fork and
+ * join would cost more than the work); the result is the same either way. */
+#define ELEM_PAR_MIN 65536 /* elements: ReLU, dropout backward */
+#define DROP_PAR_MIN 8192  /* elements: dropout forward (a Philox block per 4 of them) */
+#define DROP_CHUNK 256     /* columns of a row per mask chunk (on the stack) */
+
+static void relu_fwd_cpu(float *x, int64_t count)
+{
+#pragma omp parallel for simd schedule(static) if (count >= ELEM_PAR_MIN)
+    for (int64_t i = 0; i < count; i++)
+        x[i] = x[i] > 0.0f ? x[i] : 0.0f;
+}
+
+static void relu_bwd_cpu(const float *y, float *dy, int64_t count)
+{
+#pragma omp parallel for simd schedule(static) if (count >= ELEM_PAR_MIN)
+    for (int64_t i = 0; i < count; i++)
+        dy[i] = y[i] > 0.0f ? dy[i] : 0.0f;
+}
+
+/* One row of the dropout forward: x_r (d) *= its keyed mask, which goes to m_r when given.
+ * The mask comes from gnn_cpu_dropout_mask (opt/cpu/philox_lanes.c: the row's Philox blocks
+ * side by side in SIMD lanes, the words of gnn_rng_block), DROP_CHUNK columns at a time, so
+ * it is ref's mask bit for bit; x * m is ref's one multiply. p = 0 keeps every element (every
+ * draw is >= 0) with scale 1: no draws are needed. */
+GNN_CLONES
+void gnn_cpu_dropout_row(float *x_r, int64_t d, const gnn_rng_stream *s, float p, float scale, float *m_r)
+{
+    float buf[DROP_CHUNK];
+    for (int64_t c0 = 0; c0 < d; c0 += DROP_CHUNK) {
+        const int64_t len = d - c0 < DROP_CHUNK ? d - c0 : DROP_CHUNK;
+        float *m = m_r ? m_r + c0 : buf, *xc = x_r + c0;
+        if (p > 0.0f) {
+            gnn_cpu_dropout_mask(s, c0, len, p, scale, m);
+        } else {
+#pragma omp simd
+            for (int64_t j = 0; j < len; j++)
+                m[j] = scale;
+        }
+#pragma omp simd
+        for (int64_t j = 0; j < len; j++)
+            xc[j] *= m[j];
+    }
+}
+
+/* Rows in a static split over the threads; a row's result depends only on its own stream
+ * (seed, DROPOUT, step, layer, row_gid[i]), never on which thread ran it. */
+static void dropout_fwd_cpu(float *x, int64_t n, int64_t d, const int64_t *row_gid, float p, uint64_t seed,
+                            uint32_t step, unsigned layer, float *mask)
+{
+    const float scale = 1.0f / (1.0f - p); /* f32, as ref */
+#pragma omp parallel for schedule(static) if (n * d >= DROP_PAR_MIN)
+    for (int64_t i = 0; i < n; i++) {
+        const gnn_rng_stream s = gnn_rng_stream_make(seed, GNN_TAG_DROPOUT, step, layer, (uint64_t)row_gid[i]);
+        gnn_cpu_dropout_row(x + i * d, d, &s, p, scale, mask ? mask + i * d : NULL);
+    }
+}
+
+static void dropout_bwd_cpu(float *dy, int64_t n, int64_t d, const float *mask)
+{
+    const int64_t count = n * d;
+#pragma omp parallel for simd schedule(static) if (count >= ELEM_PAR_MIN)
+    for (int64_t i = 0; i < count; i++)
+        dy[i] *= mask[i];
+}
+
 const gnn_nn_ops gnn_nn_cpu = {
     .name = "cpu",
     .caps = 3u, /* GNN_CAP_DETERMINISTIC | GNN_CAP_THREADED */
     .linear_fwd = linear_fwd_cpu,
     .linear_bwd = linear_bwd_cpu,
+    .relu_fwd = relu_fwd_cpu,
+    .relu_bwd = relu_bwd_cpu,
+    .dropout_fwd = dropout_fwd_cpu,
+    .dropout_bwd = dropout_bwd_cpu,
 };

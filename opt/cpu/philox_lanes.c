@@ -1,7 +1,7 @@
 /* opt/cpu/philox_lanes.c -- many Philox4x32-10 blocks of one stream at once, bitwise
- * gnn_rng_block's words, for the kernels that need a row of them: the dropout mask of the
- * fused UPDATE epilogue (opt/cpu/update_epilogue.c) and the integer draws of the sampler
- * (opt/cpu/sample.c).
+ * gnn_rng_block's words, for the kernels that need a row of them: the keyed dropout mask
+ * (gnn_cpu_dropout_mask, below: the fused UPDATE epilogue, opt/cpu/update_epilogue.c, and the
+ * nn table's dropout, opt/cpu/nn.c) and the integer draws of the sampler (opt/cpu/sample.c).
  *
  * gnn_rng_block computes one block at a time: ten dependent rounds of two 32x32->64
  * multiplies. Here consecutive blocks are computed side by side, one per SIMD lane (the same
@@ -16,6 +16,7 @@
 #include <string.h>
 #include "gnnref/rng.h"
 #include "opt/cpu/philox_lanes.h"
+#include "opt/cpu/clones.h"
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #define GNN_PHILOX_AVX2 1
@@ -130,4 +131,32 @@ void gnn_cpu_philox_blocks(const gnn_rng_stream *s, uint32_t q0, int nq, uint32_
     }
 #endif
     philox_blocks(s, q0, nq, out);
+}
+
+#define MASK_BLOCKS 64 /* Philox blocks per chunk of the mask: 256 columns, words on the stack */
+
+/* Chunks start at c0, then at multiples of 4 (block edges): each is at most MASK_BLOCKS blocks.
+ * Float draw c is word c % 4 of block c / 4, (w >> 8) * 2^-24 (rng.h, gnn_rng_float). */
+GNN_CLONES
+void gnn_cpu_dropout_mask(const gnn_rng_stream *s, int64_t c0, int64_t len, float p, float scale, float *m)
+{
+    uint32_t words[4 * MASK_BLOCKS];
+    const int64_t end = c0 + len;
+    for (int64_t a = c0; a < end;) {
+        const int64_t qa = a / 4;                 /* first Philox block */
+        int64_t b = (qa + MASK_BLOCKS) * 4;       /* chunk end (exclusive) */
+        if (b > end)
+            b = end;
+        const int nq = (int)((b - 1) / 4 - qa + 1);
+        gnn_cpu_philox_blocks(s, (uint32_t)qa, nq, words);
+        const uint32_t *wd = words + (a - 4 * qa); /* word of column a */
+        float *mc = m + (a - c0);
+        const int64_t n = b - a;
+#pragma omp simd
+        for (int64_t j = 0; j < n; j++) {
+            const float u = (float)(wd[j] >> 8) * (1.0f / 16777216.0f);
+            mc[j] = u >= p ? scale : 0.0f;
+        }
+        a = b;
+    }
 }

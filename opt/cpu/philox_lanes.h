@@ -10,6 +10,14 @@
  * bitwise those of gnn_rng_block; AVX2 lanes where the CPU has AVX2, else portable SIMD. */
 void gnn_cpu_philox_blocks(const gnn_rng_stream *s, uint32_t q0, int nq, uint32_t *out);
 
+/* The keyed dropout multipliers of columns c0 .. c0+len-1 of one row, whose stream s is
+ * (seed, GNN_TAG_DROPOUT, step, layer, row id) (DESIGN.md section 2): m[j] = scale when float
+ * draw c0 + j of s is >= p, else 0 -- gnn_dropout_fwd's mask, bit for bit (scale is
+ * 1/(1-p) computed in f32 by the caller, as there). c0 >= 0, len >= 0, any alignment. The
+ * one place opt/cpu turns Philox words into a dropout mask: the fused UPDATE epilogue
+ * (opt/cpu/update_epilogue.c) and the dropout of the nn table (opt/cpu/nn.c) both call it. */
+void gnn_cpu_dropout_mask(const gnn_rng_stream *s, int64_t c0, int64_t len, float p, float scale, float *m);
+
 /* 1 when gnn_cpu_philox_blocks runs on AVX2 (x86-64 with AVX2), else 0. */
 int gnn_cpu_philox_have_avx2(void);
 

@@ -3,10 +3,11 @@
  * while the block is still in cache @sec{DistGNN-MB 3.3} ("Operator Fusion").
  *
  * The costly part is the dropout mask: one Philox4x32-10 block (ten rounds of two 32x32->64
- * multiplies) per four outputs. The consecutive blocks of a row come from
- * gnn_cpu_philox_blocks (opt/cpu/philox_lanes.c: one block per SIMD lane, AVX2 where the CPU
- * has it). The words are exactly those of gnn_rng_block, so the mask is bit-identical to
- * gnn_dropout_fwd's (oracle: update.fwd checks every dropped element against the stream). */
+ * multiplies) per four outputs. A chunk's mask comes from gnn_cpu_dropout_mask
+ * (opt/cpu/philox_lanes.c: consecutive blocks of a row one per SIMD lane, AVX2 where the CPU
+ * has it), the same helper as the nn table's dropout (opt/cpu/nn.c). The words are exactly
+ * those of gnn_rng_block, so the mask is bit-identical to gnn_dropout_fwd's (oracle:
+ * update.fwd checks every dropped element against the stream). */
 #include <stddef.h>
 #include <string.h>
 #include "gnnref/rng.h"
@@ -41,7 +42,6 @@ void gnn_update_epilogue(float *y, int64_t ldy, int64_t row0, int64_t rows, int6
         }
         return;
     }
-    uint32_t words[4 * CHUNK_BLOCKS];
     float mask[4 * CHUNK_BLOCKS];
     for (int64_t r = 0; r < rows; r++) {
         float *y_r = y + r * ldy;
@@ -54,15 +54,8 @@ void gnn_update_epilogue(float *y, int64_t ldy, int64_t row0, int64_t rows, int6
             int64_t c1 = (qa + CHUNK_BLOCKS) * 4;               /* chunk end (exclusive) */
             if (c1 > j0 + cols)
                 c1 = j0 + cols;
-            const int nq = (int)((c1 - 1) / 4 - qa + 1);
-            gnn_cpu_philox_blocks(&st, (uint32_t)qa, nq, words);
-            const uint32_t *wd = words + (c0 - 4 * qa);         /* word of column c0 */
             const int64_t len = c1 - c0;
-#pragma omp simd
-            for (int64_t j = 0; j < len; j++) {
-                const float u = (float)(wd[j] >> 8) * (1.0f / 16777216.0f);
-                mask[j] = u >= p ? scale : 0.0f;
-            }
+            gnn_cpu_dropout_mask(&st, c0, len, p, scale, mask);
             float *yc = y_r + (c0 - j0);
             if (bj) {
                 const float *bc = bj + (c0 - j0);
