@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include "gnnref/oracle.h"
 
-extern const gnn_oracle_entry gnn_oracle_rng_philox_kat, gnn_oracle_rng_draws, gnn_oracle_crc32c_kat;
+extern const gnn_oracle_entry gnn_oracle_rng_philox_kat, gnn_oracle_rng_draws, gnn_oracle_rng_lanes, gnn_oracle_crc32c_kat;
 extern const gnn_oracle_entry gnn_oracle_sample_uniform, gnn_oracle_sample_uniform_dist, gnn_oracle_sample_weighted,
     gnn_oracle_sample_weighted_dist, gnn_oracle_block_build;
 extern const gnn_oracle_entry gnn_oracle_idmap_build, gnn_oracle_idmap_fused;
@@ -50,6 +50,7 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     /* core services */
     &gnn_oracle_rng_philox_kat,
     &gnn_oracle_rng_draws,
+    &gnn_oracle_rng_lanes,
     &gnn_oracle_crc32c_kat,
     /* sampling (DESIGN.md section 2, "Uses" and "Orders") */
     &gnn_oracle_sample_uniform,

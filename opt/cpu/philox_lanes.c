@@ -122,6 +122,23 @@ int gnn_cpu_philox_have_avx2(void)
 int gnn_cpu_philox_have_avx2(void) { return 0; }
 #endif
 
+void gnn_cpu_philox_blocks_portable(const gnn_rng_stream *s, uint32_t q0, int nq, uint32_t *out)
+{
+    philox_blocks(s, q0, nq, out);
+}
+
+int gnn_cpu_philox_blocks_avx2(const gnn_rng_stream *s, uint32_t q0, int nq, uint32_t *out)
+{
+#ifdef GNN_PHILOX_AVX2
+    if (gnn_cpu_philox_have_avx2()) {
+        philox_blocks_avx2(s, q0, nq, out);
+        return 1;
+    }
+#endif
+    (void)s, (void)q0, (void)nq, (void)out;
+    return 0;
+}
+
 void gnn_cpu_philox_blocks(const gnn_rng_stream *s, uint32_t q0, int nq, uint32_t *out)
 {
 #ifdef GNN_PHILOX_AVX2

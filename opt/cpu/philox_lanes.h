@@ -21,4 +21,10 @@ void gnn_cpu_dropout_mask(const gnn_rng_stream *s, int64_t c0, int64_t len, floa
 /* 1 when gnn_cpu_philox_blocks runs on AVX2 (x86-64 with AVX2), else 0. */
 int gnn_cpu_philox_have_avx2(void);
 
+/* Each path on its own, for the oracle (rng.lanes), so that the path this CPU does not take
+ * is checked too: the portable one always runs; the AVX2 one returns 0 without writing where
+ * the CPU or the build has no AVX2, else 1. */
+void gnn_cpu_philox_blocks_portable(const gnn_rng_stream *s, uint32_t q0, int nq, uint32_t *out);
+int gnn_cpu_philox_blocks_avx2(const gnn_rng_stream *s, uint32_t q0, int nq, uint32_t *out);
+
 #endif
