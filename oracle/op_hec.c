@@ -68,6 +68,13 @@ static const char *const k_hec_presets[] = {
     "cs=4096,dim=17,ls=2,idr=30000,base=4294967296,steps=5,m=1000..5000,q=4096..5000,dup=0.02,hot=0.7,rst=0,"
     "time=0",
     "cs=2048,dim=3,ls=1,idr=12000,base=0,steps=3,m=8200..9000,q=0..100,dup=0.3,hot=0.5,rst=0,time=0",
+    /* a reset of a full cache of >= 4096 lines (cpu's parallel reset, otherwise run only at
+     * init): rst=1 resets before every step; a batch of more fresh ids than lines fills the
+     * cache, so the next step's reset finds every line tagged, and a smaller batch after it
+     * leaves lines that the reset alone must have emptied (tag, age and +0 embedding); hot
+     * searches ask for ids received before the reset, which must miss. Every seed 1 to 3 has
+     * such a full reset followed by a partial batch */
+    "cs=4096,dim=5,ls=1,idr=100000,base=0,steps=5,m=2500..5500,q=0..300,dup=0,hot=0.9,rst=1,time=0",
     NULL,
 };
 
