@@ -219,18 +219,22 @@ END_TEST
 
 START_TEST(binary_id_out_of_range)
 {
-    gnn_err err;
-    const char *path = saved_sbm("id.gnn");
-    blob b = read_blob(path);
-    int64_t bad = 305; /* n = 300 */
-    memcpy(section_ptr(b, GNN_SEC_INDICES) + 3 * 8, &bad, 8);
-    refresh_crcs(b, GNN_SEC_INDICES);
-    write_blob(path, b, b.len);
-    load_expect(path, GNN_ERR_RANGE, &err);
-    ck_assert_msg_has(err, "id.gnn");
-    ck_assert_msg_has(err, "section 'indices'");
-    ck_assert_msg_has(err, "vertex id 305");
-    ck_assert_msg_has(err, "[0, 300)");
+    /* n = 300: far above, the first id past the end (an off-by-one bound accepts it), and -1 */
+    static const int64_t bads[] = { 305, 300, -1 };
+    static const char *const says[] = { "vertex id 305", "vertex id 300", "vertex id -1" };
+    for (int i = 0; i < 3; i++) {
+        gnn_err err;
+        const char *path = saved_sbm("id.gnn");
+        blob b = read_blob(path);
+        memcpy(section_ptr(b, GNN_SEC_INDICES) + 3 * 8, &bads[i], 8);
+        refresh_crcs(b, GNN_SEC_INDICES);
+        write_blob(path, b, b.len);
+        load_expect(path, GNN_ERR_RANGE, &err);
+        ck_assert_msg_has(err, "id.gnn");
+        ck_assert_msg_has(err, "section 'indices'");
+        ck_assert_msg_has(err, says[i]);
+        ck_assert_msg_has(err, "[0, 300)");
+    }
 }
 END_TEST
 
