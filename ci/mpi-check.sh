@@ -3,7 +3,7 @@
 # (docs/comm.md). The whole check is a stage of `make check-full`; --quick, a stage of
 # `make check`, runs step 1 at np = 1 and 2 and step 2, and leaves out steps 3 to 6.
 #
-#   1. For np = 1, 2, 3, 4: `TOOL commcheck --backend sim --ranks np` and
+#   1. For np = 1, 2, 3, 4, 8: `TOOL commcheck --backend sim --ranks np` and
 #      `mpirun -np np TOOL commcheck --backend mpi` must print the same per-case, per-rank
 #      CRC32C digests, and every case must PASS on both.
 #   2. Training acceptance: the per-step losses of a 4-rank sim run and a 4-rank MPI run
@@ -60,7 +60,7 @@ TOOL=${1:?usage: bash ci/mpi-check.sh [--quick] path/to/gnnref}
 if [ $QUICK = 1 ]; then
     NPS=${MPI_CHECK_NPS:-"1 2"}
 else
-    NPS=${MPI_CHECK_NPS:-"1 2 3 4"}
+    NPS=${MPI_CHECK_NPS:-"1 2 3 4 8"}
 fi
 LIMIT=${MPI_CHECK_TIMEOUT:-120}
 
