@@ -11,6 +11,8 @@
  *    of the reference's array of all d positions: the same swaps, the same outputs, O(k)
  *    work per vertex instead of O(d) (hubs dominate R-MAT samples);
  *  - one Philox block serves two integer draws (the reference recomputes it per draw);
+ *  - weighted: a per-graph table (opt/cpu/sample_wtable.h) caches each row's positive count
+ *    and, for long rows, its prefix sums: the values the reference recomputes per call;
  *  - local ids come from an ordered parallel ID map (opt/cpu/idmap.c), which reproduces the
  *    first-appearance order, or from FastGL's Fused-Map (unordered, canonical comparator).
  * FUSED (Intel/DGL fused sampling with compaction): one parallel pass per layer samples and
@@ -27,6 +29,7 @@
 #include "opt/cpu/idmap_impl.h"
 #include "opt/cpu/philox_lanes.h"
 #include "opt/cpu/sample_weighted.h"
+#include "opt/cpu/sample_wtable.h"
 #ifdef GNN_HAVE_OPENMP
 #include <omp.h>
 #endif
@@ -39,6 +42,7 @@ typedef struct cpu_sampler {
     int64_t *nbr, *row; /* (cap) sampled global ids; COO rows (unfused) */
     int32_t *local;     /* (cap) unfused relabel output */
     int64_t cap;
+    gnn_wtable wt;      /* weighted sampling: rows' positive counts and prefix sums, cached */
 } cpu_sampler;
 
 /* o is valid (gnn_sampler_create checks it). */
@@ -69,6 +73,7 @@ static void cpu_destroy(void *vs)
     gnn_free(s->nbr);
     gnn_free(s->row);
     gnn_free(s->local);
+    gnn_wtable_free(&s->wt);
     free(s);
 }
 
@@ -217,6 +222,42 @@ static int scratch_pos(thread_scratch *t, int64_t d)
     return t->pos ? 0 : -1;
 }
 
+/* Weighted sample of validated row v (its positive count is in the table): the kernels of
+ * opt/cpu/sample_weighted.h with the table's cached count and prefix sums. 0, or -1 when
+ * scratch memory runs out. */
+static int sample_weighted(const gnn_csr *g, int64_t v, const gnn_sample_params *p, const gnn_rng_stream *s,
+                           int64_t count, int64_t *out, gnn_wscratch *scr, gnn_wtable *wt)
+{
+    const int64_t b = g->indptr[v], d = g->indptr[v + 1] - b;
+    const int64_t *adj = g->indices + b;
+    const float *w = p->weights + b;
+    if (count <= 0)
+        return 0;
+    if (p->fanout >= 0 && p->replace) {
+        const double *prefix = gnn_wtable_prefix_row(wt, v);
+        if (!prefix) { /* a short row (or one another thread is building): sums per call */
+            if (gnn_wscratch_reserve(scr, d))
+                return -1;
+            gnn_cpu_weighted_prefix(w, d, scr->prefix);
+            prefix = scr->prefix;
+        }
+        gnn_cpu_weighted_draws(adj, prefix, d, s, count, out);
+        return 0;
+    }
+    const int64_t P = gnn_wtable_positives(wt, v);
+    if (count == P) { /* k < 0 or P <= k: every positive-weight neighbor in CSR order */
+        if (P == d)
+            memcpy(out, adj, (size_t)d * sizeof(int64_t));
+        else
+            gnn_cpu_weighted_positive_ids(adj, w, d, count, out);
+        return 0;
+    }
+    if (gnn_wscratch_reserve(scr, count))
+        return -1;
+    gnn_cpu_weighted_aes(adj, w, d, s, count, out, scr);
+    return 0;
+}
+
 /* Sample `count` neighbors of v, exactly as the reference. Uniform sampling writes the chosen
  * EDGE INDICES into out (returns 1: the caller gathers g->indices[out[j]] in a separate tight
  * loop, where many cache misses overlap); weighted sampling writes the global ids (returns 0).
@@ -224,19 +265,17 @@ static int scratch_pos(thread_scratch *t, int64_t d)
  * same kind (the row's first edge), so the later passes stay in bounds; the layer then fails
  * with GNN_ERR_NOMEM. */
 static inline int sample_vertex(const gnn_csr *g, int64_t v, const gnn_sample_params *p, int64_t count,
-                                int64_t *out, thread_scratch *t, int *oom)
+                                int64_t *out, thread_scratch *t, gnn_wtable *wt, int *oom)
 {
     const int64_t b = g->indptr[v], d = g->indptr[v + 1] - b;
     const gnn_rng_stream s = gnn_rng_stream_make(p->seed, GNN_TAG_SAMPLE, p->step, p->layer,
                                                    (uint64_t)(p->rng_ids ? p->rng_ids[v] : v));
     if (p->weights) {
-        if (gnn_wscratch_reserve(&t->w, d)) {
+        if (sample_weighted(g, v, p, &s, count, out, &t->w, wt)) {
             for (int64_t j = 0; j < count; j++) /* count > 0 implies d > 0 */
                 out[j] = g->indices[b];
             *oom = 1;
-            return 0;
         }
-        gnn_cpu_weighted_vertex(g->indices + b, p->weights + b, d, p->fanout, p->replace, &s, count, out, &t->w);
         return 0;
     }
     draw_cursor c = { &s, { 0, 0, 0, 0 }, UINT64_MAX };
@@ -270,7 +309,7 @@ static inline int sample_vertex(const gnn_csr *g, int64_t v, const gnn_sample_pa
 
 /* Validate seeds and compute offsets (n_seeds + 1) of each dst's samples; returns nnz or < 0. */
 static int64_t plan_layer(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
-                          int64_t *offsets, gnn_status *st)
+                          gnn_wtable *wt, int64_t *offsets, gnn_status *st)
 {
     int bad = 0;
 #pragma omp parallel for schedule(static) reduction(| : bad)
@@ -282,8 +321,16 @@ static int64_t plan_layer(const gnn_csr *g, const int64_t *seeds, int64_t n_seed
             continue;
         }
         const int64_t b = g->indptr[v], d = g->indptr[v + 1] - b;
-        const int64_t cnt = p->weights ? gnn_cpu_weighted_count(p->weights + b, d, p->fanout, p->replace)
-                                       : uniform_count(d, p->fanout, p->replace);
+        int64_t cnt;
+        if (p->weights) {
+            /* the row's positive count: cached, or validated and counted now (committed below
+             * only if the whole layer is valid); -1 for a bad weight */
+            int64_t P = gnn_wtable_positives(wt, v);
+            wt->fresh[i] = P < 0 ? (P = gnn_cpu_weighted_positives(p->weights + b, d)) : -1;
+            cnt = P < 0 ? -1 : gnn_cpu_weighted_count_of(P, p->fanout, p->replace);
+        } else {
+            cnt = uniform_count(d, p->fanout, p->replace);
+        }
         if (cnt < 0) /* a negative, NaN or infinite weight in this row */
             bad |= 2;
         offsets[i] = cnt < 0 ? 0 : cnt;
@@ -292,6 +339,8 @@ static int64_t plan_layer(const gnn_csr *g, const int64_t *seeds, int64_t n_seed
         *st = (bad & 1) ? GNN_ERR_RANGE : GNN_ERR_INVAL;
         return -1;
     }
+    if (p->weights)
+        gnn_wtable_commit(wt, seeds, n_seeds);
     offsets[n_seeds] = 0;
     const int64_t nnz = gnn_cpu_exclusive_scan(offsets, n_seeds + 1);
     offsets[n_seeds] = nnz;
@@ -336,7 +385,7 @@ static gnn_status draw_all(cpu_sampler *s, const int64_t *seeds, int64_t n_seeds
             int gather = 0;
             for (int64_t i = i0; i < i1; i++) {
                 const int64_t o = offsets[i], cnt = offsets[i + 1] - o;
-                gather |= sample_vertex(g, seeds[i], p, cnt, s->nbr + o, &t, &oom);
+                gather |= sample_vertex(g, seeds[i], p, cnt, s->nbr + o, &t, &s->wt, &oom);
             }
             const int64_t e0 = offsets[i0], e1 = offsets[i1];
             /* (b) gather neighbor ids: independent loads */
@@ -375,7 +424,9 @@ static gnn_status cpu_layer(void *vs, const int64_t *seeds, int64_t n_seeds, con
     if (!offsets)
         return GNN_ERR_NOMEM;
     gnn_status st = GNN_OK;
-    const int64_t nnz = plan_layer(s->g, seeds, n_seeds, p, offsets, &st);
+    if (p->weights && (st = gnn_wtable_bind(&s->wt, s->g, p->weights, p->replace && p->fanout >= 0, n_seeds)))
+        goto done;
+    const int64_t nnz = plan_layer(s->g, seeds, n_seeds, p, &s->wt, offsets, &st);
     if (nnz < 0)
         goto done;
     if ((st = reserve(s, nnz)) || (st = gnn_block_alloc(out, n_seeds, n_seeds + nnz, nnz)))

@@ -20,15 +20,20 @@
  *                        same t = u * W.
  * Draws: without replacement the neighbor at CSR position i uses integer draw i, with
  * replacement sample j uses integer draw j (block i/2 or j/2); one Philox block is computed
- * per pair of draws. Values are gnn_rng_uint's 64-bit word r. */
+ * per pair of draws, many side by side (opt/cpu/philox_lanes.c). Values are gnn_rng_uint's
+ * 64-bit word r. The sampler calls the pieces below with a row's positive count and prefix
+ * sums cached per graph (opt/cpu/sample_wtable.h); gnn_cpu_weighted_vertex computes them per
+ * call. */
 #ifndef GNNREF_OPT_CPU_SAMPLE_WEIGHTED_H
 #define GNNREF_OPT_CPU_SAMPLE_WEIGHTED_H
 
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 #include "gnnref/rng.h"
 #include "gnnref/tensor.h"
+#include "opt/cpu/philox_lanes.h"
 
 /* Per-thread scratch: grown by gnn_wscratch_reserve, freed by gnn_wscratch_free. Start with
  * a zeroed struct. */
@@ -78,6 +83,29 @@ static inline void gnn_wscratch_free(gnn_wscratch *s)
 /* A valid weight is >= 0 and finite (-0.0 counts as a zero weight). NaN fails both tests. */
 static inline int gnn_weight_valid(float x) { return x >= 0.0f && x <= FLT_MAX; }
 
+/* Number of positive weights of a row, or -1 when one of its weights is negative, NaN or
+ * infinite. w: (d). */
+static inline int64_t gnn_cpu_weighted_positives(const float *w, int64_t d)
+{
+    int64_t P = 0;
+    for (int64_t i = 0; i < d; i++) {
+        if (!gnn_weight_valid(w[i]))
+            return -1;
+        P += w[i] > 0.0f;
+    }
+    return P;
+}
+
+/* Samples of a row with P >= 0 positive weights (the rule of docs/sampling.md 5.2). */
+static inline int64_t gnn_cpu_weighted_count_of(int64_t P, int64_t k, int replace)
+{
+    if (k < 0)
+        return P;
+    if (replace)
+        return P > 0 ? k : 0;
+    return k < P ? k : P;
+}
+
 /* Number of samples the vertex produces, with P = #{i : w[i] > 0}:
  *   k < 0          P (all positive-weight neighbors);
  *   replace        P > 0 ? k : 0;
@@ -86,17 +114,8 @@ static inline int gnn_weight_valid(float x) { return x >= 0.0f && x <= FLT_MAX; 
  * with GNN_ERR_INVAL, as the reference does). w: (d). */
 static inline int64_t gnn_cpu_weighted_count(const float *w, int64_t d, int64_t k, int replace)
 {
-    int64_t P = 0;
-    for (int64_t i = 0; i < d; i++) {
-        if (!gnn_weight_valid(w[i]))
-            return -1;
-        P += w[i] > 0.0f;
-    }
-    if (k < 0)
-        return P;
-    if (replace)
-        return P > 0 ? k : 0;
-    return k < P ? k : P;
+    const int64_t P = gnn_cpu_weighted_positives(w, d);
+    return P < 0 ? -1 : gnn_cpu_weighted_count_of(P, k, replace);
 }
 
 /* The 64-bit integer-draw words r of draws 2b and 2b+1 (gnn_rng_uint's layout). */
@@ -156,93 +175,123 @@ static inline void gnn_wheap_push(double *key, int64_t *pos, int64_t n, double k
     pos[i] = p;
 }
 
-/* Write exactly `count` (from gnn_cpu_weighted_count, not -1) sampled global ids of the
- * vertex into out, in the reference's order.
- *   adj   (d) neighbor global ids (CSR row);  w (d) their weights;
- *   s     the vertex's stream gnn_rng_stream_make(seed, GNN_TAG_SAMPLE, step, layer, v);
- *   out   (count);  scr: cap >= d (gnn_wscratch_reserve(scr, d)). */
-static inline void gnn_cpu_weighted_vertex(const int64_t *adj, const float *w, int64_t d, int64_t k,
-                                           int replace, const gnn_rng_stream *s, int64_t count,
-                                           int64_t *out, gnn_wscratch *scr)
+/* The prefix sums of a validated row, in double, in CSR order (the reference's sums). */
+static inline void gnn_cpu_weighted_prefix(const float *w, int64_t d, double *prefix)
 {
-    if (count <= 0)
-        return;
-    if (k >= 0 && replace) {
-        /* categorical draws: prefix sums in double, in CSR order (the ref's order) */
-        double *prefix = scr->prefix;
-        double acc = 0.0;
-        for (int64_t i = 0; i < d; i++) {
-            acc += (double)w[i];
-            prefix[i] = acc;
-        }
-        const double W = acc;
-        uint64_t r[2];
-        for (int64_t j = 0; j < count; j++) {
-            if ((j & 1) == 0)
-                gnn_weighted_words(s, j / 2, r);
-            const double u = (double)(r[j & 1] >> 11) * 0x1p-53; /* [0, 1), as the ref */
-            const double t = u * W;
-            /* first i with prefix[i] > t; t < W = prefix[d-1], so it exists (d-1 as a bound,
-             * exactly like the ref's scan) */
-            int64_t lo = 0, hi = d - 1;
-            while (lo < hi) {
-                const int64_t mid = lo + (hi - lo) / 2;
-                if (prefix[mid] > t)
-                    hi = mid;
-                else
-                    lo = mid + 1;
-            }
-            out[j] = adj[lo];
-        }
-        return;
+    double acc = 0.0;
+    for (int64_t i = 0; i < d; i++) {
+        acc += (double)w[i];
+        prefix[i] = acc;
     }
-    /* k < 0, or P <= k: all positive-weight neighbors in CSR order, no draws. Copy the first
-     * `count` of them; if no positive weight follows, that was all of them (P == count). */
-    int64_t m = 0, i = 0;
-    for (; i < d && m < count; i++)
-        if (w[i] > 0.0f)
-            out[m++] = adj[i];
-    if (k < 0)
-        return;
-    while (i < d && !(w[i] > 0.0f))
-        i++;
-    if (i == d)
-        return;
-    /* P > k: the k largest A-ES keys (Efraimidis-Spirakis), ties to the lower position */
+}
+
+#define GNN_WDRAW_CHUNK 64 /* draws searched side by side */
+
+/* For each of m thresholds t[j] (0 <= t[j] < prefix[d-1] for the sampler's draws), idx[j] =
+ * the first i with prefix[i] > t[j], at most d - 1 (the reference's scan, `while (e < d - 1 &&
+ * prefix[e] <= t) e++`, gives the same index: the sums are non-decreasing, so it is the number
+ * of sums <= t, bounded by d - 1). The m searches advance level by level together, branch-free,
+ * so their cache misses on a hub's long row overlap. d >= 1, m <= GNN_WDRAW_CHUNK. */
+static inline void gnn_cpu_weighted_search(const double *prefix, int64_t d, const double *t, int m, int64_t *idx)
+{
+    for (int j = 0; j < m; j++)
+        idx[j] = 0;
+    /* invariant: the number of sums <= t[j] lies in [idx[j], idx[j] + n] */
+    for (int64_t n = d; n > 1;) {
+        const int64_t half = n / 2;
+        for (int j = 0; j < m; j++)
+            idx[j] += prefix[idx[j] + half - 1] <= t[j] ? half : 0;
+        n -= half;
+    }
+    for (int j = 0; j < m; j++) {
+        const int64_t i = idx[j] + (prefix[idx[j]] <= t[j]);
+        idx[j] = i < d - 1 ? i : d - 1;
+    }
+}
+
+/* With replacement, P > 0: `count` draws by inversion of the row's prefix sums (d >= 1,
+ * validated, from gnn_cpu_weighted_prefix or the table of opt/cpu/sample_wtable.h). Draw j
+ * takes t = u_j * W with u_j = (r >> 11) * 2^-53, the reference's expressions, and emits
+ * adj[first i with prefix[i] > t] (gnn_cpu_weighted_search). */
+static inline void gnn_cpu_weighted_draws(const int64_t *adj, const double *prefix, int64_t d,
+                                          const gnn_rng_stream *s, int64_t count, int64_t *out)
+{
+    const double W = prefix[d - 1];
+    uint32_t words[2 * GNN_WDRAW_CHUNK];
+    double t[GNN_WDRAW_CHUNK];
+    int64_t at[GNN_WDRAW_CHUNK];
+    for (int64_t j0 = 0; j0 < count; j0 += GNN_WDRAW_CHUNK) {
+        const int m = count - j0 < GNN_WDRAW_CHUNK ? (int)(count - j0) : GNN_WDRAW_CHUNK;
+        gnn_cpu_philox_blocks(s, (uint32_t)(j0 / 2), (m + 1) / 2, words); /* draw j0 + j: words 2j, 2j+1 */
+        for (int j = 0; j < m; j++) {
+            const uint64_t r = ((uint64_t)words[2 * j + 1] << 32) | words[2 * j];
+            const double u = (double)(r >> 11) * 0x1p-53; /* [0, 1), as the ref */
+            t[j] = u * W;                                 /* < W */
+        }
+        gnn_cpu_weighted_search(prefix, d, t, m, at);
+        for (int j = 0; j < m; j++)
+            out[j0 + j] = adj[at[j]];
+    }
+}
+
+#define GNN_WAES_CHUNK 128 /* A-ES positions per batch of Philox blocks */
+
+/* Without replacement, P > count: the `count` largest A-ES keys, in decreasing key order
+ * (ties to the lower position). scr: cap >= count. Position i uses integer draw i; the words
+ * of 64 blocks at a time come from the Philox lanes (opt/cpu/philox_lanes.c). Once the heap
+ * is full, a neighbor whose key provably cannot beat the root is skipped without its log and
+ * its division (the bound is in docs/sampling.md section 8): only work is saved, never a
+ * decision changed. */
+/* A-ES candidates of one chunk of m <= GNN_WAES_CHUNK positions (opt/cpu/sample_wtable.c):
+ * u[h] = gnn_weighted_u of draw words 2h, 2h+1; cand[h] = 1 when w[h] > 0 and the bound test
+ * below does not exclude it against bound (INFINITY while the heap is not full). */
+void gnn_cpu_aes_candidates(const uint32_t *words, const float *w, int m, double bound, double *u, uint8_t *cand);
+
+static inline void gnn_cpu_weighted_aes(const int64_t *adj, const float *w, int64_t d, const gnn_rng_stream *s,
+                                        int64_t count, int64_t *out, gnn_wscratch *scr)
+{
     double *key = scr->key;
     int64_t *pos = scr->pos;
     int64_t n = 0;
-    uint64_t r[2];
-    for (int64_t b = 0; 2 * b < d; b++) {
-        const int64_t i0 = 2 * b;
-        const int need0 = w[i0] > 0.0f, need1 = i0 + 1 < d && w[i0 + 1] > 0.0f;
-        if (!need0 && !need1)
-            continue;
-        gnn_weighted_words(s, b, r);
-        for (int h = 0; h < 2; h++) {
-            if (!(h ? need1 : need0))
+    double bound = INFINITY; /* -key[0] once the heap is full */
+    uint32_t words[2 * GNN_WAES_CHUNK];
+    double u[GNN_WAES_CHUNK];
+    uint8_t cand[GNN_WAES_CHUNK + 8];
+    for (int64_t i0 = 0; i0 < d; i0 += GNN_WAES_CHUNK) {
+        const int m = d - i0 < GNN_WAES_CHUNK ? (int)(d - i0) : GNN_WAES_CHUNK;
+        gnn_cpu_philox_blocks(s, (uint32_t)(i0 / 2), (m + 1) / 2, words); /* draw i0 + h: words 2h, 2h+1 */
+        /* a vectorized pass flags the positions that may enter the heap, against the bound
+         * at the chunk's start (it only tightens, so the flags are a superset) */
+        gnn_cpu_aes_candidates(words, w + i0, m, bound, u, cand);
+        memset(cand + m, 0, 8);
+        for (int h = 0; h < m; h++) {
+            uint64_t eight;
+            memcpy(&eight, cand + h, sizeof eight);
+            if (!eight) { /* eight positions without a candidate */
+                h += 7;
+                continue;
+            }
+            if (!cand[h])
+                continue;
+            const double wv = (double)w[i0 + h];
+            /* Cheap rejection without log or division. log(u) < u - 1 < 0, so |key| > (1 - u)
+             * (1 - 2^-30) / w up to the rounding of libm's log (relative error below 2^-31;
+             * glibc's is below 2^-52) and of the division; 1 - u is exact. The test, with 2^-29
+             * to absorb the rounding of its two products, implies key < root: the ref does not
+             * select p either. Most neighbors of a hub stop here. */
+            if (n == count && (1.0 - u[h]) * (1.0 - 0x1p-29) >= bound * wv)
                 continue;
             const int64_t p = i0 + h;
-            const double u = gnn_weighted_u(r[h]);
-            if (n == count) {
-                /* Cheap rejection without the log. log(u) < u - 1 < 0, so the key is at most
-                 * (u - 1) / w, up to the rounding of libm's log and of the division. The factor
-                 * 1 - 2^-30 absorbs both (any libm whose log has a relative error below 2^-31;
-                 * glibc's is below 2^-52) and u - 1 is exact, so ub >= the key the ref computes:
-                 * ub <= root means key < root, and the ref does not select p either. Most
-                 * neighbors of a hub stop here, which saves their log. */
-                const double ub = (u - 1.0) * (1.0 - 0x1p-30) / (double)w[p];
-                if (ub <= key[0])
-                    continue;
-            }
-            const double kp = log(u) / (double)w[p]; /* the A-ES key, as the ref computes it */
+            const double kp = log(u[h]) / wv; /* the A-ES key, as the ref computes it */
             if (n < count) {
                 gnn_wheap_push(key, pos, n, kp, p);
-                n++;
+                if (++n == count)
+                    bound = -key[0];
             } else if (gnn_wheap_worse(key[0], pos[0], kp, p)) {
                 key[0] = kp;
                 pos[0] = p;
                 gnn_wheap_down(key, pos, n, 0);
+                bound = -key[0];
             }
         }
     }
@@ -258,6 +307,48 @@ static inline void gnn_cpu_weighted_vertex(const int64_t *adj, const float *w, i
     }
     for (int64_t j = 0; j < count; j++)
         out[j] = adj[pos[j]];
+}
+
+/* The first `count` positive-weight neighbors in CSR order, no draws. Returns the position
+ * after the last one copied. */
+static inline int64_t gnn_cpu_weighted_positive_ids(const int64_t *adj, const float *w, int64_t d, int64_t count,
+                                                    int64_t *out)
+{
+    int64_t m = 0, i = 0;
+    for (; i < d && m < count; i++)
+        if (w[i] > 0.0f)
+            out[m++] = adj[i];
+    return i;
+}
+
+/* Write exactly `count` (from gnn_cpu_weighted_count, not -1) sampled global ids of the
+ * vertex into out, in the reference's order.
+ *   adj   (d) neighbor global ids (CSR row);  w (d) their weights;
+ *   s     the vertex's stream gnn_rng_stream_make(seed, GNN_TAG_SAMPLE, step, layer, v);
+ *   out   (count);  scr: cap >= d (gnn_wscratch_reserve(scr, d)).
+ * The sampler (opt/cpu/sample.c) calls the pieces above with the row's cached positive count
+ * and prefix sums instead (opt/cpu/sample_wtable.h); this entry computes them per call. */
+static inline void gnn_cpu_weighted_vertex(const int64_t *adj, const float *w, int64_t d, int64_t k,
+                                           int replace, const gnn_rng_stream *s, int64_t count,
+                                           int64_t *out, gnn_wscratch *scr)
+{
+    if (count <= 0)
+        return;
+    if (k >= 0 && replace) {
+        gnn_cpu_weighted_prefix(w, d, scr->prefix);
+        gnn_cpu_weighted_draws(adj, scr->prefix, d, s, count, out);
+        return;
+    }
+    /* k < 0, or P <= k: all positive-weight neighbors in CSR order, no draws. Copy the first
+     * `count` of them; if no positive weight follows, that was all of them (P == count). */
+    int64_t i = gnn_cpu_weighted_positive_ids(adj, w, d, count, out);
+    if (k < 0)
+        return;
+    while (i < d && !(w[i] > 0.0f))
+        i++;
+    if (i == d)
+        return;
+    gnn_cpu_weighted_aes(adj, w, d, s, count, out, scr); /* P > k */
 }
 
 #endif

@@ -1,0 +1,63 @@
+/* opt/cpu/sample_wtable.h -- the per-graph cache of weighted sampling (opt/cpu/sample_wtable.c),
+ * owned by the cpu sampler object (opt/cpu/sample.c) and freed with it.
+ *
+ * Weighted sampling reads a whole row per sampled vertex: its validation and positive count
+ * P (the sample count depends on it), and with replacement its prefix sums. On a power-law
+ * graph the sampled vertices are mostly hubs, so that O(degree) work dominated. The table
+ * keeps, per row, what does not depend on the draw:
+ *   npos[v]      P of row v, once the row has been validated (the first successful layer that
+ *                samples v); a row that fails validation is never cached, so a bad weight is
+ *                reported on every call that samples its row, exactly as the reference does;
+ *   prefix       (with replacement) the row's prefix sums in double, in CSR order: the values
+ *                of docs/sampling.md section 5.2, built the first time the row is drawn from,
+ *                for rows of degree >= GNN_WTABLE_MIN_DEG only (the rows that dominate the
+ *                cost on a power-law graph; a shorter row builds its sums per call, in scratch,
+ *                as before): 8 bytes per edge of those rows, allocated once, touched row by
+ *                row (first-touch page faults are a large part of the one-time cost).
+ * It is keyed by the address of the weights array: a call with another array resets it. The
+ * contents of a bound array must not change while the sampler uses it (docs/sampling.md
+ * section 8); to sample with changed weights, pass another array or make a new sampler. */
+#ifndef GNNREF_OPT_CPU_SAMPLE_WTABLE_H
+#define GNNREF_OPT_CPU_SAMPLE_WTABLE_H
+
+#include <stdint.h>
+#include "gnnref/graph.h"
+#include "gnnref/status.h"
+
+#define GNN_WTABLE_MIN_DEG 1024 /* rows at least this long keep their prefix sums */
+
+typedef struct gnn_wtable {
+    const gnn_csr *g;
+    const float *w;   /* the bound weights (NULL: none yet) */
+    uint8_t *known;   /* (n) 1: npos[v] holds row v's positive count; 2: being written */
+    int64_t *npos;    /* (n) */
+    uint8_t *built;   /* (n) prefix row v: 0 not built, 1 being built, 2 ready */
+    int64_t *at;      /* (n) where row v's sums start in prefix, -1 for a short row */
+    double *prefix;   /* the long rows' prefix sums; NULL until the first use with replacement */
+    int64_t *fresh;   /* (fresh_cap) per layer: P of seed i's row when computed in this call, else -1 */
+    int64_t fresh_cap;
+} gnn_wtable;
+
+/* Bind the table to (g, w) for a layer of n_seeds seeds: resets it when w or g differ from
+ * the bound ones, allocates what the layer needs (the prefix array when replace). Start from a
+ * zeroed struct. GNN_OK or GNN_ERR_NOMEM. */
+gnn_status gnn_wtable_bind(gnn_wtable *t, const gnn_csr *g, const float *w, int replace, int64_t n_seeds);
+
+/* Cache the positive counts of the rows validated by this layer (fresh[i] >= 0); call it only
+ * when every seed of the layer was valid. Threaded. */
+void gnn_wtable_commit(gnn_wtable *t, const int64_t *seeds, int64_t n_seeds);
+
+/* The prefix sums of validated row v (d >= 1), built on first use; NULL for a short row, or
+ * when another thread is building the same row right now (a repeated seed): the caller then
+ * computes its own. */
+const double *gnn_wtable_prefix_row(gnn_wtable *t, int64_t v);
+
+void gnn_wtable_free(gnn_wtable *t);
+
+/* Row v's cached positive count, or -1 when not (yet) validated. */
+static inline int64_t gnn_wtable_positives(const gnn_wtable *t, int64_t v)
+{
+    return __atomic_load_n(&t->known[v], __ATOMIC_ACQUIRE) == 1 ? t->npos[v] : -1;
+}
+
+#endif
