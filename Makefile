@@ -7,9 +7,10 @@
 #                     preset at 1 and 2 threads, a stress run of the entries with atomics, the
 #                     Check suites without `slow`, a short MPI check, the install check, the
 #                     doc checks
-#   make check-full   the full tier (.ci/run): the oracle's full presets, ASan+UBSan, TSan (the
-#                     simulator's threads, and the OpenMP kernels with clang and archer),
-#                     the slow suites too, the whole MPI check, the install and doc checks
+#   make check-full   the full tier (.ci/run runs make check, then this): the oracle's full
+#                     presets, ASan+UBSan, TSan (the simulator's threads, and the OpenMP
+#                     kernels with clang and archer), the slow suites too, the whole MPI
+#                     check, the install and doc checks
 #                     (make -j2 check-full overlaps the stages; each logs to build/logs/)
 #   make bench        build/bin/gnnref-bench (Google Benchmark over the oracle registry) and run it
 #   make coverage     HTML line coverage in build/coverage/
