@@ -10,13 +10,18 @@
  *
  *   k < 0, or without replacement and P <= k:
  *       every positive-weight neighbor in CSR order; no draws.
- *   without replacement, P > k  (Efraimidis-Spirakis A-ES, Inf. Proc. Letters 97(5), 2006):
- *       position i with w[i] > 0 takes integer draw i (its 64-bit word r, as gnn_rng_uint
- *       reads it: block i/2, words 2(i%2) low and 2(i%2)+1 high);
- *       u_i = ((r >> 12) + 0.5) * 2^-52   (exact, in (0, 1));
- *       key_i = log(u_i) / w[i]            (double; libm log);
- *       output the k positions with the largest keys, in decreasing key order, a tie going
- *       to the lower position first.
+ *   without replacement, P > k >= 1: successive sampling, by i.i.d. draws with repeats dropped
+ *   (docs/sampling.md section 5.2; the law of A-ES, Efraimidis-Spirakis, Inf. Proc. Letters
+ *   97(5), 2006, and of DGL's CPU sampler), B = 4k draws at most, then A-ES on the rest:
+ *       prefix[i], W and t_j = u_j * W exactly as with replacement below;
+ *       for draw j = 0 .. B-1, until k positions are picked:
+ *           i = the first position with prefix[i] > t_j; emit adj[i] unless i is picked;
+ *       if fewer than k are picked after B draws (the fallback), each position i with
+ *       w[i] > 0 that is not picked takes integer draw B + i (word r),
+ *           u_i = ((r >> 12) + 0.5) * 2^-52   (exact, in (0, 1)),
+ *           key_i = log(u_i) / w[i]            (double; libm log),
+ *       and the missing ones are the positions with the largest keys, in decreasing key
+ *       order, a tie going to the lower position first.
  *   with replacement (k >= 0), P > 0:
  *       prefix[i] = w[0] + ... + w[i] summed in double in CSR order, W = prefix[d-1];
  *       for draw j = 0..k-1 (word r of integer draw j):
@@ -61,6 +66,28 @@ static int by_key_desc(const void *pa, const void *pb)
     return (a->pos > b->pos) - (a->pos < b->pos);
 }
 
+/* The draw budget of successive sampling without replacement: at most B = 4k inversion draws
+ * before the fallback (docs/sampling.md section 5.2). */
+static int64_t weighted_budget(int64_t k) { return 4 * k; }
+
+/* Inversion draw j: t = u_j * W with u_j = (r >> 11) * 2^-53 in [0, 1), and the first
+ * position e with prefix[e] > t, by bisection (the sums are non-decreasing; t < W =
+ * prefix[d-1], so the last position is the answer when no earlier one is). */
+static int64_t inverse_draw(const double *prefix, int64_t d, double W, const gnn_rng_stream *s, int64_t j)
+{
+    const double u = (double)(draw_word(s, j) >> 11) * 0x1p-53; /* [0, 1) */
+    const double t = u * W;                                    /* < W */
+    int64_t lo = 0, hi = d - 1; /* the answer lies in [lo, hi] */
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (prefix[mid] <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
 /* Samples v contributes (see the rules above). */
 static int64_t weighted_count(int64_t P, const gnn_sample_params *p)
 {
@@ -88,6 +115,7 @@ gnn_status gnn_sample_weighted_ref(const gnn_csr *g, const int64_t *seeds, int64
     int64_t *dst_gid = gnn_malloc((size_t)n_seeds * sizeof(int64_t));
     int64_t *nbr = NULL;
     keyed *items = NULL;   /* (max_deg) scratch: keys of one vertex */
+    int64_t *picked = NULL; /* (max_deg) scratch: positions picked, in draw order */
     double *prefix = NULL; /* (max_deg) scratch: prefix sums of one vertex */
     gnn_status st = GNN_ERR_NOMEM;
     if (!offsets || !dst_gid)
@@ -116,7 +144,8 @@ gnn_status gnn_sample_weighted_ref(const gnn_csr *g, const int64_t *seeds, int64
     nbr = gnn_malloc((size_t)nnz * sizeof(int64_t));
     items = gnn_malloc((size_t)max_deg * sizeof(keyed));
     prefix = gnn_malloc((size_t)max_deg * sizeof(double));
-    if (!nbr || !items || !prefix)
+    picked = gnn_malloc((size_t)max_deg * sizeof(int64_t));
+    if (!nbr || !items || !prefix || !picked)
         goto fail;
 
     /* pass 2: draw */
@@ -140,40 +169,60 @@ gnn_status gnn_sample_weighted_ref(const gnn_csr *g, const int64_t *seeds, int64
             for (int64_t e = 0; e < d; e++)
                 if (w[e] > 0.0f)
                     out_v[m++] = adj[e];
-        } else if (p->replace) {
-            /* categorical draws by inversion of the prefix sums (summed in CSR order) */
+        } else {
+            /* inversion of the prefix sums (summed in CSR order, in double): t_j = u_j * W with
+             * integer draw j; the first prefix[e] > t_j is the drawn position */
             double acc = 0.0;
             for (int64_t e = 0; e < d; e++) {
                 acc += (double)w[e];
                 prefix[e] = acc;
             }
             const double W = acc;
-            for (int64_t j = 0; j < count; j++) {
-                const double u = (double)(draw_word(&s, j) >> 11) * 0x1p-53; /* [0, 1) */
-                const double t = u * W;                                     /* < W */
-                int64_t e = 0;
-                while (e < d - 1 && prefix[e] <= t) /* first prefix[e] > t */
-                    e++;
-                out_v[j] = adj[e];
+            if (p->replace) {
+                for (int64_t j = 0; j < count; j++)
+                    out_v[j] = adj[inverse_draw(prefix, d, W, &s, j)];
+            } else {
+                /* successive sampling: i.i.d. draws, a repeat dropped, until k distinct or the
+                 * budget B = 4k is spent (picked[] lists the positions taken, in draw order) */
+                const int64_t B = weighted_budget(k);
+                int64_t m = 0;
+                for (int64_t j = 0; j < B && m < k; j++) {
+                    const int64_t e = inverse_draw(prefix, d, W, &s, j);
+                    int64_t q = 0;
+                    while (q < m && picked[q] != e)
+                        q++;
+                    if (q == m) { /* not picked yet */
+                        picked[m] = e;
+                        out_v[m++] = adj[e];
+                    }
+                }
+                if (m < k) {
+                    /* fallback, A-ES over the positive positions not picked: key_i =
+                     * log(u_i) / w_i with draw B + i; the k - m largest keys, decreasing */
+                    int64_t n_keys = 0;
+                    for (int64_t e = 0; e < d; e++) {
+                        if (!(w[e] > 0.0f))
+                            continue; /* weight 0: never drawn, its draw index stays unused */
+                        int64_t q = 0;
+                        while (q < m && picked[q] != e)
+                            q++;
+                        if (q < m)
+                            continue; /* picked: its draw index stays unused */
+                        const double u = ((double)(draw_word(&s, B + e) >> 12) + 0.5) * 0x1p-52; /* (0, 1) */
+                        items[n_keys].key = log(u) / (double)w[e];
+                        items[n_keys].pos = e;
+                        n_keys++;
+                    }
+                    qsort(items, (size_t)n_keys, sizeof *items, by_key_desc);
+                    for (int64_t j = 0; m < k; j++)
+                        out_v[m++] = adj[items[j].pos];
+                }
             }
-        } else {
-            /* A-ES: key_i = log(u_i) / w_i with draw i = CSR position i; keep the k largest */
-            int64_t m = 0;
-            for (int64_t e = 0; e < d; e++) {
-                if (!(w[e] > 0.0f))
-                    continue; /* weight 0: never drawn, its draw index stays unused */
-                const double u = ((double)(draw_word(&s, e) >> 12) + 0.5) * 0x1p-52; /* (0, 1) */
-                items[m].key = log(u) / (double)w[e];
-                items[m].pos = e;
-                m++;
-            }
-            qsort(items, (size_t)m, sizeof *items, by_key_desc);
-            for (int64_t j = 0; j < count; j++)
-                out_v[j] = adj[items[j].pos];
         }
     }
     gnn_free(items);
     gnn_free(prefix);
+    gnn_free(picked);
     out->n_dst = n_seeds;
     out->nnz = nnz;
     out->dst_gid = dst_gid;
@@ -186,5 +235,6 @@ fail:
     gnn_free(nbr);
     gnn_free(items);
     gnn_free(prefix);
+    gnn_free(picked);
     return st;
 }

@@ -191,30 +191,36 @@ END_TEST
 /* ---- pinned --------------------------------------------------------------------------------- */
 
 /* docs/sampling.md, "Worked example": vertex 42, neighbors (10, 11, 12, 13, 14), weights
- * (1, 2, 0, 4, 1), seed 1, step 0, layer 0. Keys (computed from the Philox blocks by an
- * independent script): pos 0 -0.894518..., pos 1 -0.746328..., pos 3 -0.114122...,
- * pos 4 -0.785423..., so the decreasing-key order is 3, 1, 4, 0. With replacement the draws
- * land at t = 3.2704, 1.7982, 3.7021 of W = 8 (prefix sums 1, 3, 3, 7, 8). */
+ * (1, 2, 0, 4, 1), prefix sums (1, 3, 3, 7, 8), W = 8, seed 1, layer 0; values computed from
+ * the Philox definition by an independent script. Step 0: the inversion draws land at
+ * t = 3.2704, 1.7982, 3.7021, 5.0680, 3.6474, 0.5326, ..., i.e. positions 3, 1, 3, 3, 3, 0:
+ * with replacement (k = 3) 13, 11, 13; without, the first k distinct ones (k = 3: 13, 11, 10,
+ * from the sixth draw). Step 5, k = 3 without replacement: the 12 draws of the budget find
+ * only positions 1 and 3, so the fallback ranks the rest by A-ES keys with draws 12 + i:
+ * position 0 (draw 12) -0.0864, position 4 (draw 16) -2.0849, and takes position 0. */
 START_TEST(weighted_pinned)
 {
     gnn_csr g = example_graph();
     const int64_t v = 42;
-    struct { int64_t k; int replace; int64_t n; int64_t want[4]; } cases[] = {
-        { 1, 0, 1, { 13 } },
-        { 2, 0, 2, { 13, 11 } },
-        { 3, 0, 3, { 13, 11, 14 } },
-        { 4, 0, 4, { 10, 11, 13, 14 } }, /* P = 4 <= k: CSR order, no draws */
-        { 9, 0, 4, { 10, 11, 13, 14 } },
-        { -1, 0, 4, { 10, 11, 13, 14 } },
-        { -1, 1, 4, { 10, 11, 13, 14 } },
-        { 3, 1, 3, { 13, 11, 13 } },
-        { 0, 0, 0, { 0 } },
-        { 0, 1, 0, { 0 } },
+    struct { int64_t k; int replace; uint32_t step; int64_t n; int64_t want[4]; } cases[] = {
+        { 1, 0, 0, 1, { 13 } },
+        { 2, 0, 0, 2, { 13, 11 } },
+        { 3, 0, 0, 3, { 13, 11, 10 } },
+        { 3, 0, 5, 3, { 11, 13, 10 } },      /* the fallback */
+        { 4, 0, 0, 4, { 10, 11, 13, 14 } }, /* P = 4 <= k: CSR order, no draws */
+        { 9, 0, 0, 4, { 10, 11, 13, 14 } },
+        { -1, 0, 0, 4, { 10, 11, 13, 14 } },
+        { -1, 1, 0, 4, { 10, 11, 13, 14 } },
+        { 3, 1, 0, 3, { 13, 11, 13 } },
+        { 0, 0, 0, 0, { 0 } },
+        { 0, 1, 0, 0, { 0 } },
     };
     gnn_wscratch scr = { 0 };
     ck_assert_int_eq(gnn_wscratch_reserve(&scr, 5), 0);
+    ck_assert_int_eq(gnn_wscratch_reserve_bits(&scr, 5), 0);
     for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        gnn_sample_params p = { .fanout = cases[c].k, .replace = cases[c].replace, .seed = 1, .weights = k_ex_weights };
+        gnn_sample_params p = { .fanout = cases[c].k, .replace = cases[c].replace, .seed = 1, .step = cases[c].step,
+                                .weights = k_ex_weights };
         gnn_sampled s;
         ck_assert_int_eq(gnn_sample_weighted_ref(&g, &v, 1, &p, &s), GNN_OK);
         ck_assert_int_eq(s.nnz, cases[c].n);
@@ -224,7 +230,7 @@ START_TEST(weighted_pinned)
                           (long long)cases[c].want[j]);
         gnn_sampled_free(&s);
         /* the kernel too */
-        const gnn_rng_stream st = gnn_rng_stream_make(1, GNN_TAG_SAMPLE, 0, 0, 42);
+        const gnn_rng_stream st = gnn_rng_stream_make(1, GNN_TAG_SAMPLE, cases[c].step, 0, 42);
         int64_t out[5] = { -7, -7, -7, -7, -7 };
         const int64_t n = gnn_cpu_weighted_count(k_ex_weights, 5, cases[c].k, cases[c].replace);
         ck_assert_int_eq(n, cases[c].n);
@@ -257,7 +263,7 @@ static int64_t compare_kernel(const gnn_csr *g, const int64_t *seeds, int64_t n_
             ck_abort_msg("%s: vertex %lld (d=%lld, P=%lld, k=%lld, replace=%d): kernel count %lld, ref %lld", what,
                          (long long)v, (long long)d, (long long)positives(w, d), (long long)p->fanout, p->replace,
                          (long long)count, (long long)(ref.offsets[i + 1] - ref.offsets[i]));
-        if (gnn_wscratch_reserve(scr, d) != 0)
+        if (gnn_wscratch_reserve(scr, d) != 0 || gnn_wscratch_reserve_bits(scr, d) != 0)
             ck_abort_msg("gnn_wscratch_reserve(%lld) failed", (long long)d);
         const gnn_rng_stream s = gnn_rng_stream_make(p->seed, GNN_TAG_SAMPLE, p->step, p->layer, (uint64_t)v);
         out[count] = INT64_MIN; /* guard */

@@ -222,42 +222,6 @@ static int scratch_pos(thread_scratch *t, int64_t d)
     return t->pos ? 0 : -1;
 }
 
-/* Weighted sample of validated row v (its positive count is in the table): the kernels of
- * opt/cpu/sample_weighted.h with the table's cached count and prefix sums. 0, or -1 when
- * scratch memory runs out. */
-static int sample_weighted(const gnn_csr *g, int64_t v, const gnn_sample_params *p, const gnn_rng_stream *s,
-                           int64_t count, int64_t *out, gnn_wscratch *scr, gnn_wtable *wt)
-{
-    const int64_t b = g->indptr[v], d = g->indptr[v + 1] - b;
-    const int64_t *adj = g->indices + b;
-    const float *w = p->weights + b;
-    if (count <= 0)
-        return 0;
-    if (p->fanout >= 0 && p->replace) {
-        const double *prefix = gnn_wtable_prefix_row(wt, v);
-        if (!prefix) { /* a short row (or one another thread is building): sums per call */
-            if (gnn_wscratch_reserve(scr, d))
-                return -1;
-            gnn_cpu_weighted_prefix(w, d, scr->prefix);
-            prefix = scr->prefix;
-        }
-        gnn_cpu_weighted_draws(adj, prefix, d, s, count, out);
-        return 0;
-    }
-    const int64_t P = gnn_wtable_positives(wt, v);
-    if (count == P) { /* k < 0 or P <= k: every positive-weight neighbor in CSR order */
-        if (P == d)
-            memcpy(out, adj, (size_t)d * sizeof(int64_t));
-        else
-            gnn_cpu_weighted_positive_ids(adj, w, d, count, out);
-        return 0;
-    }
-    if (gnn_wscratch_reserve(scr, count))
-        return -1;
-    gnn_cpu_weighted_aes(adj, w, d, s, count, out, scr);
-    return 0;
-}
-
 /* Sample `count` neighbors of v, exactly as the reference. Uniform sampling writes the chosen
  * EDGE INDICES into out (returns 1: the caller gathers g->indices[out[j]] in a separate tight
  * loop, where many cache misses overlap); weighted sampling writes the global ids (returns 0).
@@ -271,7 +235,7 @@ static inline int sample_vertex(const gnn_csr *g, int64_t v, const gnn_sample_pa
     const gnn_rng_stream s = gnn_rng_stream_make(p->seed, GNN_TAG_SAMPLE, p->step, p->layer,
                                                    (uint64_t)(p->rng_ids ? p->rng_ids[v] : v));
     if (p->weights) {
-        if (sample_weighted(g, v, p, &s, count, out, &t->w, wt)) {
+        if (gnn_wtable_sample(wt, v, p, &s, count, out, &t->w)) {
             for (int64_t j = 0; j < count; j++) /* count > 0 implies d > 0 */
                 out[j] = g->indices[b];
             *oom = 1;
@@ -424,7 +388,7 @@ static gnn_status cpu_layer(void *vs, const int64_t *seeds, int64_t n_seeds, con
     if (!offsets)
         return GNN_ERR_NOMEM;
     gnn_status st = GNN_OK;
-    if (p->weights && (st = gnn_wtable_bind(&s->wt, s->g, p->weights, p->replace && p->fanout >= 0, n_seeds)))
+    if (p->weights && (st = gnn_wtable_bind(&s->wt, s->g, p->weights, p->fanout >= 0, n_seeds)))
         goto done;
     const int64_t nnz = plan_layer(s->g, seeds, n_seeds, p, &s->wt, offsets, &st);
     if (nnz < 0)

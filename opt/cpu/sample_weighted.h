@@ -40,8 +40,10 @@
 typedef struct gnn_wscratch {
     double *key;    /* (cap) heap keys (without replacement) */
     int64_t *pos;   /* (cap) heap CSR positions */
-    double *prefix; /* (cap) prefix sums of the weights (with replacement) */
+    double *prefix; /* (cap) prefix sums of the weights (when the table has none) */
     int64_t cap;
+    uint64_t *bits; /* (bits_cap / 64) positions picked by successive sampling; all zero between calls */
+    int64_t bits_cap;
 } gnn_wscratch;
 
 /* Grow to hold d entries (reserving the vertex's degree d always suffices; the exact need is
@@ -70,14 +72,34 @@ static inline int gnn_wscratch_reserve(gnn_wscratch *s, int64_t d)
     return 0;
 }
 
+/* Grow the picked-position bitmap to d bits, zeroed (successive sampling clears the bits it
+ * set before it returns, so the map stays zero). 0 ok, -1 no memory (s unchanged). */
+static inline int gnn_wscratch_reserve_bits(gnn_wscratch *s, int64_t d)
+{
+    if (d <= s->bits_cap)
+        return 0;
+    const int64_t cap = s->bits_cap * 2 > d ? s->bits_cap * 2 : d;
+    const size_t words = (size_t)(cap + 63) / 64;
+    uint64_t *bits = gnn_malloc(words * sizeof(uint64_t));
+    if (!bits)
+        return -1;
+    memset(bits, 0, words * sizeof(uint64_t));
+    gnn_free(s->bits);
+    s->bits = bits;
+    s->bits_cap = cap;
+    return 0;
+}
+
 static inline void gnn_wscratch_free(gnn_wscratch *s)
 {
     gnn_free(s->key);
     gnn_free(s->pos);
     gnn_free(s->prefix);
+    gnn_free(s->bits);
     s->key = s->prefix = NULL;
     s->pos = NULL;
-    s->cap = 0;
+    s->bits = NULL;
+    s->cap = s->bits_cap = 0;
 }
 
 /* A valid weight is >= 0 and finite (-0.0 counts as a zero weight). NaN fails both tests. */
@@ -209,6 +231,21 @@ static inline void gnn_cpu_weighted_search(const double *prefix, int64_t d, cons
     }
 }
 
+/* Thresholds of the inversion draws j0 .. j0+m-1 (m <= GNN_WDRAW_CHUNK): t[j] = u * W with
+ * u = (r >> 11) * 2^-53 of integer draw j0 + j, the reference's expressions (t < W). */
+static inline void gnn_cpu_weighted_thresholds(const gnn_rng_stream *s, int64_t j0, int m, double W, double *t)
+{
+    uint32_t words[2 * GNN_WDRAW_CHUNK + 2];
+    const int odd = (int)(j0 & 1); /* draw j0 is the second of its block */
+    gnn_cpu_philox_blocks(s, (uint32_t)(j0 / 2), (m + odd + 1) / 2, words); /* draw j0 + j: words 2(odd+j), +1 */
+    for (int j = 0; j < m; j++) {
+        const int h = 2 * (odd + j);
+        const uint64_t r = ((uint64_t)words[h + 1] << 32) | words[h];
+        const double u = (double)(r >> 11) * 0x1p-53; /* [0, 1), as the ref */
+        t[j] = u * W;                                 /* < W */
+    }
+}
+
 /* With replacement, P > 0: `count` draws by inversion of the row's prefix sums (d >= 1,
  * validated, from gnn_cpu_weighted_prefix or the table of opt/cpu/sample_wtable.h). Draw j
  * takes t = u_j * W with u_j = (r >> 11) * 2^-53, the reference's expressions, and emits
@@ -217,38 +254,39 @@ static inline void gnn_cpu_weighted_draws(const int64_t *adj, const double *pref
                                           const gnn_rng_stream *s, int64_t count, int64_t *out)
 {
     const double W = prefix[d - 1];
-    uint32_t words[2 * GNN_WDRAW_CHUNK];
     double t[GNN_WDRAW_CHUNK];
     int64_t at[GNN_WDRAW_CHUNK];
     for (int64_t j0 = 0; j0 < count; j0 += GNN_WDRAW_CHUNK) {
         const int m = count - j0 < GNN_WDRAW_CHUNK ? (int)(count - j0) : GNN_WDRAW_CHUNK;
-        gnn_cpu_philox_blocks(s, (uint32_t)(j0 / 2), (m + 1) / 2, words); /* draw j0 + j: words 2j, 2j+1 */
-        for (int j = 0; j < m; j++) {
-            const uint64_t r = ((uint64_t)words[2 * j + 1] << 32) | words[2 * j];
-            const double u = (double)(r >> 11) * 0x1p-53; /* [0, 1), as the ref */
-            t[j] = u * W;                                 /* < W */
-        }
+        gnn_cpu_weighted_thresholds(s, j0, m, W, t);
         gnn_cpu_weighted_search(prefix, d, t, m, at);
         for (int j = 0; j < m; j++)
             out[j0 + j] = adj[at[j]];
     }
 }
 
+/* The draw budget B of successive sampling without replacement (docs/sampling.md 5.2): at
+ * most 4k inversion draws, then the A-ES fallback with draws B + i. */
+static inline int64_t gnn_weighted_budget(int64_t k) { return 4 * k; }
+
 #define GNN_WAES_CHUNK 128 /* A-ES positions per batch of Philox blocks */
 
-/* Without replacement, P > count: the `count` largest A-ES keys, in decreasing key order
- * (ties to the lower position). scr: cap >= count. Position i uses integer draw i; the words
- * of 64 blocks at a time come from the Philox lanes (opt/cpu/philox_lanes.c). Once the heap
- * is full, a neighbor whose key provably cannot beat the root is skipped without its log and
- * its division (the bound is in docs/sampling.md section 8): only work is saved, never a
- * decision changed. */
+/* The A-ES fallback of successive sampling (and the whole of the former rule): the `count`
+ * largest A-ES keys among the positive positions not set in `skip` (NULL: none), in
+ * decreasing key order (ties to the lower position), into out. Position i uses integer draw
+ * 2 q_off + i (q_off = B / 2: B is even); the words of 64 blocks at a time come from the
+ * Philox lanes (opt/cpu/philox_lanes.c). scr: cap >= count; at least `count` eligible
+ * positions exist. Once the heap is full, a neighbor whose key provably cannot beat the root
+ * is skipped without its log and its division (the bound is in docs/sampling.md section 8):
+ * only work is saved, never a decision changed. */
 /* A-ES candidates of one chunk of m <= GNN_WAES_CHUNK positions (opt/cpu/sample_wtable.c):
  * u[h] = gnn_weighted_u of draw words 2h, 2h+1; cand[h] = 1 when w[h] > 0 and the bound test
  * below does not exclude it against bound (INFINITY while the heap is not full). */
 void gnn_cpu_aes_candidates(const uint32_t *words, const float *w, int m, double bound, double *u, uint8_t *cand);
 
 static inline void gnn_cpu_weighted_aes(const int64_t *adj, const float *w, int64_t d, const gnn_rng_stream *s,
-                                        int64_t count, int64_t *out, gnn_wscratch *scr)
+                                        uint32_t q_off, const uint64_t *skip, int64_t count, int64_t *out,
+                                        gnn_wscratch *scr)
 {
     double *key = scr->key;
     int64_t *pos = scr->pos;
@@ -259,11 +297,16 @@ static inline void gnn_cpu_weighted_aes(const int64_t *adj, const float *w, int6
     uint8_t cand[GNN_WAES_CHUNK + 8];
     for (int64_t i0 = 0; i0 < d; i0 += GNN_WAES_CHUNK) {
         const int m = d - i0 < GNN_WAES_CHUNK ? (int)(d - i0) : GNN_WAES_CHUNK;
-        gnn_cpu_philox_blocks(s, (uint32_t)(i0 / 2), (m + 1) / 2, words); /* draw i0 + h: words 2h, 2h+1 */
+        /* draw 2 q_off + i0 + h: words 2h, 2h+1 (i0 is even) */
+        gnn_cpu_philox_blocks(s, q_off + (uint32_t)(i0 / 2), (m + 1) / 2, words);
         /* a vectorized pass flags the positions that may enter the heap, against the bound
          * at the chunk's start (it only tightens, so the flags are a superset) */
         gnn_cpu_aes_candidates(words, w + i0, m, bound, u, cand);
         memset(cand + m, 0, 8);
+        if (skip) /* picked positions take no key (i0 is a multiple of 64) */
+            for (int q = 0; q < (m + 63) / 64; q++)
+                for (uint64_t b = skip[i0 / 64 + q]; b; b &= b - 1)
+                    cand[64 * q + __builtin_ctzll(b)] = 0;
         for (int h = 0; h < m; h++) {
             uint64_t eight;
             memcpy(&eight, cand + h, sizeof eight);
@@ -309,6 +352,50 @@ static inline void gnn_cpu_weighted_aes(const int64_t *adj, const float *w, int6
         out[j] = adj[pos[j]];
 }
 
+/* Without replacement, P > count = k >= 1: successive sampling (docs/sampling.md 5.2), bit for
+ * bit the reference's. Inversion draws j = 0 .. B-1 (B = 4k) over the row's prefix sums
+ * (d >= 1, from gnn_cpu_weighted_prefix or the table), a repeat dropped, until k positions are
+ * picked; the draws go in batches of the number still missing (at least 8), searched in
+ * lockstep, and taken in draw order, so the drawn-but-unneeded tail of a batch changes
+ * nothing. If the budget runs out: the A-ES fallback over the positions not picked, with
+ * draws B + i. scr: cap >= count, bits_cap >= d (its bitmap is zero again on return). */
+static inline void gnn_cpu_weighted_successive(const int64_t *adj, const float *w, const double *prefix, int64_t d,
+                                               const gnn_rng_stream *s, int64_t count, int64_t *out,
+                                               gnn_wscratch *scr)
+{
+    const double W = prefix[d - 1];
+    const int64_t B = gnn_weighted_budget(count);
+    uint64_t *bits = scr->bits;
+    double t[GNN_WDRAW_CHUNK];
+    int64_t at[GNN_WDRAW_CHUNK];
+    int64_t m = 0; /* picked so far: out[0 .. m) */
+    /* their positions, to clear the bitmap: pick q at pos[count - 1 - q], above the slots
+     * pos[0 .. count - m) that the fallback's heap uses */
+    int64_t *picked = scr->pos + count - 1;
+    for (int64_t j0 = 0; j0 < B && m < count;) {
+        int64_t want = count - m < 8 ? 8 : count - m;
+        if (want > B - j0)
+            want = B - j0;
+        const int nb = want < GNN_WDRAW_CHUNK ? (int)want : GNN_WDRAW_CHUNK;
+        gnn_cpu_weighted_thresholds(s, j0, nb, W, t);
+        gnn_cpu_weighted_search(prefix, d, t, nb, at);
+        for (int j = 0; j < nb && m < count; j++) {
+            const int64_t e = at[j];
+            const uint64_t bit = (uint64_t)1 << (e & 63);
+            if (bits[e >> 6] & bit)
+                continue; /* a repeat: dropped */
+            bits[e >> 6] |= bit;
+            picked[-m] = e;
+            out[m++] = adj[e];
+        }
+        j0 += nb;
+    }
+    if (m < count) /* the budget is spent: A-ES over the rest, draws B + i */
+        gnn_cpu_weighted_aes(adj, w, d, s, (uint32_t)(B / 2), bits, count - m, out + m, scr);
+    for (int64_t q = 0; q < m; q++)
+        bits[picked[-q] >> 6] &= ~((uint64_t)1 << (picked[-q] & 63));
+}
+
 /* The first `count` positive-weight neighbors in CSR order, no draws. Returns the position
  * after the last one copied. */
 static inline int64_t gnn_cpu_weighted_positive_ids(const int64_t *adj, const float *w, int64_t d, int64_t count,
@@ -325,7 +412,8 @@ static inline int64_t gnn_cpu_weighted_positive_ids(const int64_t *adj, const fl
  * vertex into out, in the reference's order.
  *   adj   (d) neighbor global ids (CSR row);  w (d) their weights;
  *   s     the vertex's stream gnn_rng_stream_make(seed, GNN_TAG_SAMPLE, step, layer, v);
- *   out   (count);  scr: cap >= d (gnn_wscratch_reserve(scr, d)).
+ *   out   (count);  scr: cap >= d and bits_cap >= d (gnn_wscratch_reserve(scr, d),
+ *         gnn_wscratch_reserve_bits(scr, d)).
  * The sampler (opt/cpu/sample.c) calls the pieces above with the row's cached positive count
  * and prefix sums instead (opt/cpu/sample_wtable.h); this entry computes them per call. */
 static inline void gnn_cpu_weighted_vertex(const int64_t *adj, const float *w, int64_t d, int64_t k,
@@ -348,7 +436,8 @@ static inline void gnn_cpu_weighted_vertex(const int64_t *adj, const float *w, i
         i++;
     if (i == d)
         return;
-    gnn_cpu_weighted_aes(adj, w, d, s, count, out, scr); /* P > k */
+    gnn_cpu_weighted_prefix(w, d, scr->prefix); /* P > k: successive sampling */
+    gnn_cpu_weighted_successive(adj, w, scr->prefix, d, s, count, out, scr);
 }
 
 #endif

@@ -46,7 +46,7 @@ fail:
     return GNN_ERR_NOMEM;
 }
 
-gnn_status gnn_wtable_bind(gnn_wtable *t, const gnn_csr *g, const float *w, int replace, int64_t n_seeds)
+gnn_status gnn_wtable_bind(gnn_wtable *t, const gnn_csr *g, const float *w, int draws, int64_t n_seeds)
 {
     const size_t n = g->n > 0 ? (size_t)g->n : 1;
     if (t->g != g) { /* another graph (never, for one sampler object): start again */
@@ -64,7 +64,7 @@ gnn_status gnn_wtable_bind(gnn_wtable *t, const gnn_csr *g, const float *w, int 
         t->w = w;
     }
     gnn_status st;
-    if (replace && !t->prefix && (st = alloc_prefix(t, g, n)))
+    if (draws && !t->prefix && (st = alloc_prefix(t, g, n)))
         return st;
     if (t->w != w) { /* other weights: nothing cached holds for them */
         memset(t->known, 0, n);
@@ -111,6 +111,41 @@ const double *gnn_wtable_prefix_row(gnn_wtable *t, int64_t v)
     gnn_cpu_weighted_prefix(t->w + b, t->g->indptr[v + 1] - b, row);
     __atomic_store_n(&t->built[v], 2, __ATOMIC_RELEASE);
     return row;
+}
+
+int gnn_wtable_sample(gnn_wtable *t, int64_t v, const gnn_sample_params *p, const gnn_rng_stream *s, int64_t count,
+                      int64_t *out, gnn_wscratch *scr)
+{
+    const int64_t b = t->g->indptr[v], d = t->g->indptr[v + 1] - b;
+    const int64_t *adj = t->g->indices + b;
+    const float *w = t->w + b;
+    if (count <= 0)
+        return 0;
+    if (p->fanout < 0 || (!p->replace && count == gnn_wtable_positives(t, v))) {
+        /* k < 0 or P <= k: every positive-weight neighbor in CSR order, no draws */
+        if (count == d)
+            memcpy(out, adj, (size_t)d * sizeof(int64_t));
+        else
+            gnn_cpu_weighted_positive_ids(adj, w, d, count, out);
+        return 0;
+    }
+    /* draws: by inversion of the row's prefix sums, from the table or, for a short row (or one
+     * another thread is building), computed per call */
+    const double *prefix = gnn_wtable_prefix_row(t, v);
+    if (!prefix) {
+        if (gnn_wscratch_reserve(scr, d))
+            return -1;
+        gnn_cpu_weighted_prefix(w, d, scr->prefix);
+        prefix = scr->prefix;
+    }
+    if (p->replace) {
+        gnn_cpu_weighted_draws(adj, prefix, d, s, count, out);
+        return 0;
+    }
+    if (gnn_wscratch_reserve(scr, count) || gnn_wscratch_reserve_bits(scr, d))
+        return -1;
+    gnn_cpu_weighted_successive(adj, w, prefix, d, s, count, out, scr); /* P > k */
+    return 0;
 }
 
 /* A-ES candidates of one chunk of m positions (declared in opt/cpu/sample_weighted.h): u[h]

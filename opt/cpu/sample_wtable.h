@@ -22,7 +22,10 @@
 
 #include <stdint.h>
 #include "gnnref/graph.h"
+#include "gnnref/rng.h"
+#include "gnnref/sample.h"
 #include "gnnref/status.h"
+#include "opt/cpu/sample_weighted.h"
 
 #define GNN_WTABLE_MIN_DEG 1024 /* rows at least this long keep their prefix sums */
 
@@ -39,9 +42,9 @@ typedef struct gnn_wtable {
 } gnn_wtable;
 
 /* Bind the table to (g, w) for a layer of n_seeds seeds: resets it when w or g differ from
- * the bound ones, allocates what the layer needs (the prefix array when replace). Start from a
- * zeroed struct. GNN_OK or GNN_ERR_NOMEM. */
-gnn_status gnn_wtable_bind(gnn_wtable *t, const gnn_csr *g, const float *w, int replace, int64_t n_seeds);
+ * the bound ones, allocates what the layer needs (the prefix array when it draws: fanout >= 0,
+ * with or without replacement). Start from a zeroed struct. GNN_OK or GNN_ERR_NOMEM. */
+gnn_status gnn_wtable_bind(gnn_wtable *t, const gnn_csr *g, const float *w, int draws, int64_t n_seeds);
 
 /* Cache the positive counts of the rows validated by this layer (fresh[i] >= 0); call it only
  * when every seed of the layer was valid. Threaded. */
@@ -53,6 +56,13 @@ void gnn_wtable_commit(gnn_wtable *t, const int64_t *seeds, int64_t n_seeds);
 const double *gnn_wtable_prefix_row(gnn_wtable *t, int64_t v);
 
 void gnn_wtable_free(gnn_wtable *t);
+
+/* Write the `count` samples of validated row v (its positive count is in the table) into out,
+ * bitwise the reference's (docs/sampling.md 5.2): the kernels of opt/cpu/sample_weighted.h
+ * with the table's cached count and prefix sums. s: v's stream. 0, or -1 when scratch memory
+ * runs out. */
+int gnn_wtable_sample(gnn_wtable *t, int64_t v, const gnn_sample_params *p, const gnn_rng_stream *s, int64_t count,
+                      int64_t *out, gnn_wscratch *scr);
 
 /* Row v's cached positive count, or -1 when not (yet) validated. */
 static inline int64_t gnn_wtable_positives(const gnn_wtable *t, int64_t v)
