@@ -231,6 +231,11 @@ static const cli_choice k_formats[] = {
     { "native", FMT_NATIVE, 0 }, { NULL, 0, 0 }
 };
 
+static const cli_choice k_feat_storage[] = {
+    { "auto", GNN_FEAT_STORE_AUTO, 0 }, { "dense", GNN_FEAT_STORE_DENSE, 0 }, { "csr", GNN_FEAT_STORE_CSR, 0 },
+    { NULL, 0, 0 }
+};
+
 static const cli_flag k_convert_flags[] = {
     CLI_FLAG_DATA(convert_opts, data, CLI_REQUIRED, "the input, read as --format says"),
     { .name = "format", .type = CLI_CHOICE, CLI_AT(convert_opts, format), .choices = k_formats,
@@ -249,6 +254,11 @@ static const cli_flag k_convert_flags[] = {
       .hi = (int64_t)1 << 40, .help = "refuse a text, OGB or edge-list input with more vertices (a vertex id, "
                                       "num_nodes or a row count) before allocating for them: a 12-byte edge "
                                       "list '0 100000000' would otherwise cost 800 MB" },
+    { .name = "feature-storage", .type = CLI_CHOICE, CLI_AT(convert_opts, io.feat_storage), .choices = k_feat_storage,
+      .help = "how the features are stored (docs/sparse-features.md): csr (sparse input features, multiplied as "
+              "CSR by the first layer), dense, or auto: csr when fewer than 10% of the entries are nonzero "
+              "(bag-of-words inputs such as Cora and CiteSeer). Text and OGB inputs always pass through the rule; "
+              "a native or built-in input is re-stored only when this flag is given" },
     CLI_FLAG_JSON(convert_opts, json, CLI_JSON_HELP),
     CLI_END
 };
@@ -302,6 +312,11 @@ int gnn_cmd_convert(int argc, char **argv)
     gnn_status s = convert_read(&o, &ds, &err);
     if (s)
         return cli_error(cli_status_code(s), "%s", cli_errmsg(&err, s));
+    if (o.format != FMT_TEXT && o.format != FMT_OGB && cli_given(&a, "feature-storage") &&
+        (s = gnn_dataset_set_feat_storage(&ds, o.io.feat_storage, &err))) { /* the importers applied it already */
+        gnn_dataset_free(&ds);
+        return cli_error(cli_status_code(s), "%s", cli_errmsg(&err, s));
+    }
     if (cli_given(&a, "split") && (s = gnn_dataset_split_random(&ds, o.split[0], o.split[1], o.split[2], o.seed, &err))) {
         gnn_dataset_free(&ds);
         return cli_error(cli_status_code(s), "%s", cli_errmsg(&err, s));

@@ -105,6 +105,27 @@ static degree_stats graph_stats(const gnn_csr *g)
     return d;
 }
 
+/* How the features are stored (docs/sparse-features.md): dense, or csr with its nonzeros and
+ * density; printed and into r as "feature_storage": {"kind", "nnz", "density"}. */
+static void info_feat_storage(const gnn_dataset *ds, json_object *r)
+{
+    const int64_t cells = ds->graph.n * ds->num_features;
+    int64_t nnz = 0;
+    if (gnn_dataset_feat_is_csr(ds))
+        nnz = ds->feat_csr.nnz;
+    else
+        for (int64_t i = 0; ds->feat && i < cells; i++)
+            nnz += ds->feat[i] != 0.0f;
+    const double density = cells > 0 ? (double)nnz / (double)cells : 0.0;
+    const char *kind = gnn_dataset_feat_is_csr(ds) ? "csr" : "dense";
+    printf("feature storage: %s, %lld nonzeros, density %.2f%%\n", kind, (long long)nnz, 100.0 * density);
+    json_object *fj = json_object_new_object();
+    json_object_object_add(fj, "kind", json_object_new_string(kind));
+    json_object_object_add(fj, "nnz", json_object_new_int64(nnz));
+    json_object_object_add(fj, "density", json_object_new_double(density));
+    json_object_object_add(r, "feature_storage", fj);
+}
+
 /* Vertices, edges, symmetry and degrees: printed and into r. */
 static void info_graph(const gnn_dataset *ds, json_object *r)
 {
@@ -118,7 +139,9 @@ static void info_graph(const gnn_dataset *ds, json_object *r)
         printf("%s\n", d.symmetric == 1 ? "yes" : "unknown (rows not sorted, or out of memory)");
     printf("degree: min %lld, mean %.2f, max %lld, isolated %lld\n", (long long)d.min, d.mean, (long long)d.max,
            (long long)d.isolated);
-    printf("features: %lld (f32)\nclasses: %lld\n", (long long)ds->num_features, (long long)ds->num_classes);
+    printf("features: %lld (f32)\n", (long long)ds->num_features);
+    info_feat_storage(ds, r);
+    printf("classes: %lld\n", (long long)ds->num_classes);
     json_object *dj = json_object_new_object();
     json_object_object_add(dj, "min", json_object_new_int64(d.min));
     json_object_object_add(dj, "mean", json_object_new_double(d.mean));

@@ -16,5 +16,7 @@ void gnn_dataset_free(gnn_dataset *ds)
         gnn_free(ds->split);
     }
     gnn_csr_free(&ds->graph);
+    gnn_fcsr_free(&ds->feat_csr); /* frees only what it owns (a loaded file's points into the mapping) */
+    gnn_free(ds->feat_view);
     memset(ds, 0, sizeof *ds);
 }

@@ -91,7 +91,41 @@ gnn_status gnn_dataset_validate(const gnn_dataset *ds, const char *what, gnn_err
     if (!what)
         what = ds->name[0] ? ds->name : "dataset";
     gnn_status st = validate_graph(&ds->graph, what, err);
+    if (!st && gnn_dataset_feat_is_csr(ds)) { /* sparse features: the CSR's own invariants first */
+        if (ds->feat_csr.rows != ds->graph.n || ds->feat_csr.cols != ds->num_features)
+            return gnn_err_set(err, GNN_ERR_FORMAT,
+                               "%s: section 'feat_ptr': CSR features of %lld x %lld for %lld vertices and %lld features",
+                               what, (long long)ds->feat_csr.rows, (long long)ds->feat_csr.cols,
+                               (long long)ds->graph.n, (long long)ds->num_features);
+        st = gnn_fcsr_validate(&ds->feat_csr, what, err);
+    }
     return st ? st : validate_values(ds, what, err);
+}
+
+/* ---- feature storage ---- */
+
+gnn_status gnn_dataset_set_feat_storage(gnn_dataset *ds, gnn_feat_storage s, gnn_err *err)
+{
+    if (!ds || s < GNN_FEAT_STORE_AUTO || s > GNN_FEAT_STORE_CSR)
+        return gnn_err_set(err, GNN_ERR_INVAL, "feature storage: bad argument");
+    const int64_t n = ds->graph.n, f = ds->num_features;
+    if (f == 0 || !ds->feat) /* nothing to store */
+        return GNN_OK;
+    if (s == GNN_FEAT_STORE_AUTO) { /* the density rule: CSR below GNN_FEAT_CSR_DENSITY */
+        int64_t nnz = 0;
+        for (int64_t i = 0; i < n * f; i++)
+            nnz += ds->feat[i] != 0.0f;
+        s = (double)nnz < GNN_FEAT_CSR_DENSITY * (double)n * (double)f ? GNN_FEAT_STORE_CSR : GNN_FEAT_STORE_DENSE;
+    }
+    if (s == GNN_FEAT_STORE_DENSE || gnn_dataset_feat_is_csr(ds)) {
+        if (s == GNN_FEAT_STORE_DENSE) /* the dense view stays (a loaded file's CSR is not freed: not owned) */
+            gnn_fcsr_free(&ds->feat_csr);
+        return GNN_OK;
+    }
+    if (f > INT32_MAX)
+        return gnn_err_set(err, GNN_ERR_RANGE, "%s: %lld features: CSR columns are int32", ds->name, (long long)f);
+    gnn_status st = gnn_fcsr_from_dense(ds->feat, n, f, &ds->feat_csr);
+    return st ? gnn_err_set(err, st, "%s: CSR features: %s", ds->name, gnn_status_str(st)) : GNN_OK;
 }
 
 /* ---- opening by spec ---- */

@@ -1,4 +1,5 @@
-/* core/format.c -- the native binary format, version 1 (DESIGN.md section 5, docs/formats.md).
+/* core/format.c -- the native binary format, versions 1 and 2 (DESIGN.md section 5, docs/formats.md;
+ * version 2 adds CSR features, include/gnnref/dataset.h).
  *
  * One little-endian file per graph:
  *
@@ -157,12 +158,14 @@ static int64_t section_length(int s, int64_t n, int64_t nnz, int64_t f)
 
 /* ---- save ---- */
 
-static void encode_header(unsigned char *h, const gnn_dataset *ds, const section_plan *sec,
-                          uint64_t file_size)
+/* xs (nx): the extension sections written (the dataset's, then the CSR features' when csr) */
+static void encode_header(unsigned char *h, const gnn_dataset *ds, const section_plan *sec, uint64_t file_size,
+                          const gnn_format_ext *xs, int nx, int csr)
 {
     memset(h, 0, GNN_FORMAT_HEADER_SIZE);
     memcpy(h, GNN_FORMAT_MAGIC, 8);
-    put_u32(h + GNN_HDR_OFF_VERSION, GNN_FORMAT_VERSION);
+    /* version 2 only for CSR features: every other file stays readable by version-1 readers */
+    put_u32(h + GNN_HDR_OFF_VERSION, csr ? GNN_FORMAT_VERSION_CSR : GNN_FORMAT_VERSION);
     put_u32(h + GNN_HDR_OFF_HEADER_SIZE, GNN_FORMAT_HEADER_SIZE);
     put_u64(h + GNN_HDR_OFF_N, (uint64_t)ds->graph.n);
     put_u64(h + GNN_HDR_OFF_NNZ, (uint64_t)ds->graph.nnz);
@@ -172,14 +175,16 @@ static void encode_header(unsigned char *h, const gnn_dataset *ds, const section
     for (int s = 0; s < GNN_FORMAT_NUM_SECTIONS; s++)
         if (sec[s].present)
             flags |= 1u << s;
+    if (csr)
+        flags |= GNN_FORMAT_FLAG_FEAT_CSR;
     put_u32(h + GNN_HDR_OFF_FLAGS, flags);
-    put_u32(h + GNN_HDR_OFF_NUM_SECTIONS, (uint32_t)(GNN_FORMAT_NUM_SECTIONS + ds->num_ext));
+    put_u32(h + GNN_HDR_OFF_NUM_SECTIONS, (uint32_t)(GNN_FORMAT_NUM_SECTIONS + nx));
     put_u64(h + GNN_HDR_OFF_FILE_SIZE, file_size);
     size_t name_len = strnlen(ds->name, sizeof ds->name);
     if (name_len > 63)
         name_len = 63; /* keep a NUL so the field is always a C string */
     memcpy(h + GNN_HDR_OFF_NAME, ds->name, name_len);
-    for (int s = 0; s < GNN_FORMAT_NUM_SECTIONS + ds->num_ext; s++) {
+    for (int s = 0; s < GNN_FORMAT_NUM_SECTIONS + nx; s++) {
         unsigned char *e = h + slot_offset(s);
         put_u64(e, sec[s].offset);
         put_u64(e + 8, sec[s].length);
@@ -187,7 +192,7 @@ static void encode_header(unsigned char *h, const gnn_dataset *ds, const section
         if (s < GNN_FORMAT_NUM_SECTIONS) {
             put_u32(e + 20, sec[s].present ? k_elem_size[s] : 0);
         } else {
-            const gnn_format_ext *x = &ds->ext[s - GNN_FORMAT_NUM_SECTIONS];
+            const gnn_format_ext *x = &xs[s - GNN_FORMAT_NUM_SECTIONS];
             put_u32(e + 20, x->elem_size);
             memcpy(e + 24, x->name, strnlen(x->name, 8));
         }
@@ -247,13 +252,31 @@ gnn_status gnn_dataset_save(const gnn_dataset *ds, const char *path, gnn_err *er
             if (strcmp(ds->ext[j].name, x->name) == 0)
                 return gnn_err_set(err, GNN_ERR_INVAL, "%s: extension section '%s' twice", path, x->name);
     }
-    const int nslots = GNN_FORMAT_NUM_SECTIONS + ds->num_ext;
+    /* CSR features: three more extension sections in place of the dense 'features' */
+    const int csr = gnn_dataset_feat_is_csr(ds);
+    gnn_format_ext xs[GNN_FORMAT_MAX_EXT];
+    int nx = ds->num_ext;
+    memcpy(xs, ds->ext, (size_t)nx * sizeof xs[0]);
+    if (csr) {
+        if (nx + 3 > GNN_FORMAT_MAX_EXT)
+            return gnn_err_set(err, GNN_ERR_INVAL, "%s: CSR features need 3 extension sections, %d are taken", path, nx);
+        const gnn_fcsr *F = &ds->feat_csr;
+        const gnn_format_ext fx[3] = { { "feat_ptr", F->indptr, F->rows + 1, 8 }, { "feat_col", F->col, F->nnz, 4 },
+                                       { "feat_val", F->val, F->nnz, 4 } };
+        for (int i = 0; i < 3; i++) {
+            if (gnn_dataset_ext(ds, fx[i].name))
+                return gnn_err_set(err, GNN_ERR_INVAL, "%s: extension section '%s' is reserved for CSR features",
+                                   path, fx[i].name);
+            xs[nx++] = fx[i];
+        }
+    }
+    const int nslots = GNN_FORMAT_NUM_SECTIONS + nx;
     const int64_t n = ds->graph.n, nnz = ds->graph.nnz, f = ds->num_features;
     section_plan sec[MAX_SLOTS];
     memset(sec, 0, sizeof sec);
     sec[GNN_SEC_INDPTR].data = ds->graph.indptr;
     sec[GNN_SEC_INDICES].data = ds->graph.indices;
-    sec[GNN_SEC_FEATURES].data = f > 0 ? ds->feat : NULL;
+    sec[GNN_SEC_FEATURES].data = f > 0 && !csr ? ds->feat : NULL;
     sec[GNN_SEC_LABELS].data = ds->labels;
     sec[GNN_SEC_SPLIT].data = ds->split;
     uint64_t pos = GNN_FORMAT_HEADER_SIZE;
@@ -270,7 +293,7 @@ gnn_status gnn_dataset_save(const gnn_dataset *ds, const char *path, gnn_err *er
         pos = sec[s].offset + sec[s].length;
     }
     for (int s = GNN_FORMAT_NUM_SECTIONS; s < nslots; s++) {
-        const gnn_format_ext *x = &ds->ext[s - GNN_FORMAT_NUM_SECTIONS];
+        const gnn_format_ext *x = &xs[s - GNN_FORMAT_NUM_SECTIONS];
         sec[s].present = 1;
         sec[s].data = x->data;
         sec[s].offset = round_up(pos, GNN_FORMAT_ALIGN);
@@ -279,7 +302,7 @@ gnn_status gnn_dataset_save(const gnn_dataset *ds, const char *path, gnn_err *er
         pos = sec[s].offset + sec[s].length;
     }
     unsigned char header[GNN_FORMAT_HEADER_SIZE];
-    encode_header(header, ds, sec, pos);
+    encode_header(header, ds, sec, pos, xs, nx, csr);
 
     /* write path.tmp, then rename: a reader never sees a half-written file under path */
     size_t plen = strlen(path);
@@ -316,6 +339,7 @@ gnn_status gnn_dataset_save(const gnn_dataset *ds, const char *path, gnn_err *er
 
 typedef struct header_info {
     int64_t n, nnz, f, classes;
+    uint32_t version;
     uint32_t flags;
     uint64_t file_size;
     char name[64];
@@ -340,9 +364,11 @@ static gnn_status parse_header(const unsigned char *h, uint64_t actual_size, con
                            "for other data use `gnnref convert --format text|ogb|edgelist`)", path, shown);
     }
     uint32_t version = get_u32(h + GNN_HDR_OFF_VERSION);
-    if (version != GNN_FORMAT_VERSION)
-        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section 'header': format version %u, this build reads version %u",
-                           path, version, GNN_FORMAT_VERSION);
+    if (version != GNN_FORMAT_VERSION && version != GNN_FORMAT_VERSION_CSR)
+        return gnn_err_set(err, GNN_ERR_FORMAT,
+                           "%s: section 'header': format version %u, this build reads versions %u and %u", path,
+                           version, GNN_FORMAT_VERSION, GNN_FORMAT_VERSION_CSR);
+    hi->version = version;
     uint32_t want = get_u32(h + GNN_HDR_OFF_CRC), got = gnn_crc32c(0, h, GNN_HDR_OFF_CRC);
     if (want != got)
         return gnn_err_set(err, GNN_ERR_CHECKSUM,
@@ -382,8 +408,13 @@ static gnn_status parse_header(const unsigned char *h, uint64_t actual_size, con
 /* Check the section table against the counts and the file size. */
 static gnn_status parse_sections(const unsigned char *h, const char *path, header_info *hi, gnn_err *err)
 {
-    if (hi->flags >> GNN_FORMAT_NUM_SECTIONS)
+    const uint32_t known = hi->version >= GNN_FORMAT_VERSION_CSR ? GNN_FORMAT_FLAG_FEAT_CSR : 0;
+    if ((hi->flags & ~known) >> GNN_FORMAT_NUM_SECTIONS)
         return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section 'header': unknown section flags 0x%x", path, hi->flags);
+    const int csr = (hi->flags & GNN_FORMAT_FLAG_FEAT_CSR) != 0;
+    if (csr && (hi->flags >> GNN_SEC_FEATURES & 1u))
+        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section 'features': present, but the header says CSR features",
+                           path);
     uint64_t prev_end = GNN_FORMAT_HEADER_SIZE;
     for (int s = 0; s < hi->nslots; s++) {
         section_plan *p = &hi->sec[s];
@@ -421,7 +452,7 @@ static gnn_status parse_sections(const unsigned char *h, const char *path, heade
         if (!p->present) {
             if (s <= GNN_SEC_INDICES)
                 return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section '%s' is required but absent", path, name);
-            if (s == GNN_SEC_FEATURES && hi->f > 0)
+            if (s == GNN_SEC_FEATURES && hi->f > 0 && !csr)
                 return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section 'features' is absent but the header says %lld features",
                                    path, (long long)hi->f);
             continue;
@@ -490,6 +521,60 @@ static gnn_status check_section_crcs(const unsigned char *base, const char *path
                                path, s < GNN_FORMAT_NUM_SECTIONS ? k_section_name[s] : hi->ext[s - GNN_FORMAT_NUM_SECTIONS].name,
                                p->crc, got);
     }
+    return GNN_OK;
+}
+
+/* Version 2 with flag bit 5: the features are CSR in the extension sections feat_ptr (int64,
+ * n + 1), feat_col (int32) and feat_val (f32, as many as feat_col). Move them from ds->ext to
+ * ds->feat_csr (pointing into the read-only mapping), check them (gnn_fcsr_validate: the
+ * message names the section, the row and the value), and build the dense view `feat`. */
+static gnn_status load_csr_features(gnn_dataset *ds, const char *path, gnn_err *err)
+{
+    static const char *const names[3] = { "feat_ptr", "feat_col", "feat_val" };
+    static const uint32_t esize[3] = { 8, 4, 4 };
+    const int64_t n = ds->graph.n, f = ds->num_features;
+    const void *data[3];
+    int64_t count[3];
+    for (int i = 0; i < 3; i++) {
+        const gnn_format_ext *x = gnn_dataset_ext(ds, names[i]);
+        if (!x)
+            return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section '%s' is absent but the header says CSR features",
+                               path, names[i]);
+        if (x->elem_size != esize[i])
+            return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section '%s': %u-byte elements, expected %u", path,
+                               names[i], x->elem_size, esize[i]);
+        data[i] = x->data;
+        count[i] = x->count;
+    }
+    if (count[0] != n + 1 || count[1] != count[2])
+        return gnn_err_set(err, GNN_ERR_FORMAT,
+                           "%s: section 'feat_ptr': %lld offsets for %lld vertices, and %lld columns for %lld values "
+                           "(expected n + 1 offsets and as many columns as values)", path, (long long)count[0],
+                           (long long)n, (long long)count[1], (long long)count[2]);
+    if (f > 0 && n > INT64_MAX / 4 / f)
+        return gnn_err_set(err, GNN_ERR_RANGE, "%s: section 'feat_ptr': %lld x %lld features are too large", path,
+                           (long long)n, (long long)f);
+    int kept = 0; /* the dataset's own extension sections, without the three */
+    for (int i = 0; i < ds->num_ext; i++)
+        if (strcmp(ds->ext[i].name, names[0]) && strcmp(ds->ext[i].name, names[1]) && strcmp(ds->ext[i].name, names[2]))
+            ds->ext[kept++] = ds->ext[i];
+    ds->num_ext = kept;
+    gnn_fcsr *F = &ds->feat_csr;
+    F->rows = n;
+    F->cols = f;
+    F->nnz = count[1];
+    F->indptr = (int64_t *)(uintptr_t)data[0]; /* read-only memory: the mapping */
+    F->col = (int32_t *)(uintptr_t)data[1];
+    F->val = (float *)(uintptr_t)data[2];
+    F->owns = 0;
+    gnn_status st = gnn_fcsr_validate(F, path, err);
+    if (st)
+        return st;
+    if (!(ds->feat_view = gnn_malloc((size_t)(n * f) * sizeof(float))))
+        return gnn_err_set(err, GNN_ERR_NOMEM, "%s: out of memory for the dense view of %lld x %lld features",
+                           path, (long long)n, (long long)f);
+    gnn_fcsr_to_dense(F, ds->feat_view);
+    ds->feat = f > 0 ? ds->feat_view : NULL;
     return GNN_OK;
 }
 
@@ -563,6 +648,8 @@ gnn_status gnn_dataset_load(gnn_dataset *ds, const char *path, gnn_err *err)
         ds->ext[i] = hi.ext[i];
         ds->ext[i].data = b + hi.sec[GNN_FORMAT_NUM_SECTIONS + i].offset;
     }
+    if ((hi.flags & GNN_FORMAT_FLAG_FEAT_CSR) && (st = load_csr_features(ds, path, err)))
+        goto unmap;
     if ((st = gnn_dataset_validate(ds, path, err)))
         goto unmap;
     return GNN_OK;

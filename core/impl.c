@@ -18,6 +18,7 @@ static const gnn_impl k_ref = {
     .aep = &gnn_aep_ref,
     .db_halo = &gnn_db_halo_ref,
     .partition = &gnn_partition_ref,
+    .spmm = &gnn_spmm_ref,
 };
 
 static gnn_impl g_opt;

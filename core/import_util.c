@@ -164,8 +164,10 @@ gnn_status gnn_import_too_many_vertices(const char *what, int64_t n, int64_t max
 
 void gnn_import_defaults(gnn_import_options *o)
 {
-    if (o)
+    if (o) {
         o->max_vertices = GNN_IMPORT_MAX_VERTICES;
+        o->feat_storage = GNN_FEAT_STORE_AUTO;
+    }
 }
 
 static int64_t max_vertices_of(const gnn_import_options *opt)
@@ -181,6 +183,9 @@ static gnn_status check_import_args(const void *ds, const char *path, const gnn_
     if (opt && (opt->max_vertices < 1 || opt->max_vertices > MAX_ID + 1))
         return gnn_err_set(err, GNN_ERR_INVAL, "import %s: max_vertices %lld outside [1, 2^40]", what,
                            (long long)opt->max_vertices);
+    if (opt && (opt->feat_storage < GNN_FEAT_STORE_AUTO || opt->feat_storage > GNN_FEAT_STORE_CSR))
+        return gnn_err_set(err, GNN_ERR_INVAL, "import %s: feature storage %d: expected auto, dense or csr", what,
+                           (int)opt->feat_storage);
     return GNN_OK;
 }
 
@@ -319,6 +324,10 @@ gnn_status gnn_import_run(gnn_dataset *ds, const char *path, const gnn_import_op
     ds->owns_arrays = 1; /* so gnn_dataset_free cleans up a partial import */
     gnn_import_set_name(ds, path, strip_ext);
     gnn_status st = body(ds, path, max_vertices_of(opt), err);
+    /* sparse input features: CSR by the density rule unless the options force one (the
+     * importers read into the dense matrix, which stays as the dense view) */
+    if (!st)
+        st = gnn_dataset_set_feat_storage(ds, opt ? opt->feat_storage : GNN_FEAT_STORE_AUTO, err);
     if (!st)
         st = gnn_dataset_validate(ds, path, err);
     if (st)

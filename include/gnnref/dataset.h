@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "gnnref/graph.h"
+#include "gnnref/spmm.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -61,7 +62,25 @@ typedef struct gnn_dataset {
     gnn_import_stats stats; /* what the importer or generator merged or dropped (kept in the file) */
     int num_ext;            /* extension sections (0 for a plain dataset) */
     gnn_format_ext ext[GNN_FORMAT_MAX_EXT];
+    /* Sparse input features (docs/sparse-features.md): when feat_csr.indptr != NULL the
+     * features are stored as CSR (n, f) -- in the file, and for the first layer's product --
+     * and `feat` is their dense view, built by the loader (or kept by the importer), so that
+     * every reader of dense rows (partitioning, the feature store) works unchanged. */
+    gnn_fcsr feat_csr;
+    float *feat_view;       /* internal: the loader's dense view of a CSR file, freed by gnn_dataset_free */
 } gnn_dataset;
+
+/* How features are stored (gnn_import_options.feat_storage, `gnnref convert --feature-storage`):
+ * auto: CSR when the density nnz / (n f) is below GNN_FEAT_CSR_DENSITY (bag-of-words inputs:
+ * Cora 1.3%, CiteSeer 0.9%), dense otherwise; dense; csr. */
+typedef enum gnn_feat_storage { GNN_FEAT_STORE_AUTO = 0, GNN_FEAT_STORE_DENSE, GNN_FEAT_STORE_CSR } gnn_feat_storage;
+#define GNN_FEAT_CSR_DENSITY 0.10
+
+/* Store ds's features as s says (auto: by the density rule). Builds the CSR from the dense
+ * features, or drops it; the dense view stays. GNN_ERR_INVAL: no features to store as CSR
+ * is not an error (nothing happens); a width above INT32_MAX cannot be CSR (GNN_ERR_RANGE). */
+gnn_status gnn_dataset_set_feat_storage(gnn_dataset *ds, gnn_feat_storage s, gnn_err *err);
+static inline int gnn_dataset_feat_is_csr(const gnn_dataset *ds) { return ds->feat_csr.indptr != NULL; }
 
 /* The extension section called name, or NULL. */
 const gnn_format_ext *gnn_dataset_ext(const gnn_dataset *ds, const char *name);
@@ -83,9 +102,15 @@ gnn_status gnn_dataset_validate(const gnn_dataset *ds, const char *what, gnn_err
 gnn_status gnn_dataset_save(const gnn_dataset *ds, const char *path, gnn_err *err);
 gnn_status gnn_dataset_load(gnn_dataset *ds, const char *path, gnn_err *err);
 
-/* Layout constants of format version 1 (all integers little-endian). */
+/* Layout constants of format version 1 (all integers little-endian). Version 2 is version 1
+ * plus header flag bit 5 (GNN_FORMAT_FLAG_FEAT_CSR): the features are stored as CSR in three
+ * extension sections (feat_ptr int64 (n + 1), feat_col int32 (nnz_f), feat_val f32 (nnz_f))
+ * instead of the dense 'features' section. A file is written as version 2 only when it has
+ * CSR features, so files without them stay readable by version-1 readers; this build reads both. */
 #define GNN_FORMAT_MAGIC "GNNREF\0\0"     /* 8 bytes at offset 0 */
 #define GNN_FORMAT_VERSION 1u
+#define GNN_FORMAT_VERSION_CSR 2u
+#define GNN_FORMAT_FLAG_FEAT_CSR (1u << 5)
 #define GNN_FORMAT_HEADER_SIZE 512u      /* sections start at or after this offset */
 #define GNN_FORMAT_ALIGN 64u             /* every section offset is a multiple of this */
 #define GNN_FORMAT_NUM_SECTIONS 5
@@ -134,6 +159,7 @@ gnn_status gnn_dataset_split_storage(gnn_dataset *ds, gnn_err *err);
 #define GNN_IMPORT_MAX_VERTICES ((int64_t)1 << 24) /* the default: 16,777,216 (Graph500 scale 24) */
 typedef struct gnn_import_options {
     int64_t max_vertices; /* 1 .. 2^40 */
+    gnn_feat_storage feat_storage; /* text and OGB features: auto (the default), dense or csr */
 } gnn_import_options;
 void gnn_import_defaults(gnn_import_options *o);
 /* opt may be NULL: the defaults */

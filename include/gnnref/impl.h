@@ -26,6 +26,7 @@
 #include "gnnref/nn.h"
 #include "gnnref/partition.h"
 #include "gnnref/sample.h"
+#include "gnnref/spmm.h"
 #include "gnnref/update.h"
 
 #ifdef __cplusplus
@@ -46,6 +47,7 @@ typedef struct gnn_impl {
     const gnn_aep_ops *aep;                /* HEC push selection (aep.h) */
     const gnn_db_halo_ops *db_halo;        /* DistGNN-MB Algorithm 1 (halo.h) */
     const gnn_partition_ops *partition;    /* partition structure builder (partition.h) */
+    const gnn_spmm_ops *spmm;              /* sparse input features: CSR x dense (spmm.h) */
 } gnn_impl;
 
 /* The reference context: every table is the subsystem's reference. */

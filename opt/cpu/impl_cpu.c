@@ -18,4 +18,5 @@ void gnn_impl_override_cpu(gnn_impl *c)
     c->aep = &gnn_aep_cpu;
     c->db_halo = &gnn_db_halo_cpu;
     c->partition = &gnn_partition_cpu;
+    c->spmm = &gnn_spmm_cpu;
 }
