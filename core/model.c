@@ -43,6 +43,7 @@ gnn_status gnn_model_init(model *m, const gnn_train_config *c, int64_t in, int64
     m->nn = impl->nn;
     m->gat = impl->gat;
     m->act = impl->act;
+    m->spmm = impl->spmm;
     int64_t width = in;
     for (int l = 0; l < m->L; l++) {
         mlayer *S = &m->layer[l];
@@ -141,6 +142,7 @@ void gnn_lcache_free(lcache *C)
     gnn_free(C->mu);
     gnn_free(C->rstd);
     gnn_free(C->y);
+    gnn_fcsr_free(&C->xs);
     memset(C, 0, sizeof *C);
 }
 
@@ -159,6 +161,39 @@ static void col_sums(const float *dz, int64_t n, int64_t d, float *db)
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = 0; j < d; j++)
             db[j] += dz[i * d + j];
+}
+
+/* The layer's input times w: the dense linear layer on C->x, or, when the input is CSR
+ * (C->xs), the sparse-dense product, whose bits are the dense ref's (spmm.h: b NULL or
+ * without -0). y (n, out). */
+static gnn_status input_linear_fwd(const model *m, const lcache *C, int64_t n, int64_t in, const float *w,
+                                   const float *b, int64_t out, float *y)
+{
+    if (!C->xs.indptr)
+        return gnn_nn_linear_fwd(m->nn, C->x, n, in, w, b, out, y);
+    return gnn_spmm_fwd(m->spmm, &C->xs, w, b, out, y);
+}
+
+/* Its backward: dw (in, out) = x^T dy and db (out) = column sums of dy (rows ascending, the
+ * order of linear_bwd's db). With CSR input dw comes from the transpose of the dropped-out
+ * input, built here once per step (no atomics: spmm.h), and dx cannot be asked for: a CSR
+ * input is the first layer's, whose input needs no gradient. */
+static gnn_status input_linear_bwd(const model *m, const lcache *C, const float *dy, int64_t n, int64_t in,
+                                   const float *w, int64_t out, float *dx, float *dw, float *db)
+{
+    if (!C->xs.indptr)
+        return gnn_nn_linear_bwd(m->nn, C->x, dy, n, in, w, out, dx, dw, db);
+    if (dx)
+        return GNN_ERR_UNSUPPORTED;
+    if (db)
+        col_sums(dy, n, out, db);
+    gnn_fcsr xt;
+    gnn_status st = gnn_spmm_transpose(m->spmm, &C->xs, &xt);
+    if (st)
+        return st;
+    st = gnn_spmm_dw(m->spmm, &xt, dy, out, dw);
+    gnn_fcsr_free(&xt);
+    return st;
 }
 
 static gnn_gat_params gat_params(const model *m, int l, const gnn_block *blk, const fwd_key *k)
@@ -183,7 +218,7 @@ static gnn_status gat_layer_fwd(const model *m, int l, const gnn_block *blk, lca
         return GNN_ERR_NOMEM;
     if (k->train && !(C->alpha = falloc(blk->nnz * S->heads)))
         return GNN_ERR_NOMEM;
-    if ((st = gnn_nn_linear_fwd(m->nn, C->x, ns, S->in, P + S->o_w, dist ? P + S->o_b : NULL, S->hf, C->t0)))
+    if ((st = input_linear_fwd(m, C, ns, S->in, P + S->o_w, dist ? P + S->o_b : NULL, S->hf, C->t0)))
         return st;
     if (dist && !S->last && (st = gnn_nn_relu_fwd(m->nn, C->t0, ns * S->hf))) /* Eq. 2's ReLU (not the output's) */
         return st;
@@ -233,7 +268,7 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
         if (S->project_first) { /* t0 = x W (ns, out); z = A_hat t0 + b */
             if (!(C->t0 = falloc(ns * S->out)))
                 return GNN_ERR_NOMEM;
-            if ((st = gnn_nn_linear_fwd(m->nn, C->x, ns, S->in, P + S->o_w, NULL, S->out, C->t0)) ||
+            if ((st = input_linear_fwd(m, C, ns, S->in, P + S->o_w, NULL, S->out, C->t0)) ||
                 (st = gnn_aggregate_forward(m->agg, blk, C->t0, S->out, GNN_AGG_GCN, C->z)))
                 return st;
             add_bias(C->z, nd, S->out, P + S->o_b);
@@ -322,7 +357,7 @@ static gnn_status gat_layer_bwd(const model *m, int l, const gnn_block *blk, con
         goto done;
     if (dist && !S->last && (st = gnn_nn_relu_bwd(m->nn, C->t0, s2, ns * S->hf)))
         goto done;
-    st = gnn_nn_linear_bwd(m->nn, C->x, s2, ns, S->in, P + S->o_w, S->hf, dx, G + S->o_w, dist ? G + S->o_b : NULL);
+    st = input_linear_bwd(m, C, s2, ns, S->in, P + S->o_w, S->hf, dx, G + S->o_w, dist ? G + S->o_b : NULL);
 done:
     gnn_free(s1);
     gnn_free(s2);
@@ -385,7 +420,7 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
             }
             col_sums(dz, nd, S->out, G + S->o_b);
             if ((st = gnn_aggregate_backward(m->agg, blk, dz, S->out, GNN_AGG_GCN, s1)) ||
-                (st = gnn_nn_linear_bwd(m->nn, C->x, s1, ns, S->in, P + S->o_w, S->out, dx, G + S->o_w, NULL)))
+                (st = input_linear_bwd(m, C, s1, ns, S->in, P + S->o_w, S->out, dx, G + S->o_w, NULL)))
                 goto done;
         } else {
             if (dx && !(s1 = falloc(nd * S->in))) {

@@ -15,6 +15,7 @@
 #include "gnnref/graph.h"
 #include "gnnref/impl.h"
 #include "gnnref/nn.h"
+#include "gnnref/spmm.h"
 #include "gnnref/tensor.h"
 #include "gnnref/train.h"
 
@@ -47,14 +48,18 @@ typedef struct model {
     const gnn_nn_ops *nn;
     const gnn_gat_ops *gat;
     const gnn_act_ops *act;
+    const gnn_spmm_ops *spmm; /* layer 0's product when the input features are CSR */
 } model;
 
 /* What a layer's forward keeps for its backward. x is the layer's input after dropout
- * (n_src, in), mask its dropout scale; t0, t1 model intermediates (see gnn_layer_fwd); alpha the
+ * (n_src, in), mask its dropout scale; xs, instead of x (x NULL, xs.indptr set), the same input
+ * as CSR (layer 0 with sparse input features: gcn multiplying first, gat; the dropout already
+ * applied to its values, no mask: the input layer needs no dX; docs/sparse-features.md); t0, t1 model intermediates (see gnn_layer_fwd); alpha the
  * attention coefficients (gat); z the pre-normalization output (n_dst, out); zn the LayerNorm
  * output, mu/rstd its statistics; y the layer's output (after the activation; = z last). */
 typedef struct lcache {
     float *x, *mask, *t0, *t1, *alpha, *z, *zn, *mu, *rstd, *y;
+    gnn_fcsr xs;
 } lcache;
 
 /* Randomness of a forward pass: training (dropout on) or evaluation (off). */

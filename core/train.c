@@ -18,6 +18,7 @@
 #include "gnnref/idmap.h"
 #include "gnnref/nn.h"
 #include "gnnref/sample.h"
+#include "gnnref/spmm.h"
 #include "gnnref/tensor.h"
 #include "gnnref/train.h"
 #include "core/epoch.h"
@@ -88,8 +89,10 @@ typedef struct trainer {
     gnn_train_config cfg;   /* resolved copy */
     const gnn_csr *graph;   /* ds->graph, or `loops` (gcn, gat) */
     gnn_csr loops;          /* the graph with self-loops (A + I) */
-    const float *feat;      /* ds->feat, or `normed` */
+    const float *feat;      /* ds->feat, or `normed` (not used when sparse0) */
     float *normed;          /* row-normalized features */
+    int sparse0;            /* layer 0 reads CSR input (gcn multiplying first, gat): docs/sparse-features.md */
+    gnn_fcsr xcsr;          /* then: ds->feat_csr (borrowed), or its row-normalized copy (owned) */
     gnn_block full;         /* the full block of `graph` (evaluation, full-batch steps) */
     gnn_sampler *sampler;   /* mini-batch: the context's sampler (opt: fused, dense ordered ID map) */
     model m;
@@ -109,6 +112,18 @@ static void gather_features(const trainer *T, const int64_t *gid, int64_t n, flo
         memcpy(out + i * f, T->feat + gid[i] * f, (size_t)f * sizeof(float));
 }
 
+/* Layer 0's input as CSR: the rows of the block's src vertices (gathered in the context's
+ * table), then the keyed dropout on their values, whose bits are gnn_dropout_fwd's on the
+ * dense rows (spmm.h). */
+static gnn_status sparse_input(const trainer *T, const gnn_block *blk, lcache *C, const fwd_key *k)
+{
+    const gnn_spmm_ops *ops = T->m.spmm;
+    gnn_status st = gnn_spmm_gather(ops, &T->xcsr, blk->src_gid, blk->n_src, &C->xs);
+    if (!st && k->train && T->cfg.dropout > 0.0f)
+        st = gnn_spmm_dropout(ops, &C->xs, blk->src_gid, T->cfg.dropout, T->cfg.seed, k->step, 0);
+    return st;
+}
+
 /* Forward through all layers on blocks blk[0..L) (blk[l] of layer l); C[l] filled.
  * The logits are C[L-1].y. */
 static gnn_status forward_all(const trainer *T, const gnn_block *const *blk, lcache *C, const fwd_key *k)
@@ -118,6 +133,14 @@ static gnn_status forward_all(const trainer *T, const gnn_block *const *blk, lca
     for (int l = 0; l < m->L; l++) {
         const mlayer *S = &m->layer[l];
         const int64_t ns = blk[l]->n_src;
+        if (l == 0 && T->sparse0) {
+            gnn_status st = sparse_input(T, blk[0], &C[0], k);
+            if (!st)
+                st = gnn_layer_fwd(m, 0, blk[0], &C[0], k);
+            if (st)
+                return st;
+            continue;
+        }
         if (!(C[l].x = falloc(ns * S->in)))
             return GNN_ERR_NOMEM;
         if (l == 0)
@@ -359,6 +382,7 @@ static void trainer_free(trainer *T)
     gnn_block_free(&T->full);
     gnn_csr_free(&T->loops);
     gnn_free(T->normed);
+    gnn_fcsr_free(&T->xcsr); /* frees only the owned (normalized) copy */
     free(T->train_ids);
     free(T->fb_labels);
 }
@@ -378,7 +402,21 @@ static gnn_status trainer_init(trainer *T, const gnn_dataset *ds, gnn_err *err)
             return gnn_err_set(err, st, "adding self-loops: %s", gnn_status_str(st));
         T->graph = &T->loops;
     }
-    if (c->feat_norm == GNN_FEAT_NORM_ROW) {
+    if ((st = gnn_model_init(&T->m, c, f, ds->num_classes)))
+        return st;
+    /* sparse input features: layer 0 multiplies the CSR when its product comes first (gcn
+     * narrowing, gat's projection); sage and gin (and gcn aggregating first) read dense rows */
+    T->sparse0 = gnn_dataset_feat_is_csr(ds) &&
+                 (c->model == GNN_MODEL_GAT || (c->model == GNN_MODEL_GCN && T->m.layer[0].project_first));
+    if (T->sparse0) {
+        T->xcsr = ds->feat_csr;
+        T->xcsr.owns = 0;
+        if (c->feat_norm == GNN_FEAT_NORM_ROW) { /* the bits of gnn_rows_normalize's rows */
+            if ((st = gnn_fcsr_copy(&ds->feat_csr, &T->xcsr)))
+                return st;
+            gnn_fcsr_rows_normalize(&T->xcsr);
+        }
+    } else if (c->feat_norm == GNN_FEAT_NORM_ROW) {
         if (!(T->normed = falloc(n * f)))
             return GNN_ERR_NOMEM;
         gnn_rows_normalize(ds->feat, n, f, T->normed);
@@ -400,8 +438,6 @@ static gnn_status trainer_init(trainer *T, const gnn_dataset *ds, gnn_err *err)
     /* full batch on P ranks: rank r's loss covers its slice of the train vertices */
     for (int64_t i = T->n_train * T->rank / T->P; i < T->n_train * (T->rank + 1) / T->P; i++)
         T->fb_labels[T->train_ids[i]] = ds->labels[T->train_ids[i]];
-    if ((st = gnn_model_init(&T->m, c, f, ds->num_classes)))
-        return st;
     for (int l = 0; l < T->m.L; l++)
         T->n_params += T->m.layer[l].count;
     if (T->P > 1 && !(T->gbuf = falloc(T->n_params)))
