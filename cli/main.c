@@ -1,7 +1,39 @@
-/* cli/main.c -- `gnnref <subcommand> [flags]`: dispatch. */
+/* cli/main.c -- `gnnref <subcommand> [flags]`: dispatch, after choosing the OpenMP wait
+ * policy (docs/openmp.md). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli/cli.h"
+
+/* Idle OpenMP threads should sleep, not spin: libgomp's default (OMP_WAIT_POLICY unset) spins
+ * up to GOMP_SPINCOUNT = 300000 iterations at every barrier while it has no more threads than
+ * cores, and on a machine where another process holds a core the spinning thread takes the
+ * core its preempted partner needs; the 2-thread sampler then ran 10 to 100 times slower than
+ * one thread. libgomp reads its environment once, in a constructor that runs before main()
+ * (and before the executable's own .preinit_array code can set it: environ is not set up
+ * there yet), so the only way to change the policy for this process is to start it again with
+ * the variable set. A policy the user chose (OMP_WAIT_POLICY, GOMP_SPINCOUNT, or LLVM libomp's
+ * KMP_BLOCKTIME / KMP_LIBRARY) is kept; GNN_OMP_REEXEC guards against a loop. When the exec
+ * fails, the run goes on with the default policy: slower on a busy machine, never wrong. */
+static void passive_wait_policy(char **argv)
+{
+#ifdef GNN_HAVE_OPENMP
+    static const char *const k_user[] = { "OMP_WAIT_POLICY", "GOMP_SPINCOUNT", "KMP_BLOCKTIME", "KMP_LIBRARY",
+                                          "GNN_OMP_REEXEC" };
+    for (size_t i = 0; i < sizeof k_user / sizeof k_user[0]; i++)
+        if (getenv(k_user[i]))
+            return;
+    if (setenv("OMP_WAIT_POLICY", "passive", 1) || setenv("GNN_OMP_REEXEC", "1", 1))
+        return;
+    fflush(NULL);
+    execv("/proc/self/exe", argv);
+    unsetenv("OMP_WAIT_POLICY"); /* exec failed: leave the environment as it was */
+    unsetenv("GNN_OMP_REEXEC");
+#else
+    (void)argv;
+#endif
+}
 
 typedef struct subcommand {
     const char *name;
@@ -32,6 +64,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    passive_wait_policy(argv);
     if (argc < 2) {
         usage(stderr);
         return CLI_USAGE;
