@@ -24,6 +24,8 @@ extern const gnn_oracle_entry gnn_oracle_grad_aggregate_mean, gnn_oracle_grad_ag
     gnn_oracle_grad_xent, gnn_oracle_grad_relu, gnn_oracle_grad_dropout;
 /* fused UPDATE, DistGNN-MB 3.3 (oracle/op_update.c) */
 extern const gnn_oracle_entry gnn_oracle_update_fwd, gnn_oracle_update_bwd, gnn_oracle_grad_update;
+/* sparse input features: CSR x dense, its dW, gather and dropout (oracle/op_spmm.c) */
+extern const gnn_oracle_entry gnn_oracle_spmm_fwd, gnn_oracle_spmm_dw, gnn_oracle_spmm_input;
 /* GAT attention/aggregation, ELU and LayerNorm (oracle/op_gat.c, oracle/op_act.c) */
 extern const gnn_oracle_entry gnn_oracle_gat_fwd, gnn_oracle_gat_bwd, gnn_oracle_gat_bwd_dattn, gnn_oracle_grad_gat;
 extern const gnn_oracle_entry gnn_oracle_elu_fwd, gnn_oracle_elu_bwd, gnn_oracle_layernorm_fwd, gnn_oracle_layernorm_bwd,
@@ -96,6 +98,10 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     &gnn_oracle_update_fwd,
     &gnn_oracle_update_bwd,
     &gnn_oracle_grad_update,
+    /* sparse input features (oracle/op_spmm.c) */
+    &gnn_oracle_spmm_fwd,
+    &gnn_oracle_spmm_dw,
+    &gnn_oracle_spmm_input,
     /* GAT attention/aggregation, ELU and LayerNorm (oracle/op_gat.c, oracle/op_act.c) */
     &gnn_oracle_gat_fwd,
     &gnn_oracle_gat_bwd,
