@@ -76,8 +76,10 @@ static const cli_flag k_train_flags[] = {
       .bits = TRAIN_TAG_GAT | CLI_HI_OPEN, .dflt = "--dropout", .help = "gat: dropout on attention coefficients" },
     CLI_FLAG_SEED(T, cfg.seed, "seed of every random choice"),
     CLI_FLAG_SPLIT(T, split, CLI_NULL_UNSET, cli_flag_parse_split_train, CLI_SPLIT_HELP),
-    CLI_FLAG_IMPL(T, cfg.impl, "the implementation context: reference or optimized kernels, sampler, HEC and "
-                               "partitioning; results are bitwise equal"),
+    CLI_FLAG_IMPL(T, cfg.impl, "the implementation context: ref (the reference), opt (optimized kernels, "
+                               "sampler, HEC and partitioning; bitwise ref's results) or blas (opt with the dense "
+                               "layers on OpenBLAS: the same bits at any thread and rank count, within the "
+                               "oracle's tolerance of ref; docs/models.md)"),
     CLI_FLAG_THREADS(T, threads, "OpenMP threads (under the simulator: --threads-per-rank)"),
     { .name = "eval-every", .type = CLI_INT, CLI_AT(T, cfg.eval_every), .meta = "K", .lo = 0, .hi = 1000000,
       .note = "0 = the last epoch only", .help = "full-graph evaluation every K epochs" },
@@ -138,8 +140,7 @@ static void train_defaults(train_opts *o)
 {
     memset(o, 0, sizeof *o);
     gnn_train_defaults(&o->cfg);
-    if (!o->cfg.impl)
-        o->cfg.impl = gnn_impl_opt();
+    o->cfg.impl = gnn_impl_blas(); /* the CLI's default: a user who trains wants sgemm speed */
     o->data = "builtin";
     gnn_part_defaults(&o->po);
     o->po.balance = GNN_BALANCE_TRAIN | GNN_BALANCE_DEGREE;

@@ -31,7 +31,23 @@ static void init_opt(void)
     gnn_impl_override_cpu(&g_opt);
 }
 
+static gnn_impl g_blas;
+static pthread_once_t g_blas_once = PTHREAD_ONCE_INIT;
+
+static void init_blas(void)
+{
+    g_blas = *gnn_impl_opt();
+    g_blas.name = "blas";
+    gnn_impl_override_blas(&g_blas);
+}
+
 const gnn_impl *gnn_impl_ref(void) { return &k_ref; }
+
+const gnn_impl *gnn_impl_blas(void)
+{
+    pthread_once(&g_blas_once, init_blas);
+    return &g_blas;
+}
 
 const gnn_impl *gnn_impl_opt(void)
 {
@@ -47,5 +63,7 @@ const gnn_impl *gnn_impl_select(const char *name)
         return gnn_impl_ref();
     if (!strcmp(name, "opt"))
         return gnn_impl_opt();
+    if (!strcmp(name, "blas"))
+        return gnn_impl_blas();
     return NULL;
 }

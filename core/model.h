@@ -72,7 +72,7 @@ typedef struct fwd_key {
 
 static inline float *falloc(int64_t n)
 {
-    return gnn_malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+    return gnn_malloc_scratch((size_t)(n > 0 ? n : 1) * sizeof(float)); /* one step's buffer */
 }
 
 /* Row normalization (Kipf & Welling, Velickovic): y = x / sum_j |x_j| per row of x (n, f),

@@ -39,6 +39,14 @@ void *gnn_malloc(size_t bytes)
     return aligned_alloc(GNN_ALIGN, rounded);
 }
 
+void *gnn_malloc_scratch(size_t bytes)
+{
+    size_t rounded = (bytes + GNN_ALIGN - 1) / GNN_ALIGN * GNN_ALIGN;
+    if (rounded < bytes)
+        return NULL;
+    return aligned_alloc(GNN_ALIGN, rounded ? rounded : GNN_ALIGN);
+}
+
 void *gnn_calloc(size_t count, size_t size)
 {
     if (size && count > SIZE_MAX / size)

@@ -34,7 +34,7 @@ extern "C" {
 #endif
 
 typedef struct gnn_impl {
-    const char *name;                      /* "ref", "opt" */
+    const char *name;                      /* "ref", "opt", "blas" */
     const gnn_aggregate_ops *aggregate;    /* neighbor aggregation (aggregate.h) */
     const gnn_index_add_ops *index_add;    /* scatter-add by index (index_add.h) */
     const gnn_nn_ops *nn;                  /* linear layer, ReLU, dropout (nn.h) */
@@ -54,12 +54,20 @@ typedef struct gnn_impl {
 const gnn_impl *gnn_impl_ref(void);
 /* The optimized context: the reference, overridden by every optimized table in this build. */
 const gnn_impl *gnn_impl_opt(void);
-/* "ref" or "opt"; NULL for any other name (the CLI turns that into a usage error). */
+/* The optimized context with the dense layers on OpenBLAS (gnn_nn_blas, opt/cpu/nn_blas.c):
+ * everything else is opt's. Its linear layers sum in OpenBLAS's order, so its step losses
+ * differ from ref's and opt's within the oracle's stated tolerance; they are still the same
+ * bits at every thread count and rank count and between the simulator and mpirun
+ * (docs/models.md, section 7). The CLI's `train` runs it by default. */
+const gnn_impl *gnn_impl_blas(void);
+/* "ref", "opt" or "blas"; NULL for any other name (the CLI turns that into a usage error). */
 const gnn_impl *gnn_impl_select(const char *name);
 
 /* The override functions of the optimized tiers, applied in order by gnn_impl_opt (each sets
  * only the fields it has an implementation for). */
 void gnn_impl_override_cpu(gnn_impl *c);
+/* blas: applied after the cpu override by gnn_impl_blas */
+void gnn_impl_override_blas(gnn_impl *c);
 
 #ifdef __cplusplus
 }

@@ -32,7 +32,7 @@ typedef struct gnn_nn_ops {
                         uint32_t step, unsigned layer, float *mask);
     void (*dropout_bwd)(float *dy, int64_t n, int64_t d, const float *mask);
 } gnn_nn_ops;
-extern const gnn_nn_ops gnn_nn_ref, gnn_nn_cpu;
+extern const gnn_nn_ops gnn_nn_ref, gnn_nn_cpu, gnn_nn_blas;
 
 /* The public entry points of the linear layer (core/kernels.c): check the arguments, then
  * call ops's op of the same name, whose body assumes valid input (and cannot fail).

@@ -23,6 +23,11 @@ void gnn_free(void *p);
 /* The same, 2 MiB aligned with a transparent-huge-page hint (gnn_malloc does this by itself
  * from 4 MiB up). Free with gnn_free. */
 void *gnn_malloc_huge(size_t bytes);
+/* 64-byte aligned, never the huge-page path: for buffers that live one training step and are
+ * allocated again the next (activations, masks, gathered features). The C library keeps freed
+ * blocks of that size for reuse, where a fresh huge-page mapping every step would be zeroed by
+ * the kernel each time (a quarter of a SAGE epoch's time before; docs/performance.md). */
+void *gnn_malloc_scratch(size_t bytes);
 
 typedef struct gnn_tensor {
     float *data;  /* (rows, cols) row-major, 64-byte aligned */

@@ -20,3 +20,10 @@ void gnn_impl_override_cpu(gnn_impl *c)
     c->partition = &gnn_partition_cpu;
     c->spmm = &gnn_spmm_cpu;
 }
+
+/* the blas context: opt, with the linear layers on OpenBLAS in fixed tiles (opt/cpu/nn_blas.c;
+ * ReLU and dropout stay opt/cpu/nn.c's) */
+void gnn_impl_override_blas(gnn_impl *c)
+{
+    c->nn = &gnn_nn_blas;
+}

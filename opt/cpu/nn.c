@@ -18,6 +18,7 @@
 #include "gnnref/rng.h"
 #include "gnnref/tensor.h"
 #include "opt/cpu/clones.h"
+#include "opt/cpu/nn_impl.h"
 #include "opt/cpu/philox_lanes.h"
 
 /* one row of the dropout forward (below; external so that GNN_CLONES can build its AVX2 copy) */
@@ -103,14 +104,14 @@ static void linear_bwd_cpu(const float *x, const float *dy, int64_t n, int64_t i
 #define DROP_PAR_MIN 8192  /* elements: dropout forward (a Philox block per 4 of them) */
 #define DROP_CHUNK 256     /* columns of a row per mask chunk (on the stack) */
 
-static void relu_fwd_cpu(float *x, int64_t count)
+void gnn_cpu_relu_fwd(float *x, int64_t count)
 {
 #pragma omp parallel for simd schedule(static) if (count >= ELEM_PAR_MIN)
     for (int64_t i = 0; i < count; i++)
         x[i] = x[i] > 0.0f ? x[i] : 0.0f;
 }
 
-static void relu_bwd_cpu(const float *y, float *dy, int64_t count)
+void gnn_cpu_relu_bwd(const float *y, float *dy, int64_t count)
 {
 #pragma omp parallel for simd schedule(static) if (count >= ELEM_PAR_MIN)
     for (int64_t i = 0; i < count; i++)
@@ -144,7 +145,7 @@ void gnn_cpu_dropout_row(float *x_r, int64_t d, const gnn_rng_stream *s, float p
 
 /* Rows in a static split over the threads; a row's result depends only on its own stream
  * (seed, DROPOUT, step, layer, row_gid[i]), never on which thread ran it. */
-static void dropout_fwd_cpu(float *x, int64_t n, int64_t d, const int64_t *row_gid, float p, uint64_t seed,
+void gnn_cpu_dropout_fwd(float *x, int64_t n, int64_t d, const int64_t *row_gid, float p, uint64_t seed,
                             uint32_t step, unsigned layer, float *mask)
 {
     const float scale = 1.0f / (1.0f - p); /* f32, as ref */
@@ -155,7 +156,7 @@ static void dropout_fwd_cpu(float *x, int64_t n, int64_t d, const int64_t *row_g
     }
 }
 
-static void dropout_bwd_cpu(float *dy, int64_t n, int64_t d, const float *mask)
+void gnn_cpu_dropout_bwd(float *dy, int64_t n, int64_t d, const float *mask)
 {
     const int64_t count = n * d;
 #pragma omp parallel for simd schedule(static) if (count >= ELEM_PAR_MIN)
@@ -168,8 +169,8 @@ const gnn_nn_ops gnn_nn_cpu = {
     .caps = 3u, /* GNN_CAP_DETERMINISTIC | GNN_CAP_THREADED */
     .linear_fwd = linear_fwd_cpu,
     .linear_bwd = linear_bwd_cpu,
-    .relu_fwd = relu_fwd_cpu,
-    .relu_bwd = relu_bwd_cpu,
-    .dropout_fwd = dropout_fwd_cpu,
-    .dropout_bwd = dropout_bwd_cpu,
+    .relu_fwd = gnn_cpu_relu_fwd,
+    .relu_bwd = gnn_cpu_relu_bwd,
+    .dropout_fwd = gnn_cpu_dropout_fwd,
+    .dropout_bwd = gnn_cpu_dropout_bwd,
 };
