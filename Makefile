@@ -13,6 +13,10 @@
 #                     check, the install and doc checks
 #                     (make -j2 check-full overlaps the stages; each logs to build/logs/)
 #   make bench        build/bin/gnnref-bench (Google Benchmark over the oracle registry) and run it
+#   make bench-peers  gnnref side by side with DGL and PyTorch (bench/peers/; not in any check
+#                     tier): a Python environment outside the tree (PEERS_VENV, default
+#                     ~/.cache/gnnref-peers) from the package registry, SKIP when unreachable;
+#                     the ratio table and build/peers/report.json; PEERS_ARGS=--quick to try it
 #   make coverage     HTML line coverage in build/coverage/
 #   make sanitize     ASan + UBSan build and run (ci/sanitize.sh; a stage of check-full)
 #   make tsan         ThreadSanitizer build and run (ci/tsan.sh; a stage of check-full)
@@ -58,7 +62,7 @@ TIER_GOALS := check check-full
 ifneq ($(GNN_DEPS_CHECKED),1)
 DEP_GROUPS := $(strip $(if $(BUILDING),build) \
     $(if $(filter $(TEST_GOALS),$(GOALS)),test $(if $(filter 1,$(NO_MPI)),,mpi)) \
-    $(if $(filter bench %gnnref-bench,$(GOALS)),bench) \
+    $(if $(filter bench bench-peers %gnnref-bench,$(GOALS)),bench) \
     $(if $(filter coverage,$(GOALS)),coverage) \
     $(if $(filter check-full check-tsan-omp,$(GOALS)),tsan-omp))
 ifneq ($(DEP_GROUPS),)
@@ -189,7 +193,7 @@ endif
 endif
 $(FLAGS_STAMP) $(CHECK_STAMP): ;
 
-.PHONY: all run tests check check-full bench coverage sanitize tsan install uninstall clean help
+.PHONY: all run tests check check-full bench bench-peers coverage sanitize tsan install uninstall clean help
 all: $(TOOL) $(LIB) $(SHLIB) $(SHLINKS)
 tests: $(TESTS)
 
@@ -355,6 +359,11 @@ tsan:
 
 bench: $(BENCH)
 	$(BENCH) $(BENCH_ARGS)
+
+# gnnref vs DGL and PyTorch on the same data, seeds and blocks (bench/peers/run.sh, docs/performance.md)
+PEERS_VENV ?= $(HOME)/.cache/gnnref-peers
+bench-peers: all $(BENCH)
+	$(Q)env BUILD="$(BUILD)" CC="$(CC)" GNN_LIBS="$(LIBS)" PEERS_VENV="$(PEERS_VENV)" bash bench/peers/run.sh $(PEERS_ARGS)
 
 coverage:
 	$(Q)$(MAKE) --no-print-directory clean BUILD=$(BUILD)/cov
