@@ -395,7 +395,7 @@ class Driver:
         self.results["graphs"] = self.results.get("graphs", {})
         self.results["graphs"]["rmat"] = {"path": data, "n": info["n"], "nnz": info["nnz"],
                                           "batch0_blocks": info["blocks"]}
-        g_eps, p_eps, ceil, per_read = [], [], [], []
+        g_eps, p_eps, ceil, per_read, g_edges, p_edges = [], [], [], [], [], []
         jpath = os.path.join(self.out, "sample.json")
         for r in range(a.repeats):
             for side in self.order(r):
@@ -403,13 +403,17 @@ class Driver:
                     self.gnnref("sample", "--data", data, "--impl", "opt", "--variant", "fused", "--idmap", "ordered",
                                 "--fanouts", "15,10,5", "--batch", "1000", "--batches", str(a.batches),
                                 "--seed", "1", "--threads", str(a.threads), "--json", jpath, key="sample")
-                    eps = json.load(open(jpath))["edges_per_s"]
+                    js = json.load(open(jpath))
+                    eps = js["edges_per_s"]
                     g_eps.append(eps)
+                    g_edges.append(js["edges_sampled"])
                     rr = json.loads(self.sh([a.randread, "1024", str(a.threads), "0.5"], key="randread"))
                     ceil.append(rr["reads_per_s"])
                     per_read.append(eps / rr["reads_per_s"])
                 else:
-                    p_eps.append(peer("sample", data=data, prefix=prefix, fanouts=[15, 10, 5])["edges_per_s"])
+                    o = peer("sample", data=data, prefix=prefix, fanouts=[15, 10, 5])
+                    p_eps.append(o["edges_per_s"])
+                    p_edges.append(o["edges"])
             log(f"sample {r + 1}/{a.repeats}: gnnref {g_eps[-1] / 1e6:.1f} M edges/s, "
                 f"DGL {p_eps[-1] / 1e6:.1f}, reads {ceil[-1] / 1e6:.1f} M/s")
         peer("drop", prefix=data)
@@ -417,6 +421,7 @@ class Driver:
             "unit": "sampled edges/s (higher is better)",
             "gnnref": stats(g_eps), "dgl_fused": stats(p_eps),
             "ratio_gnnref_over_dgl": stats([g / p for g, p in zip(g_eps, p_eps)]),
+            "edges_sampled_per_run": {"gnnref": g_edges[0], "dgl": p_edges[0]},
             "random_reads_per_s": stats(ceil),
             "edges_per_random_read": stats(per_read),
             "acceptance": {"ratio_min": 2.0, "edges_per_random_read_min": 0.5},
