@@ -20,14 +20,17 @@
  * parallel region, so the same code is right there.) Because of that global setting, the cpu
  * UPDATE must not run concurrently with other OpenBLAS calls of the same process.
  *
- * Backward: per row block, dz = (y > 0 ? dy / (1-p) : 0) in one pass into a per-thread buffer,
- * then dx_blk = dz . w^T (sgemm, NoTrans x Trans) and dw_t += x_blk^T . dz (sgemm, Trans x
- * NoTrans, beta = 1) into the thread's own copy (the paper's BWD_W: "each thread computes its
- * own copy of the weight gradients"), reduced at the end in thread order 0, 1, ... dw's sums
- * run in another order than ref's and depend on the thread count (which rows a thread owns),
- * so the oracle compares dw and dx within a tolerance. db needs no GEMM: it is summed in ref's
- * order (each column over the rows in order from 0.0f, columns split across the threads), so
- * it is bitwise ref's at any thread count and the oracle compares it so.
+ * Backward: per block of rows, dz = (y > 0 ? dy / (1-p) : 0) in one pass, then dx_blk = dz .
+ * w^T (sgemm, NoTrans x Trans). dw = x^T . dz is cut by columns of x into fixed tiles
+ * (dw_tile_rows: a function of c only), each one sgemm (Trans x NoTrans) over every row. The
+ * paper's BWD_W gives each thread its own copy of the weight gradients and reduces them in
+ * thread order; that sum depends on which rows a thread owned, so the result depended on the
+ * thread count (it did here until the training issue). With fixed tiles each element of dw
+ * is one sgemm's sum over all n rows, whichever thread runs it: the same bits at any thread
+ * count, and no copies to reduce, at the price of dz (n, k) held whole. dw and dx still sum
+ * in OpenBLAS's order, so the oracle compares them to ref within a tolerance. db needs no
+ * GEMM: it is summed in ref's order (each column over the rows in order from 0.0f, columns
+ * split across the threads), so it is bitwise ref's and the oracle compares it so.
  *
  * The arguments are checked by the public entry points (gnn_update_forward and _backward,
  * core/kernels.c): these bodies assume valid input. */
@@ -36,9 +39,6 @@
 #include "gnnref/tensor.h"
 #include "gnnref/update.h"
 #include "opt/cpu/update_impl.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 /* OpenBLAS extensions (declared by its cblas.h, but not by the netlib cblas.h that Debian's
  * alternatives may select; we link libopenblas directly, so declare them here). */
@@ -49,24 +49,6 @@ int openblas_get_parallel(void);
 #define UPDATE_BN 256  /* forward rows per block: y block 256 x K floats (256 KiB at K = 256) */
 #define UPDATE_BWD_BN 256
 
-static int max_threads(void)
-{
-#ifdef _OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
-
-static int thread_id(void)
-{
-#ifdef _OPENMP
-    return omp_get_thread_num();
-#else
-    return 0;
-#endif
-}
-
 static gnn_status update_fwd_cpu(const float *x, int64_t n, int64_t c, const float *w, const float *b,
                                  int64_t k, const gnn_dropout_key *key, float *y)
 {
@@ -76,7 +58,7 @@ static gnn_status update_fwd_cpu(const float *x, int64_t n, int64_t c, const flo
     const int prev = openblas_get_num_threads();
     if (prev != 1)
         openblas_set_num_threads(1);
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 1) /* which thread runs a block changes no bit */
     for (int64_t blk = 0; blk < nb; blk++) {
         const int64_t i0 = blk * UPDATE_BN, rows = n - i0 < UPDATE_BN ? n - i0 : UPDATE_BN;
         float *yb = y + i0 * k;
@@ -111,73 +93,65 @@ static void update_db(const float *y, const float *dy, int64_t n, int64_t k, flo
     }
 }
 
+/* rows of dw per tile: a function of c only (as gnn_nn_blas's dw, opt/cpu/nn_blas.c) */
+static int64_t dw_tile_rows(int64_t c)
+{
+    int64_t r = (c + 7) / 8;
+    r = (r + 15) / 16 * 16;
+    return r < 16 ? 16 : r > 128 ? 128 : r;
+}
+
 static gnn_status update_bwd_cpu(const float *x, const float *y, const float *dy, int64_t n, int64_t c,
                                  const float *w, int64_t k, float p, float *dx, float *dw, float *db)
 {
     const float scale = 1.0f / (1.0f - p);
-    const int T = max_threads();
-    const size_t ck = (size_t)c * (size_t)k;
-    /* per thread: dz block and dw copy (thread 0 also uses them: dw is only written by the
-     * final reduction) */
-    const size_t per = (size_t)UPDATE_BWD_BN * (size_t)k + ck;
-    float *scratch = gnn_malloc((size_t)T * per * sizeof(float));
-    if (!scratch)
+    if (k == 0) { /* nothing flows back: dx = 0 (dw and db are empty) */
+        if (dx && n > 0 && c > 0)
+            memset(dx, 0, (size_t)(n * c) * sizeof(float));
+        return GNN_OK;
+    }
+    float *dz = gnn_malloc((size_t)(n > 0 ? n : 1) * (size_t)k * sizeof(float)); /* (n, k), every row */
+    if (!dz)
         return GNN_ERR_NOMEM;
-    const int64_t nb = (n + UPDATE_BWD_BN - 1) / UPDATE_BWD_BN;
     const int prev = openblas_get_num_threads();
     if (prev != 1)
         openblas_set_num_threads(1);
-    int used = 1;
-#pragma omp parallel num_threads(T)
+    const int64_t nb = (n + UPDATE_BWD_BN - 1) / UPDATE_BWD_BN;
+    const int64_t tr = dw_tile_rows(c), nt = c > 0 ? (c + tr - 1) / tr : 0;
+#pragma omp parallel
     {
-        const int t = thread_id();
-#pragma omp single
-        {
-#ifdef _OPENMP
-            used = omp_get_num_threads();
-#endif
-        }
-        float *dz = scratch + (size_t)t * per, *dw_t = dz + (size_t)UPDATE_BWD_BN * (size_t)k;
-        memset(dw_t, 0, ck * sizeof(float));
-#pragma omp for schedule(static)
+        /* dz, then dx, block by block (one sgemm per fixed block of rows) */
+#pragma omp for schedule(dynamic, 1)
         for (int64_t blk = 0; blk < nb; blk++) {
             const int64_t i0 = blk * UPDATE_BWD_BN, rows = n - i0 < UPDATE_BWD_BN ? n - i0 : UPDATE_BWD_BN;
-            if (k == 0) {
-                if (dx && c > 0)
-                    memset(dx + i0 * c, 0, (size_t)(rows * c) * sizeof(float));
-                continue;
-            }
-            gnn_update_dz(y + i0 * k, dy + i0 * k, scale, rows * k, dz);
-            if (c > 0) {
-                if (dx)
-                    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)c, (int)k, 1.0f, dz,
-                                (int)k, w, (int)k, 0.0f, dx + i0 * c, (int)c);
-                cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)c, (int)k, (int)rows, 1.0f, x + i0 * c,
-                            (int)c, dz, (int)k, 1.0f, dw_t, (int)k);
-            }
+            gnn_update_dz(y + i0 * k, dy + i0 * k, scale, rows * k, dz + i0 * k);
+            if (dx && c > 0)
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, (int)c, (int)k, 1.0f, dz + i0 * k,
+                            (int)k, w, (int)k, 0.0f, dx + i0 * c, (int)c);
         }
-    }
-    /* the reduction of the per-thread copies, in thread order @sec{DistGNN-MB 3.3} (BWD_W) */
-    if (ck > 0) {
-        memcpy(dw, scratch + (size_t)UPDATE_BWD_BN * (size_t)k, ck * sizeof(float));
-        for (int t = 1; t < used; t++) {
-            const float *src = scratch + (size_t)t * per + (size_t)UPDATE_BWD_BN * (size_t)k;
-#pragma omp parallel for schedule(static)
-            for (int64_t e = 0; e < (int64_t)ck; e++)
-                dw[e] += src[e];
+        /* (implicit barrier: dz is complete) dw = x^T dz in fixed tiles of c, each summing
+         * every row (K = n) in one sgemm: no per-thread copies, no reduction */
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t t = 0; t < nt; t++) {
+            const int64_t c0 = t * tr, rows = c - c0 < tr ? c - c0 : tr;
+            if (n > 0)
+                cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, (int)rows, (int)k, (int)n, 1.0f, x + c0, (int)c,
+                            dz, (int)k, 0.0f, dw + c0 * k, (int)k);
+            else
+                memset(dw + c0 * k, 0, (size_t)(rows * k) * sizeof(float));
         }
     }
     if (db)
         update_db(y, dy, n, k, scale, db);
     if (prev != 1)
         openblas_set_num_threads(prev);
-    gnn_free(scratch);
+    gnn_free(dz);
     return GNN_OK;
 }
 
 const gnn_update_ops gnn_update_cpu = {
     .name = "cpu",
-    .caps = 2u, /* GNN_CAP_THREADED: deterministic for a given thread count, not across counts */
+    .caps = 3u, /* GNN_CAP_DETERMINISTIC | GNN_CAP_THREADED: the same bits at any thread count */
     .forward = update_fwd_cpu,
     .backward = update_bwd_cpu,
 };
