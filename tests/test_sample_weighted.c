@@ -541,27 +541,33 @@ END_TEST
 
 /* ---- the prefix search and the cpu sampler's table ------------------------------------------ */
 
-/* gnn_cpu_weighted_search against the reference's linear scan, for thresholds on and next to
- * every prefix value (rows with zeros give runs of equal sums, at the start, the middle and
- * the end), 0 and the largest double below W. */
+/* gnn_cpu_weighted_search, and the table's two-level search over checkpoints
+ * (gnn_cpu_weighted_search_ck: rows of 1 to 5 blocks of 16, the last one partial or full),
+ * against the reference's linear scan, for thresholds on and next to every prefix value (rows
+ * with zeros give runs of equal sums, at the start, the middle and the end, and whole blocks
+ * of zeros), 0 and the largest double below W. */
 START_TEST(weighted_search_ties)
 {
     uint64_t x = 31;
     float w[80];
-    double prefix[80], t[GNN_WDRAW_CHUNK];
-    int64_t idx[GNN_WDRAW_CHUNK];
+    double prefix[80], ck[80], t[GNN_WDRAW_CHUNK];
+    int64_t idx[GNN_WDRAW_CHUNK], idx_ck[GNN_WDRAW_CHUNK];
     for (int trial = 0; trial < 400; trial++) {
         const int64_t d = 1 + mix_below(&x, 80);
         for (int64_t i = 0; i < d; i++)
             w[i] = mix_below(&x, 3) == 0 ? 0.0f : (float)(1 + mix_below(&x, 4));
         if (trial % 4 == 1 && d > 2) /* zero sums at the start, equal ones at the end */
             w[0] = w[d - 1] = 0.0f;
+        if (trial % 4 == 3 && d > 40) /* a block of zeros: equal checkpoints */
+            for (int64_t i = 16; i < 32; i++)
+                w[i] = 0.0f;
         w[d > 2 ? 1 + mix_below(&x, d - 2) : 0] = 2.0f; /* P > 0 */
         gnn_cpu_weighted_prefix(w, d, prefix);
         const double W = prefix[d - 1];
         ck_assert(W > 0.0);
         int m = 0;
-        for (int64_t i = 0; i < d && m + 3 <= GNN_WDRAW_CHUNK; i++) {
+        for (int64_t q = 0; q < d && m + 3 <= GNN_WDRAW_CHUNK; q++) {
+            const int64_t i = d <= GNN_WDRAW_CHUNK / 3 ? q : mix_below(&x, d); /* long rows: anywhere */
             t[m++] = prefix[i];
             t[m++] = nextafter(prefix[i], 0.0);
             t[m++] = nextafter(prefix[i], INFINITY);
@@ -573,12 +579,19 @@ START_TEST(weighted_search_ties)
             if (t[j] >= 0.0 && t[j] < W)
                 t[keep++] = t[j];
         gnn_cpu_weighted_search(prefix, d, t, keep, idx);
+        gnn_cpu_weighted_checkpoints(w, d, ck);
+        ck_assert(ck[(d - 1) / GNN_WCK_BLOCK] == W);
+        for (int64_t b = 0; b < (d + GNN_WCK_BLOCK - 1) / GNN_WCK_BLOCK; b++) /* the same doubles */
+            ck_assert(ck[b] == prefix[(b + 1) * GNN_WCK_BLOCK - 1 < d - 1 ? (b + 1) * GNN_WCK_BLOCK - 1 : d - 1]);
+        gnn_cpu_weighted_search_ck(ck, w, NULL, d, t, keep, idx_ck);
         for (int j = 0; j < keep; j++) {
             int64_t e = 0;
             while (e < d - 1 && prefix[e] <= t[j])
                 e++;
             ck_assert_msg(idx[j] == e, "trial %d d %lld t %a: search %lld, scan %lld", trial, (long long)d, t[j],
                           (long long)idx[j], (long long)e);
+            ck_assert_msg(idx_ck[j] == e, "trial %d d %lld t %a: checkpoint search %lld, scan %lld", trial,
+                          (long long)d, t[j], (long long)idx_ck[j], (long long)e);
             ck_assert(w[idx[j]] > 0.0f);
         }
     }
@@ -700,6 +713,27 @@ START_TEST(weighted_table_sampler)
                 layer_both(r, c, seeds, n_seeds, &p, GNN_OK, "another weights array");
                 p.weights = w;
                 layer_both(r, c, seeds, n_seeds, &p, GNN_OK, "the first array again");
+                /* the trust rules of the table (opt/cpu/sample_wtable.h): a validated hub row
+                 * changed in place (row 0's weights after its first zeroed but a few: its count
+                 * and checkpoints change), where the fingerprint does not look (its probes are
+                 * more than a row apart; position 0 keeps its weight), with a new
+                 * weights_version */
+                float *w3 = gnn_malloc((size_t)g.nnz * sizeof(float));
+                ck_assert_ptr_nonnull(w3);
+                memcpy(w3, w, (size_t)g.nnz * sizeof(float));
+                p.weights = w3;
+                layer_both(r, c, seeds, n_seeds, &p, GNN_OK, "a copy of the array");
+                ck_assert_int_gt((g.nnz - 1) / 63, g.indptr[1]);
+                for (int64_t e = g.indptr[0] + 1; e < g.indptr[1] - 1; e++)
+                    w3[e] = e % 97 == 0 ? 1.0f : 0.0f;
+                p.weights_version = 1;
+                layer_both(r, c, seeds, n_seeds, &p, GNN_OK, "a hub row changed in place, new version");
+                /* the whole array rewritten in place (as a new array placed at a freed one's
+                 * address would be), the version unchanged: the fingerprint notices */
+                memcpy(w3, w2, (size_t)g.nnz * sizeof(float));
+                layer_both(r, c, seeds, n_seeds, &p, GNN_OK, "the array rewritten in place");
+                p.weights_version = 0;
+                gnn_free(w3);
                 gnn_sampler_destroy(r);
                 gnn_sampler_destroy(c);
             }

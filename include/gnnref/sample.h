@@ -37,6 +37,9 @@ typedef struct gnn_sample_params {
     const float *weights; /* NULL: uniform. Else (g->nnz) non-negative finite per-edge weights,
                            * aligned with g->indices (weights[e] belongs to g->indices[e]);
                            * a neighbor of weight 0 is never drawn. Method: docs/sampling.md. */
+    uint64_t weights_version; /* set a new value after changing weights in place: the cpu sampler
+                               * caches per-row data of the weights it last saw (docs/sampling.md
+                               * section 8) and drops it when this changes; no effect on draws */
     const int64_t *rng_ids; /* NULL: vertex v draws from the stream with id = v. Else (g->n) the
                              * id each vertex draws with, rng_ids[v]: a partition's VID_o, so that
                              * a part's local graph (whose rows list the global in-edges in CSR

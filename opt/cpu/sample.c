@@ -271,42 +271,84 @@ static inline int sample_vertex(const gnn_csr *g, int64_t v, const gnn_sample_pa
 
 /* ---- one layer -------------------------------------------------------------------------- */
 
-/* Validate seeds and compute offsets (n_seeds + 1) of each dst's samples; returns nnz or < 0. */
+#define GNN_PLAN_CHUNK 256 /* seeds per work item of the planning pass (the oracle's 1024-seed cases run 4) */
+
+/* Validate seeds and compute offsets (n_seeds + 1) of each dst's samples; returns nnz or < 0.
+ * One team counts each chunk of seeds (a random read of the row per seed) and its total, a
+ * `single` scans the chunk totals, and each chunk then writes its exclusive offsets: the
+ * count, the scan and the offsets without a second team, chunks handed out dynamically. */
 static int64_t plan_layer(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
                           gnn_wtable *wt, int64_t *offsets, gnn_status *st)
 {
     int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad)
-    for (int64_t i = 0; i < n_seeds; i++) {
-        const int64_t v = seeds[i];
-        if (v < 0 || v >= g->n) {
-            bad |= 1;
-            offsets[i] = 0;
-            continue;
-        }
-        const int64_t b = g->indptr[v], d = g->indptr[v + 1] - b;
-        int64_t cnt;
-        if (p->weights) {
-            /* the row's positive count: cached, or validated and counted now (committed below
-             * only if the whole layer is valid); -1 for a bad weight */
-            int64_t P = gnn_wtable_positives(wt, v);
-            wt->fresh[i] = P < 0 ? (P = gnn_cpu_weighted_positives(p->weights + b, d)) : -1;
-            cnt = P < 0 ? -1 : gnn_cpu_weighted_count_of(P, p->fanout, p->replace);
-        } else {
-            cnt = uniform_count(d, p->fanout, p->replace);
-        }
-        if (cnt < 0) /* a negative, NaN or infinite weight in this row */
-            bad |= 2;
-        offsets[i] = cnt < 0 ? 0 : cnt;
+    const int64_t chunks = (n_seeds + GNN_PLAN_CHUNK - 1) / GNN_PLAN_CHUNK;
+    int64_t part_small[64];
+    int64_t *part = chunks <= 64 ? part_small : gnn_malloc((size_t)chunks * sizeof(int64_t));
+    if (!part) {
+        *st = GNN_ERR_NOMEM;
+        return -1;
     }
+    int64_t nnz = 0;
+#pragma omp parallel if (n_seeds >= 2 * GNN_PLAN_CHUNK)
+    {
+#pragma omp for schedule(dynamic, 1) reduction(| : bad)
+        for (int64_t c = 0; c < chunks; c++) {
+            const int64_t i0 = c * GNN_PLAN_CHUNK, i1 = i0 + GNN_PLAN_CHUNK < n_seeds ? i0 + GNN_PLAN_CHUNK : n_seeds;
+            int64_t sum = 0;
+            for (int64_t i = i0; i < i1; i++) {
+                const int64_t v = seeds[i];
+                if (v < 0 || v >= g->n) {
+                    bad |= 1;
+                    offsets[i] = 0;
+                    continue;
+                }
+                const int64_t b = g->indptr[v], d = g->indptr[v + 1] - b;
+                int64_t cnt;
+                if (p->weights) {
+                    /* the row's positive count: cached, or validated and counted now
+                     * (committed below only if the whole layer is valid); -1 for a bad weight */
+                    int64_t P = gnn_wtable_positives(wt, v);
+                    wt->fresh[i] = P < 0 ? (P = gnn_cpu_weighted_positives(p->weights + b, d)) : -1;
+                    cnt = P < 0 ? -1 : gnn_cpu_weighted_count_of(P, p->fanout, p->replace);
+                } else {
+                    cnt = uniform_count(d, p->fanout, p->replace);
+                }
+                if (cnt < 0) /* a negative, NaN or infinite weight in this row */
+                    bad |= 2;
+                offsets[i] = cnt < 0 ? 0 : cnt;
+                sum += offsets[i];
+            }
+            part[c] = sum;
+        }
+#pragma omp single
+        {
+            int64_t run = 0;
+            for (int64_t c = 0; c < chunks; c++) {
+                const int64_t x = part[c];
+                part[c] = run;
+                run += x;
+            }
+            nnz = run;
+        }
+#pragma omp for schedule(dynamic, 1) nowait
+        for (int64_t c = 0; c < chunks; c++) {
+            const int64_t i0 = c * GNN_PLAN_CHUNK, i1 = i0 + GNN_PLAN_CHUNK < n_seeds ? i0 + GNN_PLAN_CHUNK : n_seeds;
+            int64_t run = part[c];
+            for (int64_t i = i0; i < i1; i++) {
+                const int64_t x = offsets[i];
+                offsets[i] = run;
+                run += x;
+            }
+        }
+    }
+    if (part != part_small)
+        gnn_free(part);
     if (bad) { /* as the reference: a bad seed id wins over a bad weight */
         *st = (bad & 1) ? GNN_ERR_RANGE : GNN_ERR_INVAL;
         return -1;
     }
     if (p->weights)
         gnn_wtable_commit(wt, seeds, n_seeds);
-    offsets[n_seeds] = 0;
-    const int64_t nnz = gnn_cpu_exclusive_scan(offsets, n_seeds + 1);
     offsets[n_seeds] = nnz;
     if (n_seeds + nnz > INT32_MAX) {
         *st = GNN_ERR_RANGE;
@@ -328,17 +370,31 @@ static inline const void *map_cell(const gnn_cpu_idmap *m, int64_t gid)
 /* Sample every dst in parallel into nbr (and rows), optionally inserting into the map.
  * Work goes in chunks of dst vertices; per chunk: (a) draw positions for each dst, (b) gather
  * the neighbor ids, (c) insert them into the ID map, with prefetching: the three loops are
- * independent across edges, so their cache misses overlap instead of queueing. */
+ * independent across edges, so their cache misses overlap instead of queueing.
+ * With insert, the same team first inserts the dst vertices (gnn_cpu_idmap_insert_dst; their
+ * results OR-ed into *dst_bad): for ORDERED and DENSE without a barrier before the neighbors
+ * (an atomic min does not care about the order), for FUSED with one. Chunks are handed out
+ * dynamically, so a thread that loses its core delays one chunk of 32 dst vertices. */
 static gnn_status draw_all(cpu_sampler *s, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
-                           const int64_t *offsets, int insert, int64_t *row)
+                           const int64_t *offsets, int insert, int64_t *row, int *dst_bad)
 {
     const gnn_csr *g = s->g;
-    int oom = 0;
+    int oom = 0, bad = 0;
     const int64_t chunks = (n_seeds + GNN_SAMPLE_CHUNK - 1) / GNN_SAMPLE_CHUNK;
-#pragma omp parallel reduction(| : oom)
+    const int fused_map = insert && s->map->kind == GNN_IDMAP_FUSED;
+#pragma omp parallel reduction(| : oom) if (offsets[n_seeds] + n_seeds >= 2048)
     {
         thread_scratch t;
         memset(&t, 0, sizeof t);
+        if (insert && fused_map) {
+#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) reduction(| : bad)
+            for (int64_t i = 0; i < n_seeds; i++)
+                bad |= gnn_cpu_idmap_insert_dst(s->map, seeds, i);
+        } else if (insert) {
+#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) reduction(| : bad) nowait
+            for (int64_t i = 0; i < n_seeds; i++)
+                bad |= gnn_cpu_idmap_insert_dst(s->map, seeds, i);
+        }
 #pragma omp for schedule(dynamic, 1)
         for (int64_t c = 0; c < chunks; c++) {
             const int64_t i0 = c * GNN_SAMPLE_CHUNK;
@@ -376,6 +432,8 @@ static gnn_status draw_all(cpu_sampler *s, const int64_t *seeds, int64_t n_seeds
         gnn_free(t.pos);
         gnn_wscratch_free(&t.w);
     }
+    if (dst_bad)
+        *dst_bad = bad;
     return oom ? GNN_ERR_NOMEM : GNN_OK;
 }
 
@@ -388,7 +446,7 @@ static gnn_status cpu_layer(void *vs, const int64_t *seeds, int64_t n_seeds, con
     if (!offsets)
         return GNN_ERR_NOMEM;
     gnn_status st = GNN_OK;
-    if (p->weights && (st = gnn_wtable_bind(&s->wt, s->g, p->weights, p->fanout >= 0, n_seeds)))
+    if (p->weights && (st = gnn_wtable_bind(&s->wt, s->g, p->weights, p->weights_version, p->fanout >= 0, n_seeds)))
         goto done;
     const int64_t nnz = plan_layer(s->g, seeds, n_seeds, p, &s->wt, offsets, &st);
     if (nnz < 0)
@@ -397,19 +455,23 @@ static gnn_status cpu_layer(void *vs, const int64_t *seeds, int64_t n_seeds, con
         goto done;
     const int fused = s->variant == GNN_SAMPLER_FUSED && s->kind != GNN_IDMAP_REF;
     if (fused) {
-        /* one pass: draw and insert; then the map's relabel pass writes the block */
-        if ((st = gnn_cpu_idmap_begin(s->map, seeds, n_seeds, nnz, out->src_gid)))
+        /* one pass: insert the dst vertices, draw and insert the neighbors; then the map's
+         * relabel pass writes the block */
+        if ((st = gnn_cpu_idmap_prepare(s->map, n_seeds, nnz, out->src_gid)))
             goto done;
-        st = draw_all(s, seeds, n_seeds, p, offsets, 1, NULL);
-        gnn_status st2 = gnn_cpu_idmap_finish(s->map, seeds, n_seeds, s->nbr, nnz, out->indices, out->src_gid,
-                                              &out->n_src);
+        int dst_bad = 0;
+        st = draw_all(s, seeds, n_seeds, p, offsets, 1, NULL, &dst_bad);
+        gnn_status st2 = gnn_cpu_idmap_dst_status(s->map, seeds, n_seeds, s->nbr, nnz, dst_bad);
+        if (st2 == GNN_OK)
+            st2 = gnn_cpu_idmap_finish(s->map, seeds, n_seeds, s->nbr, nnz, out->indices, out->src_gid,
+                                       &out->n_src);
         if (st || (st = st2))
             goto done;
         memcpy(out->indptr, offsets, ((size_t)n_seeds + 1) * sizeof(int64_t));
     } else {
         /* 1. sample to COO (row = dst index, col = global id) */
         int64_t *row = s->variant == GNN_SAMPLER_UNFUSED ? s->row : NULL;
-        if ((st = draw_all(s, seeds, n_seeds, p, offsets, 0, row)))
+        if ((st = draw_all(s, seeds, n_seeds, p, offsets, 0, row, NULL)))
             goto done;
         /* 2. unique + relabel: the ID map as separate passes over the COO columns */
         int32_t *local = s->variant == GNN_SAMPLER_UNFUSED ? s->local : out->indices;
@@ -420,8 +482,11 @@ static gnn_status cpu_layer(void *vs, const int64_t *seeds, int64_t n_seeds, con
         if (st)
             goto done;
         if (row) {
-            /* 3. sorted COO to CSC: indptr[i] = first edge of row i (binary search), then copy */
-#pragma omp parallel for schedule(static)
+            /* 3. sorted COO to CSC: indptr[i] = first edge of row i (binary search), then copy;
+             * one team, no barrier between the two (they write different arrays) */
+#pragma omp parallel if (nnz >= GNN_CPU_PAR_MIN)
+            {
+#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) nowait
             for (int64_t i = 0; i <= n_seeds; i++) {
                 int64_t lo = 0, hi = nnz;
                 while (lo < hi) {
@@ -433,9 +498,10 @@ static gnn_status cpu_layer(void *vs, const int64_t *seeds, int64_t n_seeds, con
                 }
                 out->indptr[i] = lo;
             }
-#pragma omp parallel for schedule(static)
+#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) nowait
             for (int64_t e = 0; e < nnz; e++)
                 out->indices[e] = local[e];
+            }
         } else {
             memcpy(out->indptr, offsets, ((size_t)n_seeds + 1) * sizeof(int64_t));
         }

@@ -231,6 +231,97 @@ static inline void gnn_cpu_weighted_search(const double *prefix, int64_t d, cons
     }
 }
 
+#define GNN_WCK_BLOCK 16 /* positions per checkpoint: 16 floats, one 64-byte line */
+
+/* The checkpoints of a validated row (d >= 1): ck[b] = prefix[min(16b + 15, d - 1)], the
+ * reference's prefix sums (double, CSR order) at the end of each block of 16 positions, so
+ * ck[nb - 1] = W, nb = ceil(d / 16). One double per 16 edges instead of one per edge: the
+ * table of opt/cpu/sample_wtable.h stores these. */
+static inline void gnn_cpu_weighted_checkpoints(const float *w, int64_t d, double *ck)
+{
+    double acc = 0.0;
+    int64_t i = 0;
+    for (int64_t b = 0; i < d; b++) {
+        const int64_t end = i + GNN_WCK_BLOCK < d ? i + GNN_WCK_BLOCK : d;
+        for (; i < end; i++)
+            acc += (double)w[i]; /* the same additions, in the same order, as the ref */
+        ck[b] = acc;
+    }
+}
+
+/* gnn_cpu_weighted_search from the checkpoints and the weights: the same idx. The first block
+ * b with ck[b] > t holds the answer (the sums are non-decreasing, and ck[nb-1] = W > t); a
+ * bisection over the ck finds b, all m searches in lockstep. Inside block b the prefix sums
+ * are rebuilt from acc = ck[b-1] (0.0 for b = 0) by adding w[16b], w[16b+1], ... in double:
+ * the same operations on the same values as the reference's running sum, hence the same
+ * doubles; the answer is 16b + the number of them <= t. The m rebuilds also advance in
+ * lockstep (their loads of a weight line, mostly cache misses, overlap), after a prefetch of
+ * the lines they and the caller (adj: the neighbor ids, or NULL) will read. d >= 1,
+ * m <= GNN_WDRAW_CHUNK. */
+static inline void gnn_cpu_weighted_search_ck(const double *ck, const float *w, const int64_t *adj, int64_t d,
+                                              const double *t, int m, int64_t *idx)
+{
+    const int64_t nb = (d + GNN_WCK_BLOCK - 1) / GNN_WCK_BLOCK;
+    int64_t i0[GNN_WDRAW_CHUNK], last[GNN_WDRAW_CHUNK];
+    double acc[GNN_WDRAW_CHUNK];
+    gnn_cpu_weighted_search(ck, nb, t, m, i0); /* first ck[b] > t (at most nb - 1) */
+    for (int j = 0; j < m; j++) {
+        const int64_t b = i0[j];
+        i0[j] = b * GNN_WCK_BLOCK;
+        last[j] = (d - i0[j] < GNN_WCK_BLOCK ? d - i0[j] : GNN_WCK_BLOCK) - 1; /* the block's last offset */
+        acc[j] = b > 0 ? ck[b - 1] : 0.0;
+        idx[j] = 0; /* the block's prefix sums <= t */
+        __builtin_prefetch(&w[i0[j]]);
+        __builtin_prefetch(&w[i0[j] + last[j]]);
+        if (adj) {
+            __builtin_prefetch(&adj[i0[j]]);
+            __builtin_prefetch(&adj[i0[j] + last[j]]);
+        }
+    }
+    for (int h = 0; h < GNN_WCK_BLOCK; h++)
+        for (int j = 0; j < m; j++) {
+            const int in = h <= last[j];
+            const float wh = w[i0[j] + (in ? h : last[j])]; /* never past the row */
+            acc[j] += in ? (double)wh : 0.0;                /* + 0.0 past the end: unused */
+            idx[j] += in & (acc[j] <= t[j]);
+        }
+    for (int j = 0; j < m; j++) {
+        const int64_t i = i0[j] + idx[j];
+        idx[j] = i < d - 1 ? i : d - 1;
+    }
+}
+
+/* A row to draw from: its full prefix sums (prefix != NULL) or its checkpoints and weights;
+ * W = the total. */
+typedef struct gnn_wrow {
+    const double *prefix; /* (d) or NULL */
+    const double *ck;     /* (ceil(d/16)) when prefix is NULL */
+    const float *w;       /* (d) */
+    const int64_t *adj;   /* (d) the neighbor ids (prefetched by the checkpoint search) */
+    int64_t d;
+    double W;
+} gnn_wrow;
+
+static inline gnn_wrow gnn_wrow_prefix(const double *prefix, const float *w, const int64_t *adj, int64_t d)
+{
+    gnn_wrow r = { prefix, NULL, w, adj, d, prefix[d - 1] };
+    return r;
+}
+
+static inline gnn_wrow gnn_wrow_checkpoints(const double *ck, const float *w, const int64_t *adj, int64_t d)
+{
+    gnn_wrow r = { NULL, ck, w, adj, d, ck[(d - 1) / GNN_WCK_BLOCK] };
+    return r;
+}
+
+static inline void gnn_wrow_search(const gnn_wrow *r, const double *t, int m, int64_t *idx)
+{
+    if (r->prefix)
+        gnn_cpu_weighted_search(r->prefix, r->d, t, m, idx);
+    else
+        gnn_cpu_weighted_search_ck(r->ck, r->w, r->adj, r->d, t, m, idx);
+}
+
 /* Thresholds of the inversion draws j0 .. j0+m-1 (m <= GNN_WDRAW_CHUNK): t[j] = u * W with
  * u = (r >> 11) * 2^-53 of integer draw j0 + j, the reference's expressions (t < W). */
 static inline void gnn_cpu_weighted_thresholds(const gnn_rng_stream *s, int64_t j0, int m, double W, double *t)
@@ -247,19 +338,19 @@ static inline void gnn_cpu_weighted_thresholds(const gnn_rng_stream *s, int64_t 
 }
 
 /* With replacement, P > 0: `count` draws by inversion of the row's prefix sums (d >= 1,
- * validated, from gnn_cpu_weighted_prefix or the table of opt/cpu/sample_wtable.h). Draw j
+ * validated; full sums from gnn_cpu_weighted_prefix, or the table's checkpoints). Draw j
  * takes t = u_j * W with u_j = (r >> 11) * 2^-53, the reference's expressions, and emits
- * adj[first i with prefix[i] > t] (gnn_cpu_weighted_search). */
-static inline void gnn_cpu_weighted_draws(const int64_t *adj, const double *prefix, int64_t d,
-                                          const gnn_rng_stream *s, int64_t count, int64_t *out)
+ * adj[first i with prefix[i] > t] (gnn_wrow_search). */
+static inline void gnn_cpu_weighted_draws(const int64_t *adj, const gnn_wrow *row, const gnn_rng_stream *s,
+                                          int64_t count, int64_t *out)
 {
-    const double W = prefix[d - 1];
+    const double W = row->W;
     double t[GNN_WDRAW_CHUNK];
     int64_t at[GNN_WDRAW_CHUNK];
     for (int64_t j0 = 0; j0 < count; j0 += GNN_WDRAW_CHUNK) {
         const int m = count - j0 < GNN_WDRAW_CHUNK ? (int)(count - j0) : GNN_WDRAW_CHUNK;
         gnn_cpu_weighted_thresholds(s, j0, m, W, t);
-        gnn_cpu_weighted_search(prefix, d, t, m, at);
+        gnn_wrow_search(row, t, m, at);
         for (int j = 0; j < m; j++)
             out[j0 + j] = adj[at[j]];
     }
@@ -354,16 +445,17 @@ static inline void gnn_cpu_weighted_aes(const int64_t *adj, const float *w, int6
 
 /* Without replacement, P > count = k >= 1: successive sampling (docs/sampling.md 5.2), bit for
  * bit the reference's. Inversion draws j = 0 .. B-1 (B = 4k) over the row's prefix sums
- * (d >= 1, from gnn_cpu_weighted_prefix or the table), a repeat dropped, until k positions are
+ * (d >= 1: full sums, or the table's checkpoints), a repeat dropped, until k positions are
  * picked; the draws go in batches of the number still missing (at least 8), searched in
  * lockstep, and taken in draw order, so the drawn-but-unneeded tail of a batch changes
  * nothing. If the budget runs out: the A-ES fallback over the positions not picked, with
  * draws B + i. scr: cap >= count, bits_cap >= d (its bitmap is zero again on return). */
-static inline void gnn_cpu_weighted_successive(const int64_t *adj, const float *w, const double *prefix, int64_t d,
-                                               const gnn_rng_stream *s, int64_t count, int64_t *out,
-                                               gnn_wscratch *scr)
+static inline void gnn_cpu_weighted_successive(const int64_t *adj, const gnn_wrow *row, const gnn_rng_stream *s,
+                                               int64_t count, int64_t *out, gnn_wscratch *scr)
 {
-    const double W = prefix[d - 1];
+    const double W = row->W;
+    const float *w = row->w;
+    const int64_t d = row->d;
     const int64_t B = gnn_weighted_budget(count);
     uint64_t *bits = scr->bits;
     double t[GNN_WDRAW_CHUNK];
@@ -378,7 +470,7 @@ static inline void gnn_cpu_weighted_successive(const int64_t *adj, const float *
             want = B - j0;
         const int nb = want < GNN_WDRAW_CHUNK ? (int)want : GNN_WDRAW_CHUNK;
         gnn_cpu_weighted_thresholds(s, j0, nb, W, t);
-        gnn_cpu_weighted_search(prefix, d, t, nb, at);
+        gnn_wrow_search(row, t, nb, at);
         for (int j = 0; j < nb && m < count; j++) {
             const int64_t e = at[j];
             const uint64_t bit = (uint64_t)1 << (e & 63);
@@ -424,7 +516,8 @@ static inline void gnn_cpu_weighted_vertex(const int64_t *adj, const float *w, i
         return;
     if (k >= 0 && replace) {
         gnn_cpu_weighted_prefix(w, d, scr->prefix);
-        gnn_cpu_weighted_draws(adj, scr->prefix, d, s, count, out);
+        const gnn_wrow row = gnn_wrow_prefix(scr->prefix, w, adj, d);
+        gnn_cpu_weighted_draws(adj, &row, s, count, out);
         return;
     }
     /* k < 0, or P <= k: all positive-weight neighbors in CSR order, no draws. Copy the first
@@ -437,7 +530,8 @@ static inline void gnn_cpu_weighted_vertex(const int64_t *adj, const float *w, i
     if (i == d)
         return;
     gnn_cpu_weighted_prefix(w, d, scr->prefix); /* P > k: successive sampling */
-    gnn_cpu_weighted_successive(adj, w, scr->prefix, d, s, count, out, scr);
+    const gnn_wrow row = gnn_wrow_prefix(scr->prefix, w, adj, d);
+    gnn_cpu_weighted_successive(adj, &row, s, count, out, scr);
 }
 
 #endif

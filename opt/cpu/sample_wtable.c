@@ -20,7 +20,8 @@ void gnn_wtable_free(gnn_wtable *t)
     memset(t, 0, sizeof *t);
 }
 
-/* The prefix table's layout: at[v] for every row, the long rows one after the other. */
+/* The checkpoint table's layout: at[v] for every row, the long rows' ceil(d/16) checkpoints
+ * one after the other. Only written here; a row's entries are touched when it is built. */
 static gnn_status alloc_prefix(gnn_wtable *t, const gnn_csr *g, size_t n)
 {
     t->built = gnn_malloc(n);
@@ -31,7 +32,7 @@ static gnn_status alloc_prefix(gnn_wtable *t, const gnn_csr *g, size_t n)
     for (int64_t v = 0; v < g->n; v++) {
         const int64_t d = g->indptr[v + 1] - g->indptr[v];
         t->at[v] = d >= GNN_WTABLE_MIN_DEG ? total : -1;
-        total += d >= GNN_WTABLE_MIN_DEG ? d : 0;
+        total += d >= GNN_WTABLE_MIN_DEG ? (d + GNN_WCK_BLOCK - 1) / GNN_WCK_BLOCK : 0;
     }
     t->prefix = gnn_malloc((total > 0 ? (size_t)total : 1) * sizeof(double));
     if (!t->prefix)
@@ -46,8 +47,28 @@ fail:
     return GNN_ERR_NOMEM;
 }
 
-gnn_status gnn_wtable_bind(gnn_wtable *t, const gnn_csr *g, const float *w, int draws, int64_t n_seeds)
+/* A fingerprint of a weights array: GNN_WTABLE_PROBES weights at fixed positions spread over
+ * it (the first and the last included), their bits mixed (splitmix64's finalizer). Cheap
+ * (the probes are a few cache misses per layer), it tells a new array that a caller placed at
+ * the address of a freed one, or an array rewritten in place, from the bound one, unless the
+ * probed weights happen to be unchanged (the contract in sample_wtable.h covers the rest). */
+#define GNN_WTABLE_PROBES 64
+static uint64_t weights_fingerprint(const float *w, int64_t nnz)
 {
+    uint64_t h = (uint64_t)nnz;
+    for (int64_t j = 0; nnz > 0 && j < GNN_WTABLE_PROBES; j++) {
+        uint32_t bits;
+        memcpy(&bits, &w[(nnz - 1) * j / (GNN_WTABLE_PROBES - 1)], sizeof bits); /* 0 .. nnz - 1 */
+        h = (h ^ bits) * 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 31;
+    }
+    return h;
+}
+
+gnn_status gnn_wtable_bind(gnn_wtable *t, const gnn_csr *g, const float *w, uint64_t version, int draws,
+                           int64_t n_seeds)
+{
+    const uint64_t fp = weights_fingerprint(w, g->nnz);
     const size_t n = g->n > 0 ? (size_t)g->n : 1;
     if (t->g != g) { /* another graph (never, for one sampler object): start again */
         gnn_wtable_free(t);
@@ -62,15 +83,19 @@ gnn_status gnn_wtable_bind(gnn_wtable *t, const gnn_csr *g, const float *w, int 
         }
         memset(t->known, 0, n);
         t->w = w;
+        t->version = version;
+        t->fp = fp;
     }
     gnn_status st;
     if (draws && !t->prefix && (st = alloc_prefix(t, g, n)))
         return st;
-    if (t->w != w) { /* other weights: nothing cached holds for them */
+    if (t->w != w || t->version != version || t->fp != fp) { /* other weights: nothing cached holds */
         memset(t->known, 0, n);
         if (t->built)
             memset(t->built, 0, n);
         t->w = w;
+        t->version = version;
+        t->fp = fp;
     }
     if (n_seeds > t->fresh_cap) {
         gnn_free(t->fresh);
@@ -97,7 +122,7 @@ void gnn_wtable_commit(gnn_wtable *t, const int64_t *seeds, int64_t n_seeds)
     }
 }
 
-const double *gnn_wtable_prefix_row(gnn_wtable *t, int64_t v)
+const double *gnn_wtable_checkpoints_row(gnn_wtable *t, int64_t v)
 {
     if (t->at[v] < 0)
         return NULL; /* a short row: its sums are cheap to build per call */
@@ -108,7 +133,7 @@ const double *gnn_wtable_prefix_row(gnn_wtable *t, int64_t v)
         return row;
     if (st != 0 || !__atomic_compare_exchange_n(&t->built[v], &st, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
         return NULL; /* another thread builds it (a repeated seed) */
-    gnn_cpu_weighted_prefix(t->w + b, t->g->indptr[v + 1] - b, row);
+    gnn_cpu_weighted_checkpoints(t->w + b, t->g->indptr[v + 1] - b, row);
     __atomic_store_n(&t->built[v], 2, __ATOMIC_RELEASE);
     return row;
 }
@@ -129,22 +154,25 @@ int gnn_wtable_sample(gnn_wtable *t, int64_t v, const gnn_sample_params *p, cons
             gnn_cpu_weighted_positive_ids(adj, w, d, count, out);
         return 0;
     }
-    /* draws: by inversion of the row's prefix sums, from the table or, for a short row (or one
-     * another thread is building), computed per call */
-    const double *prefix = gnn_wtable_prefix_row(t, v);
-    if (!prefix) {
+    /* draws: by inversion of the row's prefix sums, from the table's checkpoints or, for a
+     * short row (or one another thread is building), the full sums computed per call */
+    const double *ck = gnn_wtable_checkpoints_row(t, v);
+    gnn_wrow row;
+    if (ck) {
+        row = gnn_wrow_checkpoints(ck, w, adj, d);
+    } else {
         if (gnn_wscratch_reserve(scr, d))
             return -1;
         gnn_cpu_weighted_prefix(w, d, scr->prefix);
-        prefix = scr->prefix;
+        row = gnn_wrow_prefix(scr->prefix, w, adj, d);
     }
     if (p->replace) {
-        gnn_cpu_weighted_draws(adj, prefix, d, s, count, out);
+        gnn_cpu_weighted_draws(adj, &row, s, count, out);
         return 0;
     }
     if (gnn_wscratch_reserve(scr, count) || gnn_wscratch_reserve_bits(scr, d))
         return -1;
-    gnn_cpu_weighted_successive(adj, w, prefix, d, s, count, out, scr); /* P > k */
+    gnn_cpu_weighted_successive(adj, &row, s, count, out, scr); /* P > k */
     return 0;
 }
 

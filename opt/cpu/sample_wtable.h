@@ -8,15 +8,19 @@
  *   npos[v]      P of row v, once the row has been validated (the first successful layer that
  *                samples v); a row that fails validation is never cached, so a bad weight is
  *                reported on every call that samples its row, exactly as the reference does;
- *   prefix       (with replacement) the row's prefix sums in double, in CSR order: the values
- *                of docs/sampling.md section 5.2, built the first time the row is drawn from,
- *                for rows of degree >= GNN_WTABLE_MIN_DEG only (the rows that dominate the
- *                cost on a power-law graph; a shorter row builds its sums per call, in scratch,
- *                as before): 8 bytes per edge of those rows, allocated once, touched row by
- *                row (first-touch page faults are a large part of the one-time cost).
- * It is keyed by the address of the weights array: a call with another array resets it. The
- * contents of a bound array must not change while the sampler uses it (docs/sampling.md
- * section 8); to sample with changed weights, pass another array or make a new sampler. */
+ *   checkpoints  (for draws, with or without replacement) the row's prefix sums in double, in
+ *                CSR order (the values of docs/sampling.md section 5.2), kept only at the end
+ *                of every block of GNN_WCK_BLOCK = 16 positions: the search rebuilds the other
+ *                sums of one block from the floats by the same additions
+ *                (gnn_cpu_weighted_search_ck). Built the first time the row is drawn from,
+ *                for rows of degree >= GNN_WTABLE_MIN_DEG (a shorter row builds its full sums
+ *                per call, in scratch): half a byte per edge of those rows, allocated once,
+ *                touched row by row.
+ * Keyed by the graph, the address of the weights array, the caller's weights_version
+ * (gnn_sample_params) and a fingerprint of 64 probed weights: a change of any resets it. So a
+ * new array at a freed array's address, or one rewritten in place, is noticed unless every
+ * probed weight is unchanged; a caller that changes weights in place must set a new
+ * weights_version (docs/sampling.md section 8). */
 #ifndef GNNREF_OPT_CPU_SAMPLE_WTABLE_H
 #define GNNREF_OPT_CPU_SAMPLE_WTABLE_H
 
@@ -27,33 +31,38 @@
 #include "gnnref/status.h"
 #include "opt/cpu/sample_weighted.h"
 
-#define GNN_WTABLE_MIN_DEG 1024 /* rows at least this long keep their prefix sums */
+#define GNN_WTABLE_MIN_DEG 256 /* rows at least this long keep their checkpoints */
 
 typedef struct gnn_wtable {
     const gnn_csr *g;
     const float *w;   /* the bound weights (NULL: none yet) */
+    uint64_t version; /* their gnn_sample_params.weights_version */
+    uint64_t fp;      /* their fingerprint (sample_wtable.c) */
     uint8_t *known;   /* (n) 1: npos[v] holds row v's positive count; 2: being written */
     int64_t *npos;    /* (n) */
     uint8_t *built;   /* (n) prefix row v: 0 not built, 1 being built, 2 ready */
-    int64_t *at;      /* (n) where row v's sums start in prefix, -1 for a short row */
-    double *prefix;   /* the long rows' prefix sums; NULL until the first use with replacement */
+    int64_t *at;      /* (n) where row v's checkpoints start in prefix, -1 for a short row */
+    double *prefix;   /* the long rows' checkpoints; NULL until the first layer that draws */
     int64_t *fresh;   /* (fresh_cap) per layer: P of seed i's row when computed in this call, else -1 */
     int64_t fresh_cap;
 } gnn_wtable;
 
-/* Bind the table to (g, w) for a layer of n_seeds seeds: resets it when w or g differ from
- * the bound ones, allocates what the layer needs (the prefix array when it draws: fanout >= 0,
+/* Bind the table to (g, w) for a layer of n_seeds seeds: resets it when g, the address w, the
+ * caller's version (gnn_sample_params.weights_version) or the fingerprint of w (64 probed
+ * weights) differ from the bound ones, allocates what the layer needs (the prefix array when it draws: fanout >= 0,
  * with or without replacement). Start from a zeroed struct. GNN_OK or GNN_ERR_NOMEM. */
-gnn_status gnn_wtable_bind(gnn_wtable *t, const gnn_csr *g, const float *w, int draws, int64_t n_seeds);
+gnn_status gnn_wtable_bind(gnn_wtable *t, const gnn_csr *g, const float *w, uint64_t version, int draws,
+                           int64_t n_seeds);
 
 /* Cache the positive counts of the rows validated by this layer (fresh[i] >= 0); call it only
  * when every seed of the layer was valid. Threaded. */
 void gnn_wtable_commit(gnn_wtable *t, const int64_t *seeds, int64_t n_seeds);
 
-/* The prefix sums of validated row v (d >= 1), built on first use; NULL for a short row, or
- * when another thread is building the same row right now (a repeated seed): the caller then
- * computes its own. */
-const double *gnn_wtable_prefix_row(gnn_wtable *t, int64_t v);
+/* The checkpoints of validated row v (d >= 1; gnn_cpu_weighted_checkpoints: the prefix sum at
+ * the end of every block of 16 positions), built on first use; NULL for a short row, or when
+ * another thread is building the same row right now (a repeated seed): the caller then
+ * computes the row's full sums itself. */
+const double *gnn_wtable_checkpoints_row(gnn_wtable *t, int64_t v);
 
 void gnn_wtable_free(gnn_wtable *t);
 
