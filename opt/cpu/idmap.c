@@ -7,7 +7,12 @@
  * vertex's FIRST item number, whatever the thread interleaving. A neighbor item is "new"
  * exactly when it is its vertex's first item and that item is not a dst; an exclusive prefix
  * sum over these flags numbers the new vertices in item order: the reference's ids.
- * The passes: insert (atomic min) -> flag -> scan -> relabel -> reset touched cells. */
+ * The passes: insert (atomic min) -> flag and count per chunk -> scan of the chunk counts ->
+ * number the new vertices -> relabel and reset the touched cells; the last four run in one
+ * OpenMP team with two barriers (and a `single` for the short scan), the loops over chunks
+ * handed out dynamically: a thread that loses its core on a busy machine delays its chunk, not
+ * a fixed half of the work (docs/openmp.md). Which thread handles which chunk never changes
+ * a value: every item's result depends on the items before it only through the scan. */
 #include <stdlib.h>
 #include <string.h>
 #include "gnnref/aggregate.h" /* GNN_CAP_* */
@@ -51,6 +56,7 @@ void gnn_cpu_idmap_destroy(gnn_cpu_idmap *m)
     gnn_free(m->uslot);
     gnn_free(m->flag);
     gnn_free(m->fi);
+    gnn_free(m->ccnt);
     free(m);
 }
 
@@ -97,9 +103,23 @@ static gnn_status reserve(gnn_cpu_idmap *m, int64_t items)
         }
         m->scratch_cap = items;
     }
+    const int64_t chunks = items / GNN_CPU_CHUNK + 1;
+    if (m->kind != GNN_IDMAP_FUSED && chunks > m->ccnt_cap) {
+        gnn_free(m->ccnt);
+        m->ccnt = gnn_malloc((size_t)chunks * sizeof(int64_t));
+        m->ccnt_cap = m->ccnt ? chunks : 0;
+        if (!m->ccnt)
+            return GNN_ERR_NOMEM;
+    }
     return GNN_OK;
 }
 
+#define GNN_SCAN_CHUNK 16384 /* elements per work item of the parallel scan */
+
+/* Two passes over chunks of GNN_SCAN_CHUNK (sum each; then write each from its offset), in one
+ * team: the chunks are many and handed out dynamically, so a preempted thread holds one chunk,
+ * not half the array, and the only waits are the `single` that sums the chunk totals. Integer
+ * sums: the result does not depend on the chunks. */
 int64_t gnn_cpu_exclusive_scan(int64_t *v, int64_t n)
 {
 #ifdef GNN_HAVE_OPENMP
@@ -107,41 +127,60 @@ int64_t gnn_cpu_exclusive_scan(int64_t *v, int64_t n)
 #else
     const int T = 1;
 #endif
-    if (n < 65536 || T == 1) {
+    const int64_t chunks = (n + GNN_SCAN_CHUNK - 1) / GNN_SCAN_CHUNK;
+    int64_t part_small[64];
+    int64_t *part = chunks <= 64 ? part_small : NULL;
+    if (n >= 4 * GNN_SCAN_CHUNK && T > 1 && !part)
+        part = gnn_malloc((size_t)chunks * sizeof(int64_t));
+    if (n < 4 * GNN_SCAN_CHUNK || T == 1 || !part) { /* short, serial, or no memory: one pass */
         int64_t run = 0;
         for (int64_t i = 0; i < n; i++) {
             const int64_t x = v[i];
             v[i] = run;
             run += x;
         }
+        if (part != part_small)
+            gnn_free(part);
         return run;
     }
-    int64_t part[257] = { 0 };
-    const int chunks = T > 256 ? 256 : T;
-#pragma omp parallel for schedule(static, 1)
-    for (int c = 0; c < chunks; c++) {
-        const int64_t b = n * c / chunks, e = n * (c + 1) / chunks;
-        int64_t s = 0;
-        for (int64_t i = b; i < e; i++)
-            s += v[i];
-        part[c + 1] = s;
-    }
-    for (int c = 0; c < chunks; c++)
-        part[c + 1] += part[c];
-#pragma omp parallel for schedule(static, 1)
-    for (int c = 0; c < chunks; c++) {
-        const int64_t b = n * c / chunks, e = n * (c + 1) / chunks;
-        int64_t run = part[c];
-        for (int64_t i = b; i < e; i++) {
-            const int64_t x = v[i];
-            v[i] = run;
-            run += x;
+    int64_t total = 0;
+#pragma omp parallel
+    {
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t c = 0; c < chunks; c++) {
+            const int64_t b = c * GNN_SCAN_CHUNK, e = b + GNN_SCAN_CHUNK < n ? b + GNN_SCAN_CHUNK : n;
+            int64_t sum = 0;
+            for (int64_t i = b; i < e; i++)
+                sum += v[i];
+            part[c] = sum;
+        }
+#pragma omp single
+        {
+            int64_t run = 0;
+            for (int64_t c = 0; c < chunks; c++) {
+                const int64_t x = part[c];
+                part[c] = run;
+                run += x;
+            }
+            total = run;
+        }
+#pragma omp for schedule(dynamic, 1) nowait
+        for (int64_t c = 0; c < chunks; c++) {
+            const int64_t b = c * GNN_SCAN_CHUNK, e = b + GNN_SCAN_CHUNK < n ? b + GNN_SCAN_CHUNK : n;
+            int64_t run = part[c];
+            for (int64_t i = b; i < e; i++) {
+                const int64_t x = v[i];
+                v[i] = run;
+                run += x;
+            }
         }
     }
-    return part[chunks];
+    if (part != part_small)
+        gnn_free(part);
+    return total;
 }
 
-gnn_status gnn_cpu_idmap_begin(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, int64_t nnz, int64_t *src_gid)
+gnn_status gnn_cpu_idmap_prepare(gnn_cpu_idmap *m, int64_t n_dst, int64_t nnz, int64_t *src_gid)
 {
     if (n_dst < 0 || nnz < 0 || n_dst + nnz > INT32_MAX)
         return GNN_ERR_RANGE;
@@ -152,33 +191,33 @@ gnn_status gnn_cpu_idmap_begin(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_d
     m->src_gid = src_gid;
     m->counter = n_dst;
     m->dup = 0;
-    int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad)
-    for (int64_t i = 0; i < n_dst; i++) {
-        const int64_t v = dst[i];
-        if (v < 0 || v >= m->n_vertices) {
-            bad = 1;
-            continue;
-        }
-        src_gid[i] = v;
-        if (m->kind == GNN_IDMAP_FUSED) {
-            int claimed;
-            const uint64_t h = gnn_cpu_idmap_probe(m, v, gnn_cpu_idmap_word(v, (uint64_t)i), 0, &claimed);
-            m->slot[i] = (uint32_t)h;
-            m->uslot[i] = (uint32_t)h;
-            if (!claimed)
-                bad = 2; /* a repeated dst */
-        } else {
-            gnn_cpu_idmap_insert(m, i, v);
-            if (m->kind == GNN_IDMAP_ORDERED)
-                m->uslot[i] = m->slot[i];
-        }
-    }
-    if (bad & 1)
+    return GNN_OK;
+}
+
+static void reset_touched(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz);
+
+gnn_status gnn_cpu_idmap_dst_status(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr,
+                                    int64_t nnz, int bad)
+{
+    if (bad & 1) {
+        reset_touched(m, dst, n_dst, nbr, nnz);
         return GNN_ERR_RANGE;
+    }
     if (bad & 2)
         m->dup = 1;
     return GNN_OK;
+}
+
+gnn_status gnn_cpu_idmap_begin(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, int64_t nnz, int64_t *src_gid)
+{
+    gnn_status st = gnn_cpu_idmap_prepare(m, n_dst, nnz, src_gid);
+    if (st)
+        return st;
+    int bad = 0;
+#pragma omp parallel for schedule(dynamic, GNN_CPU_CHUNK) reduction(| : bad) if (n_dst >= GNN_CPU_PAR_MIN)
+    for (int64_t i = 0; i < n_dst; i++)
+        bad |= gnn_cpu_idmap_insert_dst(m, dst, i);
+    return gnn_cpu_idmap_dst_status(m, dst, n_dst, NULL, 0, bad);
 }
 
 /* The smallest item number of the vertex of item `item` (ORDERED, DENSE). */
@@ -187,26 +226,12 @@ static inline int64_t first_item(const gnn_cpu_idmap *m, int64_t item, int64_t g
     return m->kind == GNN_IDMAP_DENSE ? m->first[gid] : gnn_cpu_idmap_val(m->tab[m->slot[item]]);
 }
 
-/* Reset the cells this build touched. After a successful build every touched vertex is in
- * src_gid[0..n_src) exactly once, so the reset visits each cell once (fewer writes than one
- * per item); after an error it walks the items (writes are idempotent). */
-static void reset_touched(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
-                          const int64_t *src_gid, int64_t n_src)
+/* Reset the cells a failed build touched: walk the items (the writes are idempotent). A
+ * successful build resets in finish, once per vertex. */
+static void reset_touched(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz)
 {
-    if (src_gid && m->kind == GNN_IDMAP_DENSE) {
-#pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < n_src; i++)
-            m->first[src_gid[i]] = GNN_IDMAP_NONE;
-        return;
-    }
-    if (src_gid) { /* hash kinds: uslot[0..n_src) lists every used slot once */
-#pragma omp parallel for schedule(static)
-        for (int64_t i = 0; i < n_src; i++)
-            m->tab[m->uslot[i]] = 0;
-        return;
-    }
     const int64_t items = n_dst + nnz;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, GNN_CPU_CHUNK) if (items >= GNN_CPU_PAR_MIN)
     for (int64_t it = 0; it < items; it++) {
         const int64_t gid = it < n_dst ? dst[it] : nbr[it - n_dst];
         if (gid < 0 || gid >= m->n_vertices)
@@ -222,58 +247,108 @@ static void reset_touched(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, c
 gnn_status gnn_cpu_idmap_finish(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
                                 int32_t *local, int64_t *src_gid, int64_t *n_src)
 {
-    gnn_status st = GNN_OK;
     int bad = m->dup ? 2 : 0;
     if (m->kind == GNN_IDMAP_FUSED) {
-        if (!bad) {
-#pragma omp parallel for schedule(static)
+        if (bad) {
+            reset_touched(m, dst, n_dst, nbr, nnz);
+            return GNN_ERR_INVAL;
+        }
+        const int64_t ns = m->counter;
+#pragma omp parallel if (nnz + ns >= GNN_CPU_PAR_MIN)
+        {
+#pragma omp for schedule(dynamic, GNN_CPU_CHUNK)
             for (int64_t e = 0; e < nnz; e++)
                 local[e] = gnn_cpu_idmap_val(m->tab[m->slot[n_dst + e]]);
-            *n_src = m->counter;
+            /* the reset clears the cells the loop above reads: after its barrier */
+#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) nowait
+            for (int64_t i = 0; i < ns; i++)
+                m->tab[m->uslot[i]] = 0;
         }
-    } else {
+        *n_src = ns;
+        return GNN_OK;
+    }
+    int64_t *flag = m->flag, *cnt = m->ccnt;
+    int32_t *fi = m->fi;
+    const int64_t chunks = (nnz + GNN_CPU_CHUNK - 1) / GNN_CPU_CHUNK;
+    int64_t n_new = 0;
+#pragma omp parallel if (n_dst + nnz >= GNN_CPU_PAR_MIN)
+    {
         /* a dst whose vertex's first item is not itself repeats an earlier dst */
-#pragma omp parallel for schedule(static) reduction(| : bad)
+#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) reduction(| : bad) nowait
         for (int64_t i = 0; i < n_dst; i++)
             if (first_item(m, i, dst[i]) != i)
                 bad |= 2;
-        int64_t *flag = m->flag;
-        int32_t *fi = m->fi;
-        if (!bad) {
-            /* new vertex at e: its first item is this neighbor item; keep each edge's first
-             * item so the relabel pass reads it sequentially instead of probing again */
-#pragma omp parallel for schedule(static)
-            for (int64_t e = 0; e < nnz; e++) {
-                if (e + 32 < nnz) /* the cell reads are random: start them early */
+        /* new vertex at e: its first item is this neighbor item; keep each edge's first item
+         * so the relabel reads it sequentially instead of probing again; count per chunk */
+#pragma omp for schedule(dynamic, 1)
+        for (int64_t c = 0; c < chunks; c++) {
+            const int64_t e0 = c * GNN_CPU_CHUNK, e1 = e0 + GNN_CPU_CHUNK < nnz ? e0 + GNN_CPU_CHUNK : nnz;
+            int64_t count = 0;
+            for (int64_t e = e0; e < e1; e++) {
+                if (e + 32 < e1) /* the cell reads are random: start them early */
                     __builtin_prefetch(m->kind == GNN_IDMAP_DENSE ? (const void *)&m->first[nbr[e + 32]]
                                                                   : (const void *)&m->tab[m->slot[n_dst + e + 32]]);
                 const int64_t f = first_item(m, n_dst + e, nbr[e]);
                 fi[e] = (int32_t)f;
                 flag[e] = f == n_dst + e;
+                count += flag[e];
             }
-            const int64_t n_new = gnn_cpu_exclusive_scan(flag, nnz); /* flag[e] = rank among new */
-#pragma omp parallel for schedule(static)
+            cnt[c] = count;
+        }
+        /* after that barrier every thread sees the same `bad` (the reduction is complete) */
+        if (!bad) {
+#pragma omp single
+            {
+                int64_t run = 0;
+                for (int64_t c = 0; c < chunks; c++) {
+                    const int64_t x = cnt[c];
+                    cnt[c] = run;
+                    run += x;
+                }
+                n_new = run;
+            }
+            /* number the new vertices in item order: chunk c's first is n_dst + cnt[c];
+             * flag[e] becomes the local id of the new vertex at e */
+#pragma omp for schedule(dynamic, 1)
+            for (int64_t c = 0; c < chunks; c++) {
+                const int64_t e0 = c * GNN_CPU_CHUNK, e1 = e0 + GNN_CPU_CHUNK < nnz ? e0 + GNN_CPU_CHUNK : nnz;
+                int64_t id = n_dst + cnt[c];
+                for (int64_t e = e0; e < e1; e++)
+                    if (flag[e]) {
+                        flag[e] = id;
+                        src_gid[id] = nbr[e];
+                        if (m->kind == GNN_IDMAP_ORDERED)
+                            m->uslot[id] = m->slot[n_dst + e];
+                        id++;
+                    }
+            }
+            /* dst: local id = item number; new vertex: the id its first item got */
+#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) nowait
             for (int64_t e = 0; e < nnz; e++) {
                 const int64_t f = fi[e];
-                /* dst: local id = item number; new vertex: n_dst + its rank */
-                const int64_t id = f < n_dst ? f : n_dst + flag[f - n_dst];
-                local[e] = (int32_t)id;
-                if (f == n_dst + e) {
-                    src_gid[id] = nbr[e];
-                    if (m->kind == GNN_IDMAP_ORDERED)
-                        m->uslot[id] = m->slot[n_dst + e];
-                }
+                local[e] = (int32_t)(f < n_dst ? f : flag[f - n_dst]);
             }
-            *n_src = n_dst + n_new;
+            /* the map's cells are read by no loop after the barrier above: clear them now.
+             * Every touched vertex is in src_gid[0..n_src) exactly once, so each cell is
+             * cleared once (fewer writes than one per item) */
+            const int64_t ns = n_dst + n_new;
+            if (m->kind == GNN_IDMAP_DENSE) {
+#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) nowait
+                for (int64_t i = 0; i < ns; i++)
+                    m->first[src_gid[i]] = GNN_IDMAP_NONE;
+            } else {
+#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) nowait
+                for (int64_t i = 0; i < ns; i++)
+                    m->tab[m->uslot[i]] = 0;
+            }
         }
     }
-    if (!bad && st == GNN_OK)
-        reset_touched(m, dst, n_dst, nbr, nnz, src_gid, *n_src);
-    else
-        reset_touched(m, dst, n_dst, nbr, nnz, NULL, 0);
-    if (bad & 2)
+    if (bad) {
+        reset_touched(m, dst, n_dst, nbr, nnz);
         return GNN_ERR_INVAL;
-    return st;
+    }
+    *n_src = n_dst + n_new;
+    return GNN_OK;
 }
 
 /* Arguments checked by gnn_idmap_build (core/minibatch.c): every id is in [0, n_vertices). */
@@ -282,12 +357,30 @@ gnn_status gnn_cpu_idmap_build(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_d
 {
     if (m->kind == GNN_IDMAP_REF)
         return gnn_idmap_build_ref(dst, n_dst, nbr, nnz, local, src_gid, n_src);
-    gnn_status st = gnn_cpu_idmap_begin(m, dst, n_dst, nnz, src_gid);
+    gnn_status st = gnn_cpu_idmap_prepare(m, n_dst, nnz, src_gid);
     if (st) /* out of memory, before the first insert */
         return st;
-#pragma omp parallel for schedule(dynamic, 4096)
-    for (int64_t e = 0; e < nnz; e++)
-        gnn_cpu_idmap_insert(m, n_dst + e, nbr[e]);
+    /* one team for the dst and the neighbor inserts: ORDERED and DENSE need no barrier between
+     * them (atomic min), FUSED does (a neighbor must find its dst's claim) */
+    int bad = 0;
+    const int fused = m->kind == GNN_IDMAP_FUSED;
+#pragma omp parallel if (n_dst + nnz >= GNN_CPU_PAR_MIN)
+    {
+        if (fused) {
+#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) reduction(| : bad)
+            for (int64_t i = 0; i < n_dst; i++)
+                bad |= gnn_cpu_idmap_insert_dst(m, dst, i);
+        } else {
+#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) reduction(| : bad) nowait
+            for (int64_t i = 0; i < n_dst; i++)
+                bad |= gnn_cpu_idmap_insert_dst(m, dst, i);
+        }
+#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) nowait
+        for (int64_t e = 0; e < nnz; e++)
+            gnn_cpu_idmap_insert(m, n_dst + e, nbr[e]);
+    }
+    if ((st = gnn_cpu_idmap_dst_status(m, dst, n_dst, nbr, nnz, bad)))
+        return st;
     return gnn_cpu_idmap_finish(m, dst, n_dst, nbr, nnz, local, src_gid, n_src);
 }
 

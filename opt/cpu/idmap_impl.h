@@ -17,6 +17,15 @@
 
 #define GNN_IDMAP_NONE INT32_MAX /* item numbers are < 2^31 (block-local ids are int32) */
 
+/* Scheduling (docs/openmp.md). Loops whose items cost a store or a probe run on the calling
+ * thread below GNN_CPU_PAR_MIN items: a team start wakes every sleeping thread (the tool runs
+ * with OMP_WAIT_POLICY=passive) and its end waits for the last of them, which on a busy
+ * machine may be a preempted one. Above it, the items go in chunks of GNN_CPU_CHUNK handed
+ * out dynamically, so a thread that loses its core holds at most one chunk: the others take
+ * the rest. No result here depends on which thread does which chunk. */
+#define GNN_CPU_PAR_MIN 16384
+#define GNN_CPU_CHUNK 4096
+
 typedef struct gnn_cpu_idmap gnn_cpu_idmap;
 
 struct gnn_cpu_idmap {
@@ -42,6 +51,10 @@ struct gnn_cpu_idmap {
     /* hash kinds: the slot of each local id (dst and new vertices), so the reset after a build
      * clears each used slot once instead of once per item */
     uint32_t *uslot;
+    /* finish() scratch: per chunk of GNN_CPU_CHUNK neighbor items, its count of new vertices
+     * (then the first local id it hands out) */
+    int64_t *ccnt;
+    int64_t ccnt_cap;
     /* FUSED: next local id (fetch-and-add) and where new ids write their global id */
     int64_t counter;
     int64_t *src_gid;
@@ -135,15 +148,48 @@ void gnn_cpu_idmap_destroy(gnn_cpu_idmap *m);
 gnn_status gnn_cpu_idmap_build(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
                                int32_t *local, int64_t *src_gid, int64_t *n_src);
 
-/* Prepare for n_dst + nnz items; inserts the dst vertices (local ids 0..n_dst-1) in parallel.
- * src_gid: the output array (n_dst + nnz capacity). */
+/* Prepare for n_dst + nnz items (serial: sizes, scratch). src_gid: the output array (n_dst + nnz
+ * capacity). Then every dst i goes through gnn_cpu_idmap_insert_dst (any thread, any order)
+ * and the OR of their results through gnn_cpu_idmap_dst_status; for FUSED all of that before
+ * the first neighbor insert (a neighbor must find the dst's claim), for ORDERED and DENSE at
+ * any time before finish (an atomic min does not care about the order). */
+gnn_status gnn_cpu_idmap_prepare(gnn_cpu_idmap *m, int64_t n_dst, int64_t nnz, int64_t *src_gid);
+/* prepare, then the dst inserts in parallel, then their status */
 gnn_status gnn_cpu_idmap_begin(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, int64_t nnz, int64_t *src_gid);
+
+/* Insert dst item i: src_gid[i] = dst[i], and the vertex's cell. Returns 1 for a vertex out of
+ * range, 2 when FUSED finds the vertex claimed by an earlier dst (ORDERED and DENSE find
+ * repeats in finish), else 0. Thread-safe. */
+static inline int gnn_cpu_idmap_insert_dst(gnn_cpu_idmap *m, const int64_t *dst, int64_t i)
+{
+    const int64_t v = dst[i];
+    if (v < 0 || v >= m->n_vertices)
+        return 1;
+    m->src_gid[i] = v;
+    if (m->kind == GNN_IDMAP_FUSED) {
+        int claimed;
+        const uint64_t h = gnn_cpu_idmap_probe(m, v, gnn_cpu_idmap_word(v, (uint64_t)i), 0, &claimed);
+        m->slot[i] = (uint32_t)h;
+        m->uslot[i] = (uint32_t)h;
+        return claimed ? 0 : 2;
+    }
+    gnn_cpu_idmap_insert(m, i, v);
+    if (m->kind == GNN_IDMAP_ORDERED)
+        m->uslot[i] = m->slot[i];
+    return 0;
+}
+
+/* The OR of the dst inserts' results: GNN_ERR_RANGE for a vertex out of range (the map is then
+ * reset, as after finish), a repeat is remembered for finish's GNN_ERR_INVAL. */
+gnn_status gnn_cpu_idmap_dst_status(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr,
+                                    int64_t nnz, int bad);
 /* After every neighbor item n_dst + e holding nbr[e] was inserted: local ids, src_gid, n_src,
  * and the map is reset for the next use. */
 gnn_status gnn_cpu_idmap_finish(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr,
                                 int64_t nnz, int32_t *local, int64_t *src_gid, int64_t *n_src);
 
-/* Exclusive prefix sum of v[0..n) in place (parallel, two passes); returns the total. */
+/* Exclusive prefix sum of v[0..n) in place (parallel, two passes in one team); returns the
+ * total. */
 int64_t gnn_cpu_exclusive_scan(int64_t *v, int64_t n);
 
 #endif
