@@ -41,6 +41,7 @@ gnn_status gnn_model_init(model *m, const gnn_train_config *c, int64_t in, int64
     const gnn_impl *impl = gnn_config_impl(c);
     m->agg = impl->aggregate;
     m->nn = impl->nn;
+    m->update = impl->update;
     m->gat = impl->gat;
     m->act = impl->act;
     m->spmm = impl->spmm;
@@ -196,6 +197,18 @@ static gnn_status input_linear_bwd(const model *m, const lcache *C, const float 
     return st;
 }
 
+/* Layers of the fused UPDATE's shape, y = ReLU(x W + b) (DistGNN-MB section 3.3, its dropout
+ * p = 0 here: our dropout is the next layer's input dropout, keyed by that layer), run through
+ * the context's gnn_update_ops in one call, backward from y: GIN's inner MLP layer, and a
+ * hidden gcn layer that aggregates first without LayerNorm. The reference UPDATE gives the
+ * bits of linear + ReLU (same sums in the same order; dz = dy * 1.0f is dy), so ref's and opt's
+ * losses do not change (opt's table is cpu-blocked, which keeps ref's order); the blas context
+ * runs the OpenBLAS kernel (gnn_update_cpu, fixed tiles: the same bits at any thread count). */
+static int gcn_fused(const model *m, const mlayer *S)
+{
+    return m->kind == GNN_MODEL_GCN && !S->project_first && !S->last && !m->ln;
+}
+
 static gnn_gat_params gat_params(const model *m, int l, const gnn_block *blk, const fwd_key *k)
 {
     const mlayer *S = &m->layer[l];
@@ -279,8 +292,14 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
         } else { /* t0 = A_hat x (nd, in); z = t0 W + b */
             if (!(C->t0 = falloc(nd * S->in)))
                 return GNN_ERR_NOMEM;
-            if ((st = gnn_aggregate_forward(m->agg, blk, C->x, S->in, GNN_AGG_GCN, C->t0)) ||
-                (st = gnn_nn_linear_fwd(m->nn, C->t0, nd, S->in, P + S->o_w, P + S->o_b, S->out, C->z)))
+            if ((st = gnn_aggregate_forward(m->agg, blk, C->x, S->in, GNN_AGG_GCN, C->t0)))
+                return st;
+            if (gcn_fused(m, S)) { /* y = ReLU(t0 W + b) in one call: the layer is done */
+                C->y = C->z;
+                C->z = NULL;
+                return gnn_update_forward(m->update, C->t0, nd, S->in, P + S->o_w, P + S->o_b, S->out, NULL, C->y);
+            }
+            if ((st = gnn_nn_linear_fwd(m->nn, C->t0, nd, S->in, P + S->o_w, P + S->o_b, S->out, C->z)))
                 return st;
         }
         break;
@@ -293,8 +312,7 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
             return st;
         for (int64_t i = 0; i < nd * S->in; i++) /* (1 + eps) h_v with eps = 0, added last */
             C->t0[i] += C->x[i];
-        if ((st = gnn_nn_linear_fwd(m->nn, C->t0, nd, S->in, P + S->o_w, P + S->o_b, S->mid, C->t1)) ||
-            (st = gnn_nn_relu_fwd(m->nn, C->t1, nd * S->mid)) ||
+        if ((st = gnn_update_forward(m->update, C->t0, nd, S->in, P + S->o_w, P + S->o_b, S->mid, NULL, C->t1)) ||
             (st = gnn_nn_linear_fwd(m->nn, C->t1, nd, S->mid, P + S->o_w2, P + S->o_b2, S->out, C->z)))
             return st;
         break;
@@ -383,8 +401,8 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
             if ((st = gnn_act_elu_bwd(m->act, m->ln ? C->zn : C->z, dy, nd * S->out, 1.0f, s1)))
                 goto done;
             memcpy(dy, s1, (size_t)(nd * S->out) * sizeof(float));
-        } else if ((st = gnn_nn_relu_bwd(m->nn, C->y, dy, nd * S->out))) {
-            goto done;
+        } else if (!gcn_fused(m, S) && (st = gnn_nn_relu_bwd(m->nn, C->y, dy, nd * S->out))) {
+            goto done; /* (a fused layer takes its ReLU's backward in gnn_update_backward) */
         }
         if (m->ln) {
             if ((st = gnn_act_layernorm_bwd(m->act, C->z, dy, nd, S->out, P + S->o_gamma, C->mu, C->rstd, s1,
@@ -427,9 +445,13 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
                 st = GNN_ERR_NOMEM;
                 goto done;
             }
-            if ((st = gnn_nn_linear_bwd(m->nn, C->t0, dz, nd, S->in, P + S->o_w, S->out, dx ? s1 : NULL, G + S->o_w,
-                                        G + S->o_b)) ||
-                (dx && (st = gnn_aggregate_backward(m->agg, blk, s1, S->in, GNN_AGG_GCN, dx))))
+            if (gcn_fused(m, S))
+                st = gnn_update_backward(m->update, C->t0, C->y, dz, nd, S->in, P + S->o_w, S->out, 0.0f,
+                                         dx ? s1 : NULL, G + S->o_w, G + S->o_b);
+            else
+                st = gnn_nn_linear_bwd(m->nn, C->t0, dz, nd, S->in, P + S->o_w, S->out, dx ? s1 : NULL, G + S->o_w,
+                                       G + S->o_b);
+            if (st || (dx && (st = gnn_aggregate_backward(m->agg, blk, s1, S->in, GNN_AGG_GCN, dx))))
                 goto done;
         }
         break;
@@ -439,8 +461,8 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
             goto done;
         }
         if ((st = gnn_nn_linear_bwd(m->nn, C->t1, dz, nd, S->mid, P + S->o_w2, S->out, s1, G + S->o_w2, G + S->o_b2)) ||
-            (st = gnn_nn_relu_bwd(m->nn, C->t1, s1, nd * S->mid)) ||
-            (st = gnn_nn_linear_bwd(m->nn, C->t0, s1, nd, S->in, P + S->o_w, S->mid, s2, G + S->o_w, G + S->o_b)))
+            (st = gnn_update_backward(m->update, C->t0, C->t1, s1, nd, S->in, P + S->o_w, S->mid, 0.0f, s2,
+                                      G + S->o_w, G + S->o_b)))
             goto done;
         if (dx) {
             if ((st = gnn_aggregate_backward(m->agg, blk, s2, S->in, GNN_AGG_SUM, dx)))

@@ -16,6 +16,7 @@
 #include "gnnref/impl.h"
 #include "gnnref/nn.h"
 #include "gnnref/spmm.h"
+#include "gnnref/update.h"
 #include "gnnref/tensor.h"
 #include "gnnref/train.h"
 
@@ -46,6 +47,7 @@ typedef struct model {
     mlayer layer[GNN_MAX_LAYERS];
     const gnn_aggregate_ops *agg;
     const gnn_nn_ops *nn;
+    const gnn_update_ops *update; /* the fused GEMM + bias + ReLU where a layer has that shape */
     const gnn_gat_ops *gat;
     const gnn_act_ops *act;
     const gnn_spmm_ops *spmm; /* layer 0's product when the input features are CSR */

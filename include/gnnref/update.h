@@ -14,9 +14,9 @@
  *
  * Errors (GNN_ERR_INVAL, nothing written): negative sizes, p outside [0, 1) or NaN, a NULL
  * array that has elements (dw is required when c * k > 0). key may be NULL: no dropout (p = 0).
- * Both directions also return GNN_ERR_NOMEM when their scratch (packed weights, per-thread
- * copies) cannot be allocated. The cpu implementation sets OpenBLAS to one thread for the
- * duration of a call (restored after): do not run it concurrently with other OpenBLAS calls.
+ * Both directions also return GNN_ERR_NOMEM when their scratch (packed weights, the dz of
+ * every row) cannot be allocated. The cpu implementation keeps OpenBLAS at one thread for the
+ * process (set once, never restored: OpenMP is the one parallel level of the optimized tier).
  *
  * Implementations: ref (naive loops; the specification), cpu (OpenBLAS sgemm per row block
  * with the bias/ReLU/dropout epilogue applied while the block is in cache), cpu-blocked (the

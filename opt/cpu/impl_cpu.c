@@ -1,7 +1,8 @@
 /* opt/cpu/impl_cpu.c -- the OpenMP/SIMD tier's part of the optimized context
  * (include/gnnref/impl.h): it overrides every table that has a cpu implementation.
- * update: the OpenBLAS variant (gnn_update_cpu); gnn_update_blocked is benchmarked and checked
- * by the oracle but not the default. */
+ * update: cpu-blocked (the paper's blocked layout, ref's summation order), so that the layers
+ * that run the fused UPDATE (core/model.c) keep ref's bits under opt; the OpenBLAS kernel
+ * (gnn_update_cpu) is the blas context's. */
 #include "gnnref/impl.h"
 
 void gnn_impl_override_cpu(gnn_impl *c)
@@ -9,7 +10,7 @@ void gnn_impl_override_cpu(gnn_impl *c)
     c->aggregate = &gnn_aggregate_cpu;
     c->index_add = &gnn_index_add_cpu;
     c->nn = &gnn_nn_cpu;
-    c->update = &gnn_update_cpu;
+    c->update = &gnn_update_blocked; /* ref's order: opt's step losses are ref's bits */
     c->gat = &gnn_gat_cpu;
     c->act = &gnn_act_cpu;
     c->sampler = &gnn_sampler_cpu;
@@ -21,9 +22,10 @@ void gnn_impl_override_cpu(gnn_impl *c)
     c->spmm = &gnn_spmm_cpu;
 }
 
-/* the blas context: opt, with the linear layers on OpenBLAS in fixed tiles (opt/cpu/nn_blas.c;
- * ReLU and dropout stay opt/cpu/nn.c's) */
+/* the blas context: opt, with the linear layers and the fused UPDATE on OpenBLAS in fixed tiles
+ * (opt/cpu/nn_blas.c, opt/cpu/update.c; ReLU and dropout stay opt/cpu/nn.c's) */
 void gnn_impl_override_blas(gnn_impl *c)
 {
     c->nn = &gnn_nn_blas;
+    c->update = &gnn_update_cpu;
 }

@@ -11,14 +11,15 @@
  * Threads. Debian's libopenblas0-pthread is the default OpenBLAS (openblas_get_parallel() == 1:
  * its own pthread pool, not OpenMP). Calling a threaded sgemm from OpenMP threads would run
  * T x T threads, and alternating a threaded sgemm with an OpenMP epilogue keeps two spinning
- * thread pools on the same cores. So OpenMP is the only parallel level: OpenBLAS is set to one
- * thread for the duration of the call (openblas_set_num_threads; the previous count is
- * restored), and each OpenMP thread calls a single-threaded sgemm on its row blocks. Measured
+ * thread pools on the same cores. So OpenMP is the only parallel level: OpenBLAS is kept at one
+ * thread for the process (gnn_cpu_blas_single_thread, opt/cpu/nn_blas.c: set once, never
+ * restored, so that simulated ranks calling at the same time cannot race on the setting), and
+ * each OpenMP thread calls a single-threaded sgemm on its row blocks. Measured
  * on the 2-core development machine (N = 100000, C = K = 256, p = 0.5, 2 threads; see
  * docs/update.md): this was faster than one threaded sgemm per 2048-row block followed by a
  * parallel epilogue. (The OpenMP variant of OpenBLAS also runs single-threaded inside a
- * parallel region, so the same code is right there.) Because of that global setting, the cpu
- * UPDATE must not run concurrently with other OpenBLAS calls of the same process.
+ * parallel region, so the same code is right there.) A program that wants OpenBLAS's own
+ * threads for other work must set them again after calling this kernel.
  *
  * Backward: per block of rows, dz = (y > 0 ? dy / (1-p) : 0) in one pass, then dx_blk = dz .
  * w^T (sgemm, NoTrans x Trans). dw = x^T . dz is cut by columns of x into fixed tiles
@@ -38,14 +39,11 @@
 #include <cblas.h>
 #include "gnnref/tensor.h"
 #include "gnnref/update.h"
+#include "opt/cpu/nn_impl.h"
 #include "opt/cpu/update_impl.h"
 
 /* OpenBLAS extensions (declared by its cblas.h, but not by the netlib cblas.h that Debian's
  * alternatives may select; we link libopenblas directly, so declare them here). */
-void openblas_set_num_threads(int num_threads);
-int openblas_get_num_threads(void);
-int openblas_get_parallel(void);
-
 #define UPDATE_BN 256  /* forward rows per block: y block 256 x K floats (256 KiB at K = 256) */
 #define UPDATE_BWD_BN 256
 
@@ -55,9 +53,7 @@ static gnn_status update_fwd_cpu(const float *x, int64_t n, int64_t c, const flo
     if (n == 0 || k == 0)
         return GNN_OK;
     const int64_t nb = (n + UPDATE_BN - 1) / UPDATE_BN;
-    const int prev = openblas_get_num_threads();
-    if (prev != 1)
-        openblas_set_num_threads(1);
+    gnn_cpu_blas_single_thread();
 #pragma omp parallel for schedule(dynamic, 1) /* which thread runs a block changes no bit */
     for (int64_t blk = 0; blk < nb; blk++) {
         const int64_t i0 = blk * UPDATE_BN, rows = n - i0 < UPDATE_BN ? n - i0 : UPDATE_BN;
@@ -69,8 +65,6 @@ static gnn_status update_fwd_cpu(const float *x, int64_t n, int64_t c, const flo
             memset(yb, 0, (size_t)(rows * k) * sizeof(float));
         gnn_update_epilogue(yb, k, i0, rows, 0, k, b, key); /* while the block is in L2 */
     }
-    if (prev != 1)
-        openblas_set_num_threads(prev);
     return GNN_OK;
 }
 
@@ -113,9 +107,7 @@ static gnn_status update_bwd_cpu(const float *x, const float *y, const float *dy
     float *dz = gnn_malloc((size_t)(n > 0 ? n : 1) * (size_t)k * sizeof(float)); /* (n, k), every row */
     if (!dz)
         return GNN_ERR_NOMEM;
-    const int prev = openblas_get_num_threads();
-    if (prev != 1)
-        openblas_set_num_threads(1);
+    gnn_cpu_blas_single_thread();
     const int64_t nb = (n + UPDATE_BWD_BN - 1) / UPDATE_BWD_BN;
     const int64_t tr = dw_tile_rows(c), nt = c > 0 ? (c + tr - 1) / tr : 0;
 #pragma omp parallel
@@ -143,8 +135,6 @@ static gnn_status update_bwd_cpu(const float *x, const float *y, const float *dy
     }
     if (db)
         update_db(y, dy, n, k, scale, db);
-    if (prev != 1)
-        openblas_set_num_threads(prev);
     gnn_free(dz);
     return GNN_OK;
 }
