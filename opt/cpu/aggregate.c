@@ -3,9 +3,11 @@
  * valid input.
  *
  * What changed and why it still matches the reference:
- *  - forward: dst rows are split among threads by nonzeros (each chunk holds about the same
- *    number of edges, so hub rows do not stall one thread); each row is still summed by one
- *    thread in CSR order, so every out[v][f] sees the same additions in the same order.
+ *  - forward: dst rows are split into work items by nonzeros (each holds about the same
+ *    number of edges, so hub rows do not stall one thread; at least 8 per thread and at most
+ *    about 4096 edges each, taken dynamically, so a preempted thread holds little); each row
+ *    is still summed by one thread in CSR order, so every out[v][f] sees the same additions
+ *    in the same order.
  *  - the feature dimension is vectorized with `omp simd` (lanes are distinct features, never
  *    a reordering of one feature's sum) over an accumulator block of GNN_AGG_FB floats that
  *    stays in L1, and the kernel is register-blocked over edges: four edges are added to a
@@ -37,6 +39,18 @@ static int num_threads(void)
 #else
     return 1;
 #endif
+}
+
+/* Work items of the row loops: at least 8 per thread, and at most about GNN_AGG_CHUNK_NNZ
+ * edges each, handed out dynamically. A thread that loses its core on a busy machine then
+ * holds one small item, not a fixed share, while the others take the rest (docs/openmp.md).
+ * Each row is still summed by one thread, in order, whatever item holds it: same bits. */
+#define GNN_AGG_CHUNK_NNZ 4096
+
+static int64_t work_items(int64_t nnz)
+{
+    const int64_t by_threads = (int64_t)num_threads() * 8, by_size = nnz / GNN_AGG_CHUNK_NNZ;
+    return by_size > by_threads ? by_size : by_threads;
 }
 
 /* First row r with indptr[r] >= target (indptr is non-decreasing). */
@@ -165,7 +179,7 @@ static float *src_inv_sqrt_degrees(const gnn_block *blk)
     /* integer counts: the order of the increments does not matter, so any split is exact */
     for (int64_t i = 0; i < nnz; i++)
         ds[blk->indices[i]]++;
-#pragma omp parallel for schedule(static)
+#pragma omp parallel for schedule(dynamic, 4096)
     for (int64_t u = 0; u < n_src; u++)
         r[u] = ds[u] > 0 ? 1.0f / sqrtf((float)ds[u]) : 0.0f;
     gnn_free(ds);
@@ -178,7 +192,7 @@ static void forward_rows(const gnn_block *blk, const float *x, int64_t d, gnn_ag
                          const float *inv_ds, const float *w, float *out)
 {
     const int64_t n = blk->n_dst, nnz = blk->nnz;
-    const int64_t chunks = (int64_t)num_threads() * 8;
+    const int64_t chunks = work_items(nnz);
 #pragma omp parallel for schedule(dynamic, 1)
     for (int64_t c = 0; c < chunks; c++) {
         /* rows whose first edge falls in this chunk's share of the nonzeros; ties (empty rows)
@@ -267,7 +281,7 @@ static gnn_status backward_transposed(const gnn_block *blk, const float *dout, i
     for (int64_t u = n_src; u > 0; u--) /* undo the fill shift */
         t_ptr[u] = t_ptr[u - 1];
     t_ptr[0] = 0;
-    const int64_t chunks = (int64_t)num_threads() * 8;
+    const int64_t chunks = work_items(nnz);
 #pragma omp parallel for schedule(dynamic, 1)
     for (int64_t c = 0; c < chunks; c++) {
         int64_t r0 = nnz > 0 ? row_at_nnz(t_ptr, n_src, c * nnz / chunks) : c * n_src / chunks;
@@ -299,7 +313,7 @@ static gnn_status agg_backward_cpu(const gnn_block *blk, const float *dout, int6
 static void weighted_dw(const gnn_block *blk, const float *x, const float *dout, int64_t d, float *dw)
 {
     const int64_t n = blk->n_dst, nnz = blk->nnz;
-    const int64_t chunks = (int64_t)num_threads() * 8;
+    const int64_t chunks = work_items(nnz);
 #pragma omp parallel for schedule(dynamic, 1)
     for (int64_t c = 0; c < chunks; c++) {
         const int64_t e0 = c * nnz / chunks, e1 = (c + 1) * nnz / chunks;

@@ -23,7 +23,7 @@
  * machine may be a preempted one. Above it, the items go in chunks of GNN_CPU_CHUNK handed
  * out dynamically, so a thread that loses its core holds at most one chunk: the others take
  * the rest. No result here depends on which thread does which chunk. */
-#define GNN_CPU_PAR_MIN 16384
+#define GNN_CPU_PAR_MIN 2048
 #define GNN_CPU_CHUNK 4096
 
 typedef struct gnn_cpu_idmap gnn_cpu_idmap;

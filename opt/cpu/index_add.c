@@ -25,6 +25,7 @@
 #define GNN_IA_FB 1024    /* widest column block (a 4 KiB accumulator: stays in L1) */
 #define GNN_IA_PF 4       /* src rows prefetched ahead */
 #define GNN_IA_DIGIT 16   /* radix bits per LSD pass when n_out is large */
+#define GNN_IA_CHUNK 4096 /* entries per row chunk, at most (about): see the 2D split */
 
 static int num_threads(void)
 {
@@ -125,7 +126,11 @@ static gnn_status index_add_cpu(float *out, int64_t n_out, int64_t d, const int6
      * blocks of at least 16 floats (a 64-byte line), since every column block re-reads the
      * segment's index list and fetches its own part of each src row */
     const int64_t threads = num_threads();
+    /* at least 8 chunks per thread and at most about GNN_IA_CHUNK entries each: a thread that
+     * loses its core on a busy machine holds one small task, the others take the rest */
     int64_t chunks = threads * 8;
+    if (n / GNN_IA_CHUNK > chunks)
+        chunks = n / GNN_IA_CHUNK;
     if (chunks > n_seg)
         chunks = n_seg;
     int64_t max_seg = 0;

@@ -382,7 +382,7 @@ static gnn_status draw_all(cpu_sampler *s, const int64_t *seeds, int64_t n_seeds
     int oom = 0, bad = 0;
     const int64_t chunks = (n_seeds + GNN_SAMPLE_CHUNK - 1) / GNN_SAMPLE_CHUNK;
     const int fused_map = insert && s->map->kind == GNN_IDMAP_FUSED;
-#pragma omp parallel reduction(| : oom) if (offsets[n_seeds] + n_seeds >= 2048)
+#pragma omp parallel reduction(| : oom) if (offsets[n_seeds] + n_seeds >= GNN_CPU_PAR_MIN)
     {
         thread_scratch t;
         memset(&t, 0, sizeof t);
@@ -487,20 +487,20 @@ static gnn_status cpu_layer(void *vs, const int64_t *seeds, int64_t n_seeds, con
 #pragma omp parallel if (nnz >= GNN_CPU_PAR_MIN)
             {
 #pragma omp for schedule(dynamic, GNN_CPU_CHUNK) nowait
-            for (int64_t i = 0; i <= n_seeds; i++) {
-                int64_t lo = 0, hi = nnz;
-                while (lo < hi) {
-                    const int64_t mid = lo + (hi - lo) / 2;
-                    if (row[mid] < i)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
+                for (int64_t i = 0; i <= n_seeds; i++) {
+                    int64_t lo = 0, hi = nnz;
+                    while (lo < hi) {
+                        const int64_t mid = lo + (hi - lo) / 2;
+                        if (row[mid] < i)
+                            lo = mid + 1;
+                        else
+                            hi = mid;
+                    }
+                    out->indptr[i] = lo;
                 }
-                out->indptr[i] = lo;
-            }
 #pragma omp for schedule(dynamic, GNN_CPU_CHUNK) nowait
-            for (int64_t e = 0; e < nnz; e++)
-                out->indices[e] = local[e];
+                for (int64_t e = 0; e < nnz; e++)
+                    out->indices[e] = local[e];
             }
         } else {
             memcpy(out->indptr, offsets, ((size_t)n_seeds + 1) * sizeof(int64_t));
