@@ -17,6 +17,7 @@
 #                     tier): a Python environment outside the tree (PEERS_VENV, default
 #                     ~/.cache/gnnref-peers) from the package registry, SKIP when unreachable;
 #                     the ratio table and build/peers/report.json; PEERS_ARGS=--quick to try it
+#   make bench-busy   1 against 2 threads under one background busy loop (bench/busy.sh)
 #   make coverage     HTML line coverage in build/coverage/
 #   make sanitize     ASan + UBSan build and run (ci/sanitize.sh; a stage of check-full)
 #   make tsan         ThreadSanitizer build and run (ci/tsan.sh; a stage of check-full)
@@ -364,6 +365,10 @@ bench: $(BENCH)
 PEERS_VENV ?= $(HOME)/.cache/gnnref-peers
 bench-peers: all $(BENCH)
 	$(Q)env BUILD="$(BUILD)" CC="$(CC)" GNN_LIBS="$(LIBS)" PEERS_VENV="$(PEERS_VENV)" bash bench/peers/run.sh $(PEERS_ARGS)
+
+# the sampler and a SAGE epoch at 1 and 2 threads while a busy loop holds a core (docs/openmp.md)
+bench-busy: $(TOOL)
+	$(Q)bash bench/busy.sh --tool $(TOOL) --dir $(BUILD)/bench-busy $(BUSY_ARGS)
 
 coverage:
 	$(Q)$(MAKE) --no-print-directory clean BUILD=$(BUILD)/cov
