@@ -64,6 +64,15 @@ static const char *const k_w_presets[] = {
     "n=40,deg=5..9,seeds=10,fanout=0,replace=0,zeros=20,step=5,layer=0",
     "n=400,deg=50..200,seeds=64,fanout=25,replace=0,zeros=10,step=77,layer=3",
     "n=400,deg=50..200,seeds=64,fanout=25,replace=1,zeros=10,step=77,layer=3",
+    /* rows with a single positive weight (and none), without and with replacement */
+    "n=60,deg=1..6,seeds=60,fanout=2,replace=0,zeros=85,step=6,layer=0",
+    "n=60,deg=1..6,seeds=60,fanout=2,replace=1,zeros=85,step=6,layer=0",
+    /* P just above k with weights spread over 2^-8 .. 2^9: the draw budget often runs out, so
+     * the A-ES fallback completes the sample */
+    "n=50,deg=3..6,seeds=50,fanout=3,replace=0,zeros=0,step=8,layer=2",
+    /* hubs above the cpu sampler's table threshold (256), the fanouts of a GraphSAGE run */
+    "n=2000,deg=300..1200,seeds=24,fanout=15,replace=0,zeros=10,step=9,layer=0",
+    "n=2000,deg=300..1200,seeds=24,fanout=15,replace=1,zeros=10,step=9,layer=0",
     NULL,
 };
 
@@ -197,18 +206,22 @@ const gnn_oracle_entry gnn_oracle_sample_weighted = {
  * 0..steps-1 (independent streams).
  *   With replacement: every draw is neighbor i with probability w_i / W, independently, so a
  *     vertex's counts over T k draws are multinomial: Pearson, m - 1 degrees of freedom.
- *   Without replacement: Efraimidis-Spirakis keeps the k largest keys u^(1/w); the SET it
- *     returns has the law of successive sampling (draw i with probability w_i / W, remove it,
- *     renormalize, k times; Efraimidis & Spirakis 2006, Thm. 1), so inclusion probabilities are
+ *   Without replacement: the rule (docs/sampling.md 5.2) draws with replacement and drops
+ *     repeats, which is successive sampling (draw i with probability w_i / W, remove it,
+ *     renormalize, k times) by construction; when its budget of 4k draws runs out, A-ES keys
+ *     over the rest complete it, and sorted A-ES keys are successive sampling too (Efraimidis &
+ *     Spirakis 2006, Thm. 1), so the law is the same. Inclusion probabilities are therefore
  *     NOT w_i / W times k, but the probability of each k-set S is known exactly:
  *         P(S) = sum over i in S of P(S - i) w_i / (W - w(S - i)),   P({}) = 1,
  *     computed over subsets (m <= 16). The test counts how often each k-set is returned:
  *     multinomial over the C(m, k) sets, Pearson with (cells - 1) degrees of freedom. k = 1 is
  *     the case P(i) = w_i / W. k >= m returns every positive neighbor and is checked exactly.
- *     With order=1 the cells are the ordered k-tuples instead: the reference returns the keys
- *     in decreasing order (docs/sampling.md), and sorted A-ES keys ARE successive sampling in
- *     draw order, so P(s_1, ..., s_k) = prod_j w_{s_j} / (W - w_{s_1} - ... - w_{s_{j-1}});
+ *     With order=1 the cells are the ordered k-tuples instead: the reference returns the
+ *     samples in pick order, which is the successive-sampling draw order, so
+ *     P(s_1, ..., s_k) = prod_j w_{s_j} / (W - w_{s_1} - ... - w_{s_{j-1}});
  *     in particular the first sample is neighbor i with probability w_i / W for any k.
+ *     Presets with skewed weights and k close to m make the fallback frequent, so its part of
+ *     the law is tested as well.
  * Cells expected to see fewer than 5 hits are pooled into one (the chi-square approximation
  * needs expected counts of about 5). With order=0 the test looks at sets only, so it holds for
  * any output order. */
@@ -234,6 +247,12 @@ static const char *const k_wd_presets[] = {
     "deg=6,zeros=2,wmax=4,fanout=5,replace=0,order=0,verts=4,steps=200",
     "deg=10,zeros=3,wmax=8,fanout=4,replace=1,order=0,verts=8,steps=1000",
     "deg=5,zeros=2,wmax=5,fanout=10,replace=1,order=0,verts=8,steps=500",
+    /* weights 1..1000 and k = m - 1: the draw budget (4k) often runs out before the lighter
+     * neighbors are drawn (in 3% to 80% of the samples, depending on the vertex's weights),
+     * so the A-ES fallback's share of the law is tested too (sets, and ordered tuples with a
+     * zero weight among the neighbors) */
+    "deg=6,zeros=0,wmax=1000,fanout=5,replace=0,order=0,verts=8,steps=3000",
+    "deg=7,zeros=1,wmax=1000,fanout=5,replace=0,order=1,verts=8,steps=4000",
     NULL,
 };
 

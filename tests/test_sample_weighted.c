@@ -541,8 +541,9 @@ END_TEST
 
 /* ---- the prefix search and the cpu sampler's table ------------------------------------------ */
 
-/* gnn_cpu_weighted_search, and the table's two-level search over checkpoints
- * (gnn_cpu_weighted_search_ck: rows of 1 to 5 blocks of 16, the last one partial or full),
+/* gnn_cpu_weighted_search, and the table's two-level searches over checkpoints
+ * (gnn_cpu_weighted_search_ck by bisection, gnn_cpu_weighted_search_guided through the guide:
+ * rows of 1 to 5 blocks of 16, the last one partial or full),
  * against the reference's linear scan, for thresholds on and next to every prefix value (rows
  * with zeros give runs of equal sums, at the start, the middle and the end, and whole blocks
  * of zeros), 0 and the largest double below W. */
@@ -593,6 +594,42 @@ START_TEST(weighted_search_ties)
             ck_assert_msg(idx_ck[j] == e, "trial %d d %lld t %a: checkpoint search %lld, scan %lld", trial,
                           (long long)d, t[j], (long long)idx_ck[j], (long long)e);
             ck_assert(w[idx[j]] > 0.0f);
+        }
+        /* the guided search (indexed search over the checkpoints): the sampler's t = u * W, with
+         * u on and next to prefix[i] / W (t lands on a prefix value, or one ulp off), at the
+         * buckets' edges q / Q and next to them, 0 and the largest u below 1 */
+        const int64_t nb = (d + GNN_WCK_BLOCK - 1) / GNN_WCK_BLOCK, Q = gnn_wguide_size(nb);
+        int32_t guide[8];
+        ck_assert_int_le(Q, 8);
+        gnn_cpu_weighted_guide(ck, nb, guide);
+        double u[GNN_WDRAW_CHUNK];
+        int mu = 0;
+        for (int64_t q = 0; q < Q && mu + 2 <= GNN_WDRAW_CHUNK; q++) {
+            u[mu++] = (double)q / (double)Q;
+            u[mu++] = nextafter((double)q / (double)Q, 1.0);
+        }
+        for (int64_t q = 0; q < d && mu + 3 <= GNN_WDRAW_CHUNK; q++) {
+            const int64_t i = mix_below(&x, d);
+            u[mu++] = prefix[i] / W;
+            u[mu++] = nextafter(prefix[i] / W, 0.0);
+            u[mu++] = nextafter(prefix[i] / W, 1.0);
+        }
+        u[0] = 0.0;
+        u[1] = 1.0 - 0x1p-53;
+        keep = 0;
+        for (int j = 0; j < mu; j++)
+            if (u[j] >= 0.0 && u[j] < 1.0) {
+                u[keep] = u[j];
+                t[keep] = u[j] * W;
+                keep++;
+            }
+        gnn_cpu_weighted_search_guided(ck, guide, w, NULL, d, u, t, keep, idx_ck);
+        for (int j = 0; j < keep; j++) {
+            int64_t e = 0;
+            while (e < d - 1 && prefix[e] <= t[j])
+                e++;
+            ck_assert_msg(idx_ck[j] == e, "trial %d d %lld u %a t %a: guided search %lld, scan %lld", trial,
+                          (long long)d, u[j], t[j], (long long)idx_ck[j], (long long)e);
         }
     }
 }

@@ -249,28 +249,24 @@ static inline void gnn_cpu_weighted_checkpoints(const float *w, int64_t d, doubl
     }
 }
 
-/* gnn_cpu_weighted_search from the checkpoints and the weights: the same idx. The first block
- * b with ck[b] > t holds the answer (the sums are non-decreasing, and ck[nb-1] = W > t); a
- * bisection over the ck finds b, all m searches in lockstep. Inside block b the prefix sums
- * are rebuilt from acc = ck[b-1] (0.0 for b = 0) by adding w[16b], w[16b+1], ... in double:
- * the same operations on the same values as the reference's running sum, hence the same
- * doubles; the answer is 16b + the number of them <= t. The m rebuilds also advance in
- * lockstep (their loads of a weight line, mostly cache misses, overlap), after a prefetch of
- * the lines they and the caller (adj: the neighbor ids, or NULL) will read. d >= 1,
- * m <= GNN_WDRAW_CHUNK. */
-static inline void gnn_cpu_weighted_search_ck(const double *ck, const float *w, const int64_t *adj, int64_t d,
-                                              const double *t, int m, int64_t *idx)
+/* The blocks' scan of the checkpoint searches: blk[j] is the block that holds draw j's answer
+ * (the first b with ck[b] > t[j]). Inside it the prefix sums are rebuilt from acc = ck[b-1]
+ * (0.0 for b = 0) by adding w[16b], w[16b+1], ... in double: the same operations on the same
+ * values as the reference's running sum, hence the same doubles; the answer is 16b + the
+ * number of them <= t. The m rebuilds advance in lockstep (their loads of a weight line,
+ * mostly cache misses, overlap), after a prefetch of the lines they and the caller (adj: the
+ * neighbor ids, or NULL) will read. idx may alias blk. */
+static inline void gnn_cpu_weighted_scan_blocks(const double *ck, const float *w, const int64_t *adj, int64_t d,
+                                                const double *t, int m, const int64_t *blk, int64_t *idx)
 {
-    const int64_t nb = (d + GNN_WCK_BLOCK - 1) / GNN_WCK_BLOCK;
-    int64_t i0[GNN_WDRAW_CHUNK], last[GNN_WDRAW_CHUNK];
+    int64_t i0[GNN_WDRAW_CHUNK], last[GNN_WDRAW_CHUNK], below[GNN_WDRAW_CHUNK];
     double acc[GNN_WDRAW_CHUNK];
-    gnn_cpu_weighted_search(ck, nb, t, m, i0); /* first ck[b] > t (at most nb - 1) */
     for (int j = 0; j < m; j++) {
-        const int64_t b = i0[j];
+        const int64_t b = blk[j];
         i0[j] = b * GNN_WCK_BLOCK;
         last[j] = (d - i0[j] < GNN_WCK_BLOCK ? d - i0[j] : GNN_WCK_BLOCK) - 1; /* the block's last offset */
         acc[j] = b > 0 ? ck[b - 1] : 0.0;
-        idx[j] = 0; /* the block's prefix sums <= t */
+        below[j] = 0; /* the block's prefix sums <= t */
         __builtin_prefetch(&w[i0[j]]);
         __builtin_prefetch(&w[i0[j] + last[j]]);
         if (adj) {
@@ -283,19 +279,80 @@ static inline void gnn_cpu_weighted_search_ck(const double *ck, const float *w, 
             const int in = h <= last[j];
             const float wh = w[i0[j] + (in ? h : last[j])]; /* never past the row */
             acc[j] += in ? (double)wh : 0.0;                /* + 0.0 past the end: unused */
-            idx[j] += in & (acc[j] <= t[j]);
+            below[j] += in & (acc[j] <= t[j]);
         }
     for (int j = 0; j < m; j++) {
-        const int64_t i = i0[j] + idx[j];
+        const int64_t i = i0[j] + below[j];
         idx[j] = i < d - 1 ? i : d - 1;
     }
 }
 
-/* A row to draw from: its full prefix sums (prefix != NULL) or its checkpoints and weights;
- * W = the total. */
+/* gnn_cpu_weighted_search from the checkpoints and the weights: the same idx. The first block
+ * b with ck[b] > t holds the answer (the sums are non-decreasing, and ck[nb-1] = W > t); a
+ * bisection over the ck finds b, all m searches in lockstep; then gnn_cpu_weighted_scan_blocks.
+ * d >= 1, m <= GNN_WDRAW_CHUNK. */
+static inline void gnn_cpu_weighted_search_ck(const double *ck, const float *w, const int64_t *adj, int64_t d,
+                                              const double *t, int m, int64_t *idx)
+{
+    const int64_t nb = (d + GNN_WCK_BLOCK - 1) / GNN_WCK_BLOCK;
+    gnn_cpu_weighted_search(ck, nb, t, m, idx); /* first ck[b] > t (at most nb - 1) */
+    gnn_cpu_weighted_scan_blocks(ck, w, adj, d, t, m, idx, idx);
+}
+
+/* The guide of a row's checkpoints (indexed search, Chen and Asau 1974; Devroye,
+ * "Non-Uniform Random Variate Generation", 1986, section III.2.4): Q = the smallest power of
+ * two >= nb buckets, guide[q] = the first block b with ck[b] > L_q, L_q = (q / Q) * W in
+ * double. A draw with u in [q/Q, (q+1)/Q) has t = u * W >= L_q: q/Q is exact (Q is a power of
+ * two), u >= q/Q, and rounding to nearest is monotone, so fl(u W) >= fl((q/Q) W). Hence the
+ * answer's block is at or after guide[q], and a forward walk from there over the ck finds
+ * it: the same block as the bisection, in about one step when the weights are not extremely
+ * skewed, with one or two cache misses instead of a miss per level. */
+static inline int64_t gnn_wguide_size(int64_t nb)
+{
+    int64_t Q = 1;
+    while (Q < nb)
+        Q *= 2;
+    return Q;
+}
+
+static inline void gnn_cpu_weighted_guide(const double *ck, int64_t nb, int32_t *guide)
+{
+    const int64_t Q = gnn_wguide_size(nb);
+    const double W = ck[nb - 1], inv = 1.0 / (double)Q; /* exact */
+    int64_t b = 0;
+    for (int64_t q = 0; q < Q; q++) {
+        const double L = ((double)q * inv) * W; /* < W: the walk stops by nb - 1 */
+        while (b < nb - 1 && ck[b] <= L)
+            b++;
+        guide[q] = (int32_t)b;
+    }
+}
+
+/* gnn_cpu_weighted_search_ck through the guide: the same idx. u[j]: draw j's uniform, t[j] =
+ * u[j] * W. */
+static inline void gnn_cpu_weighted_search_guided(const double *ck, const int32_t *guide, const float *w,
+                                                  const int64_t *adj, int64_t d, const double *u, const double *t,
+                                                  int m, int64_t *idx)
+{
+    const int64_t nb = (d + GNN_WCK_BLOCK - 1) / GNN_WCK_BLOCK, Q = gnn_wguide_size(nb);
+    for (int j = 0; j < m; j++)
+        __builtin_prefetch(&guide[(int64_t)(u[j] * (double)Q)]);
+    for (int j = 0; j < m; j++) {
+        idx[j] = guide[(int64_t)(u[j] * (double)Q)]; /* u * Q is exact, and < Q */
+        __builtin_prefetch(&ck[idx[j]]);
+    }
+    for (int j = 0; j < m; j++)
+        while (idx[j] < nb - 1 && ck[idx[j]] <= t[j]) /* first ck[b] > t */
+            idx[j]++;
+    gnn_cpu_weighted_scan_blocks(ck, w, adj, d, t, m, idx, idx);
+}
+
+/* A row to draw from: its full prefix sums (prefix != NULL) or its checkpoints (and their
+ * guide, if any) and weights; W = the total. */
 typedef struct gnn_wrow {
     const double *prefix; /* (d) or NULL */
     const double *ck;     /* (ceil(d/16)) when prefix is NULL */
+    const int32_t *guide; /* (gnn_wguide_size(ceil(d/16))) or NULL */
     const float *w;       /* (d) */
     const int64_t *adj;   /* (d) the neighbor ids (prefetched by the checkpoint search) */
     int64_t d;
@@ -304,27 +361,31 @@ typedef struct gnn_wrow {
 
 static inline gnn_wrow gnn_wrow_prefix(const double *prefix, const float *w, const int64_t *adj, int64_t d)
 {
-    gnn_wrow r = { prefix, NULL, w, adj, d, prefix[d - 1] };
+    gnn_wrow r = { prefix, NULL, NULL, w, adj, d, prefix[d - 1] };
     return r;
 }
 
-static inline gnn_wrow gnn_wrow_checkpoints(const double *ck, const float *w, const int64_t *adj, int64_t d)
+static inline gnn_wrow gnn_wrow_checkpoints(const double *ck, const int32_t *guide, const float *w,
+                                            const int64_t *adj, int64_t d)
 {
-    gnn_wrow r = { NULL, ck, w, adj, d, ck[(d - 1) / GNN_WCK_BLOCK] };
+    gnn_wrow r = { NULL, ck, guide, w, adj, d, ck[(d - 1) / GNN_WCK_BLOCK] };
     return r;
 }
 
-static inline void gnn_wrow_search(const gnn_wrow *r, const double *t, int m, int64_t *idx)
+static inline void gnn_wrow_search(const gnn_wrow *r, const double *u, const double *t, int m, int64_t *idx)
 {
     if (r->prefix)
         gnn_cpu_weighted_search(r->prefix, r->d, t, m, idx);
+    else if (r->guide)
+        gnn_cpu_weighted_search_guided(r->ck, r->guide, r->w, r->adj, r->d, u, t, m, idx);
     else
         gnn_cpu_weighted_search_ck(r->ck, r->w, r->adj, r->d, t, m, idx);
 }
 
 /* Thresholds of the inversion draws j0 .. j0+m-1 (m <= GNN_WDRAW_CHUNK): t[j] = u * W with
  * u = (r >> 11) * 2^-53 of integer draw j0 + j, the reference's expressions (t < W). */
-static inline void gnn_cpu_weighted_thresholds(const gnn_rng_stream *s, int64_t j0, int m, double W, double *t)
+static inline void gnn_cpu_weighted_thresholds(const gnn_rng_stream *s, int64_t j0, int m, double W, double *uj,
+                                               double *t)
 {
     uint32_t words[2 * GNN_WDRAW_CHUNK + 2];
     const int odd = (int)(j0 & 1); /* draw j0 is the second of its block */
@@ -333,7 +394,8 @@ static inline void gnn_cpu_weighted_thresholds(const gnn_rng_stream *s, int64_t 
         const int h = 2 * (odd + j);
         const uint64_t r = ((uint64_t)words[h + 1] << 32) | words[h];
         const double u = (double)(r >> 11) * 0x1p-53; /* [0, 1), as the ref */
-        t[j] = u * W;                                 /* < W */
+        uj[j] = u;
+        t[j] = u * W; /* < W */
     }
 }
 
@@ -345,12 +407,12 @@ static inline void gnn_cpu_weighted_draws(const int64_t *adj, const gnn_wrow *ro
                                           int64_t count, int64_t *out)
 {
     const double W = row->W;
-    double t[GNN_WDRAW_CHUNK];
+    double u[GNN_WDRAW_CHUNK], t[GNN_WDRAW_CHUNK];
     int64_t at[GNN_WDRAW_CHUNK];
     for (int64_t j0 = 0; j0 < count; j0 += GNN_WDRAW_CHUNK) {
         const int m = count - j0 < GNN_WDRAW_CHUNK ? (int)(count - j0) : GNN_WDRAW_CHUNK;
-        gnn_cpu_weighted_thresholds(s, j0, m, W, t);
-        gnn_wrow_search(row, t, m, at);
+        gnn_cpu_weighted_thresholds(s, j0, m, W, u, t);
+        gnn_wrow_search(row, u, t, m, at);
         for (int j = 0; j < m; j++)
             out[j0 + j] = adj[at[j]];
     }
@@ -458,7 +520,7 @@ static inline void gnn_cpu_weighted_successive(const int64_t *adj, const gnn_wro
     const int64_t d = row->d;
     const int64_t B = gnn_weighted_budget(count);
     uint64_t *bits = scr->bits;
-    double t[GNN_WDRAW_CHUNK];
+    double u[GNN_WDRAW_CHUNK], t[GNN_WDRAW_CHUNK];
     int64_t at[GNN_WDRAW_CHUNK];
     int64_t m = 0; /* picked so far: out[0 .. m) */
     /* their positions, to clear the bitmap: pick q at pos[count - 1 - q], above the slots
@@ -469,8 +531,8 @@ static inline void gnn_cpu_weighted_successive(const int64_t *adj, const gnn_wro
         if (want > B - j0)
             want = B - j0;
         const int nb = want < GNN_WDRAW_CHUNK ? (int)want : GNN_WDRAW_CHUNK;
-        gnn_cpu_weighted_thresholds(s, j0, nb, W, t);
-        gnn_wrow_search(row, t, nb, at);
+        gnn_cpu_weighted_thresholds(s, j0, nb, W, u, t);
+        gnn_wrow_search(row, u, t, nb, at);
         for (int j = 0; j < nb && m < count; j++) {
             const int64_t e = at[j];
             const uint64_t bit = (uint64_t)1 << (e & 63);

@@ -11,13 +11,19 @@
 
 void gnn_wtable_free(gnn_wtable *t)
 {
-    gnn_free(t->known);
     gnn_free(t->npos);
     gnn_free(t->built);
     gnn_free(t->at);
     gnn_free(t->prefix);
     gnn_free(t->fresh);
     memset(t, 0, sizeof *t);
+}
+
+/* Doubles a long row takes in the table: its nb checkpoints, then its guide's Q int32. */
+static int64_t row_doubles(int64_t d)
+{
+    const int64_t nb = (d + GNN_WCK_BLOCK - 1) / GNN_WCK_BLOCK;
+    return nb + (gnn_wguide_size(nb) + 1) / 2;
 }
 
 /* The checkpoint table's layout: at[v] for every row, the long rows' ceil(d/16) checkpoints
@@ -32,7 +38,7 @@ static gnn_status alloc_prefix(gnn_wtable *t, const gnn_csr *g, size_t n)
     for (int64_t v = 0; v < g->n; v++) {
         const int64_t d = g->indptr[v + 1] - g->indptr[v];
         t->at[v] = d >= GNN_WTABLE_MIN_DEG ? total : -1;
-        total += d >= GNN_WTABLE_MIN_DEG ? (d + GNN_WCK_BLOCK - 1) / GNN_WCK_BLOCK : 0;
+        total += d >= GNN_WTABLE_MIN_DEG ? row_doubles(d) : 0;
     }
     t->prefix = gnn_malloc((total > 0 ? (size_t)total : 1) * sizeof(double));
     if (!t->prefix)
@@ -74,14 +80,13 @@ gnn_status gnn_wtable_bind(gnn_wtable *t, const gnn_csr *g, const float *w, uint
         gnn_wtable_free(t);
         t->g = g;
     }
-    if (!t->known) {
-        t->known = gnn_malloc(n);
+    if (!t->npos) {
         t->npos = gnn_malloc(n * sizeof(int64_t));
-        if (!t->known || !t->npos) {
+        if (!t->npos) {
             gnn_wtable_free(t);
             return GNN_ERR_NOMEM;
         }
-        memset(t->known, 0, n);
+        memset(t->npos, 0xff, n * sizeof(int64_t)); /* -1: not validated */
         t->w = w;
         t->version = version;
         t->fp = fp;
@@ -90,7 +95,7 @@ gnn_status gnn_wtable_bind(gnn_wtable *t, const gnn_csr *g, const float *w, uint
     if (draws && !t->prefix && (st = alloc_prefix(t, g, n)))
         return st;
     if (t->w != w || t->version != version || t->fp != fp) { /* other weights: nothing cached holds */
-        memset(t->known, 0, n);
+        memset(t->npos, 0xff, n * sizeof(int64_t));
         if (t->built)
             memset(t->built, 0, n);
         t->w = w;
@@ -113,12 +118,8 @@ void gnn_wtable_commit(gnn_wtable *t, const int64_t *seeds, int64_t n_seeds)
     for (int64_t i = 0; i < n_seeds; i++) {
         if (t->fresh[i] < 0)
             continue;
-        const int64_t v = seeds[i];
-        uint8_t zero = 0; /* a repeated seed: one copy writes, the other sees the claim */
-        if (__atomic_compare_exchange_n(&t->known[v], &zero, 2, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
-            t->npos[v] = t->fresh[i];
-            __atomic_store_n(&t->known[v], 1, __ATOMIC_RELEASE);
-        }
+        /* one atomic word per row; a repeated seed's copies store the same count */
+        __atomic_store_n(&t->npos[seeds[i]], t->fresh[i], __ATOMIC_RELEASE);
     }
 }
 
@@ -133,7 +134,9 @@ const double *gnn_wtable_checkpoints_row(gnn_wtable *t, int64_t v)
         return row;
     if (st != 0 || !__atomic_compare_exchange_n(&t->built[v], &st, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
         return NULL; /* another thread builds it (a repeated seed) */
-    gnn_cpu_weighted_checkpoints(t->w + b, t->g->indptr[v + 1] - b, row);
+    const int64_t d = t->g->indptr[v + 1] - b, nb = (d + GNN_WCK_BLOCK - 1) / GNN_WCK_BLOCK;
+    gnn_cpu_weighted_checkpoints(t->w + b, d, row);
+    gnn_cpu_weighted_guide(row, nb, (int32_t *)(row + nb));
     __atomic_store_n(&t->built[v], 2, __ATOMIC_RELEASE);
     return row;
 }
@@ -159,7 +162,7 @@ int gnn_wtable_sample(gnn_wtable *t, int64_t v, const gnn_sample_params *p, cons
     const double *ck = gnn_wtable_checkpoints_row(t, v);
     gnn_wrow row;
     if (ck) {
-        row = gnn_wrow_checkpoints(ck, w, adj, d);
+        row = gnn_wrow_checkpoints(ck, (const int32_t *)(ck + (d + GNN_WCK_BLOCK - 1) / GNN_WCK_BLOCK), w, adj, d);
     } else {
         if (gnn_wscratch_reserve(scr, d))
             return -1;

@@ -38,8 +38,7 @@ typedef struct gnn_wtable {
     const float *w;   /* the bound weights (NULL: none yet) */
     uint64_t version; /* their gnn_sample_params.weights_version */
     uint64_t fp;      /* their fingerprint (sample_wtable.c) */
-    uint8_t *known;   /* (n) 1: npos[v] holds row v's positive count; 2: being written */
-    int64_t *npos;    /* (n) */
+    int64_t *npos;    /* (n) row v's positive count once validated, else -1 (one word: one miss) */
     uint8_t *built;   /* (n) prefix row v: 0 not built, 1 being built, 2 ready */
     int64_t *at;      /* (n) where row v's checkpoints start in prefix, -1 for a short row */
     double *prefix;   /* the long rows' checkpoints; NULL until the first layer that draws */
@@ -76,7 +75,7 @@ int gnn_wtable_sample(gnn_wtable *t, int64_t v, const gnn_sample_params *p, cons
 /* Row v's cached positive count, or -1 when not (yet) validated. */
 static inline int64_t gnn_wtable_positives(const gnn_wtable *t, int64_t v)
 {
-    return __atomic_load_n(&t->known[v], __ATOMIC_ACQUIRE) == 1 ? t->npos[v] : -1;
+    return __atomic_load_n(&t->npos[v], __ATOMIC_ACQUIRE); /* -1 until validated */
 }
 
 #endif
