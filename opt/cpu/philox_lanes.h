@@ -26,5 +26,9 @@ int gnn_cpu_philox_have_avx2(void);
  * the CPU or the build has no AVX2, else 1. */
 void gnn_cpu_philox_blocks_portable(const gnn_rng_stream *s, uint32_t q0, int nq, uint32_t *out);
 int gnn_cpu_philox_blocks_avx2(const gnn_rng_stream *s, uint32_t q0, int nq, uint32_t *out);
+/* The same for the AVX-512F path (taken by gnn_cpu_philox_blocks for nq >= 12 where the CPU
+ * has AVX-512F). */
+int gnn_cpu_philox_blocks_avx512(const gnn_rng_stream *s, uint32_t q0, int nq, uint32_t *out);
+int gnn_cpu_philox_have_avx512(void);
 
 #endif
