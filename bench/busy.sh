@@ -70,8 +70,12 @@ if [ "$only" != sample ] && [ ! -s "$sbm" ]; then
     "$tool" gen sbm --nodes "$nodes" --split 0.5,0.2,0.2 --seed 1 -o "$sbm" >/dev/null
 fi
 
-echo "bench/busy.sh: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) before the run," \
-    "OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset (gnnref: passive)}${GOMP_SPINCOUNT:+ GOMP_SPINCOUNT=$GOMP_SPINCOUNT}"
+if [ -n "${OMP_WAIT_POLICY:-}${GOMP_SPINCOUNT:-}" ]; then
+    policy="as set: OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-unset} GOMP_SPINCOUNT=${GOMP_SPINCOUNT:-unset}"
+else
+    policy="none set (gnnref runs with OMP_WAIT_POLICY=passive)"
+fi
+echo "bench/busy.sh: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) before the run; wait policy $policy"
 if [ $load = 1 ]; then
     sh -c 'while :; do :; done' &
     busy=$!
