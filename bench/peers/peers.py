@@ -315,9 +315,22 @@ def worker_main(threads):
     return 0
 
 
+def wait_policy_env(policy):
+    """OMP_WAIT_POLICY for both sides: gnnref's tool sets passive itself unless the user chose
+    (cli/main.c); the peers' libgomp (torch's and DGL's) spins by default, and on a busy machine
+    a spinning 2-thread region collapses (a DGL SAGE epoch on a 20k SBM: 11.6 s spinning, 0.55 s
+    passive, under a load average of 4). 'default' leaves the variable unset for the peers."""
+    env = dict(os.environ)
+    if policy == "default":
+        env.pop("OMP_WAIT_POLICY", None)
+    else:
+        env["OMP_WAIT_POLICY"] = policy
+    return env
+
+
 class Peer:
-    def __init__(self, threads):
-        env = dict(os.environ, OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads),
+    def __init__(self, threads, policy):
+        env = dict(wait_policy_env(policy), OMP_NUM_THREADS=str(threads), MKL_NUM_THREADS=str(threads),
                    DGLBACKEND="pytorch", PYTHONWARNINGS="ignore")
         self.p = subprocess.Popen([sys.executable, os.path.abspath(__file__), "worker", "--threads", str(threads)],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
@@ -353,7 +366,8 @@ class Driver:
         """Run one gnnref-side command; record the first command of each kind."""
         if key and key not in self.commands:
             self.commands[key] = " ".join(argv)
-        e = dict(os.environ, **(env or {}))
+        e = dict(wait_policy_env(self.a.omp_wait_policy if self.a.omp_wait_policy != "default" else "passive"),
+                 **(env or {}))
         r = subprocess.run(argv, stdout=subprocess.PIPE if capture else None, stderr=subprocess.PIPE,
                            text=True, env=e)
         if r.returncode != 0:
@@ -666,7 +680,7 @@ def run_main(a):
             return 2
     d = Driver(a)
     state0 = machine_state()
-    peer = Peer(a.threads)
+    peer = Peer(a.threads, a.omp_wait_policy)
     try:
         versions = peer("versions")
         gv = d.gnnref("--version").strip()
@@ -687,7 +701,7 @@ def run_main(a):
         peer.close()
     report = {
         "command": "make bench-peers" + (" PEERS_ARGS=--quick" if a.quick else ""),
-        "quick": a.quick, "threads": a.threads, "repeats": a.repeats, "scale": a.scale, "sbm_nodes": a.sbm_nodes,
+        "quick": a.quick, "threads": a.threads, "omp_wait_policy": a.omp_wait_policy, "repeats": a.repeats, "scale": a.scale, "sbm_nodes": a.sbm_nodes,
         "versions": versions, "machine_before": state0, "machine_after": machine_state(),
         "commands": d.commands, "results": d.results,
     }
@@ -696,7 +710,8 @@ def run_main(a):
     with open(path, "w") as f:
         json.dump(report, f, indent=2)
     print()
-    print(f"gnnref vs peers: {a.threads} threads, {a.repeats} repeats, medians (min–max); "
+    print(f"gnnref vs peers: {a.threads} threads, OMP_WAIT_POLICY {a.omp_wait_policy}, {a.repeats} repeats, "
+          f"medians (min–max); "
           f"load average before {' '.join(state0['loadavg'])}, after {' '.join(report['machine_after']['loadavg'])}")
     print(f"versions: torch {versions['torch']}, dgl {versions['dgl']}, numpy {versions['numpy']}, "
           f"python {versions['python']}; gnnref {versions['gnnref']} ({versions['gnnref_commit']})")
@@ -728,6 +743,9 @@ def main():
     r.add_argument("--gcn-epochs", type=int, default=0, help="default 200 (100 with --quick)")
     r.add_argument("--impl", default=os.environ.get("GNNREF_IMPL", ""),
                    help="gnnref train's --impl (default $GNNREF_IMPL, else blas when listed, else opt)")
+    r.add_argument("--omp-wait-policy", choices=("passive", "active", "default"), default="passive",
+                   help="OMP_WAIT_POLICY of both sides (default passive, gnnref's own default; "
+                        "'default': the peers' libgomp default, spinning)")
     r.add_argument("--only", default="", help="comma-separated subset of " + ",".join(WORKLOADS))
     r.add_argument("--quick", action="store_true", help="fewer repeats, smaller graphs")
     a = p.parse_args()
