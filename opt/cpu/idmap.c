@@ -7,10 +7,10 @@
  * vertex's FIRST item number, whatever the thread interleaving. A neighbor item is "new"
  * exactly when it is its vertex's first item and that item is not a dst; an exclusive prefix
  * sum over these flags numbers the new vertices in item order: the reference's ids.
- * The passes: insert (atomic min) -> flag and count per chunk -> scan of the chunk counts ->
- * number the new vertices -> relabel and reset the touched cells; the last four run in one
- * OpenMP team with two barriers (and a `single` for the short scan), the loops over chunks
- * handed out dynamically: a thread that loses its core on a busy machine delays its chunk, not
+ * The passes: insert (atomic min) -> flag and count per chunk -> number the new vertices
+ * (each chunk from the sum of the counts before it) -> relabel and reset the touched cells;
+ * the last three run in one OpenMP team with two barriers, the loops over chunks handed out
+ * dynamically: a thread that loses its core on a busy machine delays its chunk, not
  * a fixed half of the work (docs/openmp.md). Which thread handles which chunk never changes
  * a value: every item's result depends on the items before it only through the scan. */
 #include <stdlib.h>
@@ -114,72 +114,6 @@ static gnn_status reserve(gnn_cpu_idmap *m, int64_t items)
     return GNN_OK;
 }
 
-#define GNN_SCAN_CHUNK 16384 /* elements per work item of the parallel scan */
-
-/* Two passes over chunks of GNN_SCAN_CHUNK (sum each; then write each from its offset), in one
- * team: the chunks are many and handed out dynamically, so a preempted thread holds one chunk,
- * not half the array, and the only waits are the `single` that sums the chunk totals. Integer
- * sums: the result does not depend on the chunks. */
-int64_t gnn_cpu_exclusive_scan(int64_t *v, int64_t n)
-{
-#ifdef GNN_HAVE_OPENMP
-    const int T = omp_get_max_threads();
-#else
-    const int T = 1;
-#endif
-    const int64_t chunks = (n + GNN_SCAN_CHUNK - 1) / GNN_SCAN_CHUNK;
-    int64_t part_small[64];
-    int64_t *part = chunks <= 64 ? part_small : NULL;
-    if (n >= 4 * GNN_SCAN_CHUNK && T > 1 && !part)
-        part = gnn_malloc((size_t)chunks * sizeof(int64_t));
-    if (n < 4 * GNN_SCAN_CHUNK || T == 1 || !part) { /* short, serial, or no memory: one pass */
-        int64_t run = 0;
-        for (int64_t i = 0; i < n; i++) {
-            const int64_t x = v[i];
-            v[i] = run;
-            run += x;
-        }
-        if (part != part_small)
-            gnn_free(part);
-        return run;
-    }
-    int64_t total = 0;
-#pragma omp parallel
-    {
-#pragma omp for schedule(dynamic, 1)
-        for (int64_t c = 0; c < chunks; c++) {
-            const int64_t b = c * GNN_SCAN_CHUNK, e = b + GNN_SCAN_CHUNK < n ? b + GNN_SCAN_CHUNK : n;
-            int64_t sum = 0;
-            for (int64_t i = b; i < e; i++)
-                sum += v[i];
-            part[c] = sum;
-        }
-#pragma omp single
-        {
-            int64_t run = 0;
-            for (int64_t c = 0; c < chunks; c++) {
-                const int64_t x = part[c];
-                part[c] = run;
-                run += x;
-            }
-            total = run;
-        }
-#pragma omp for schedule(dynamic, 1) nowait
-        for (int64_t c = 0; c < chunks; c++) {
-            const int64_t b = c * GNN_SCAN_CHUNK, e = b + GNN_SCAN_CHUNK < n ? b + GNN_SCAN_CHUNK : n;
-            int64_t run = part[c];
-            for (int64_t i = b; i < e; i++) {
-                const int64_t x = v[i];
-                v[i] = run;
-                run += x;
-            }
-        }
-    }
-    if (part != part_small)
-        gnn_free(part);
-    return total;
-}
-
 gnn_status gnn_cpu_idmap_prepare(gnn_cpu_idmap *m, int64_t n_dst, int64_t nnz, int64_t *src_gid)
 {
     if (n_dst < 0 || nnz < 0 || n_dst + nnz > INT32_MAX)
@@ -270,7 +204,6 @@ gnn_status gnn_cpu_idmap_finish(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_
     int64_t *flag = m->flag, *cnt = m->ccnt;
     int32_t *fi = m->fi;
     const int64_t chunks = (nnz + GNN_CPU_CHUNK - 1) / GNN_CPU_CHUNK;
-    int64_t n_new = 0;
 #pragma omp parallel if (n_dst + nnz >= GNN_CPU_PAR_MIN)
     {
         /* a dst whose vertex's first item is not itself repeats an earlier dst */
@@ -297,22 +230,13 @@ gnn_status gnn_cpu_idmap_finish(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_
         }
         /* after that barrier every thread sees the same `bad` (the reduction is complete) */
         if (!bad) {
-#pragma omp single
-            {
-                int64_t run = 0;
-                for (int64_t c = 0; c < chunks; c++) {
-                    const int64_t x = cnt[c];
-                    cnt[c] = run;
-                    run += x;
-                }
-                n_new = run;
-            }
-            /* number the new vertices in item order: chunk c's first is n_dst + cnt[c];
-             * flag[e] becomes the local id of the new vertex at e */
+            /* number the new vertices in item order: chunk c's first is n_dst + the new
+             * vertices of chunks 0..c-1; flag[e] becomes the local id of the new vertex at e */
+            gnn_run_prefix r = { 0, 0 };
 #pragma omp for schedule(dynamic, 1)
             for (int64_t c = 0; c < chunks; c++) {
                 const int64_t e0 = c * GNN_CPU_CHUNK, e1 = e0 + GNN_CPU_CHUNK < nnz ? e0 + GNN_CPU_CHUNK : nnz;
-                int64_t id = n_dst + cnt[c];
+                int64_t id = n_dst + gnn_run_prefix_to(&r, cnt, c);
                 for (int64_t e = e0; e < e1; e++)
                     if (flag[e]) {
                         flag[e] = id;
@@ -331,7 +255,7 @@ gnn_status gnn_cpu_idmap_finish(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_
             /* the map's cells are read by no loop after the barrier above: clear them now.
              * Every touched vertex is in src_gid[0..n_src) exactly once, so each cell is
              * cleared once (fewer writes than one per item) */
-            const int64_t ns = n_dst + n_new;
+            const int64_t ns = n_dst + gnn_run_prefix_to(&r, cnt, chunks);
             if (m->kind == GNN_IDMAP_DENSE) {
 #pragma omp for schedule(dynamic, GNN_CPU_CHUNK) nowait
                 for (int64_t i = 0; i < ns; i++)
@@ -347,6 +271,9 @@ gnn_status gnn_cpu_idmap_finish(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_
         reset_touched(m, dst, n_dst, nbr, nnz);
         return GNN_ERR_INVAL;
     }
+    int64_t n_new = 0;
+    for (int64_t c = 0; c < chunks; c++)
+        n_new += cnt[c];
     *n_src = n_dst + n_new;
     return GNN_OK;
 }

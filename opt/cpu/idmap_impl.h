@@ -26,6 +26,25 @@
 #define GNN_CPU_PAR_MIN 2048
 #define GNN_CPU_CHUNK 4096
 
+/* The sum of part[0..c) for the chunks c one thread takes from a dynamic loop: it takes them
+ * in increasing order (a shared counter hands them out), so each thread extends its own
+ * running sum instead of waiting at a barrier for a `single` to scan the chunk totals. Any
+ * order stays correct (a smaller c restarts the sum); integer sums, so the result is exact. */
+typedef struct gnn_run_prefix {
+    int64_t c, sum;
+} gnn_run_prefix;
+
+static inline int64_t gnn_run_prefix_to(gnn_run_prefix *r, const int64_t *part, int64_t c)
+{
+    if (c < r->c) {
+        r->c = 0;
+        r->sum = 0;
+    }
+    for (; r->c < c; r->c++)
+        r->sum += part[r->c];
+    return r->sum;
+}
+
 typedef struct gnn_cpu_idmap gnn_cpu_idmap;
 
 struct gnn_cpu_idmap {
@@ -187,9 +206,5 @@ gnn_status gnn_cpu_idmap_dst_status(gnn_cpu_idmap *m, const int64_t *dst, int64_
  * and the map is reset for the next use. */
 gnn_status gnn_cpu_idmap_finish(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr,
                                 int64_t nnz, int32_t *local, int64_t *src_gid, int64_t *n_src);
-
-/* Exclusive prefix sum of v[0..n) in place (parallel, two passes in one team); returns the
- * total. */
-int64_t gnn_cpu_exclusive_scan(int64_t *v, int64_t n);
 
 #endif

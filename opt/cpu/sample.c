@@ -274,9 +274,10 @@ static inline int sample_vertex(const gnn_csr *g, int64_t v, const gnn_sample_pa
 #define GNN_PLAN_CHUNK 256 /* seeds per work item of the planning pass (the oracle's 1024-seed cases run 4) */
 
 /* Validate seeds and compute offsets (n_seeds + 1) of each dst's samples; returns nnz or < 0.
- * One team counts each chunk of seeds (a random read of the row per seed) and its total, a
- * `single` scans the chunk totals, and each chunk then writes its exclusive offsets: the
- * count, the scan and the offsets without a second team, chunks handed out dynamically. */
+ * One team counts each chunk of seeds (a random read of the row per seed) and its total, then,
+ * after one barrier, writes each chunk's exclusive offsets from the sum of the totals before it
+ * (gnn_run_prefix_to): the count, the scan and the offsets in one team, chunks handed out
+ * dynamically. */
 static int64_t plan_layer(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
                           gnn_wtable *wt, int64_t *offsets, gnn_status *st)
 {
@@ -288,7 +289,6 @@ static int64_t plan_layer(const gnn_csr *g, const int64_t *seeds, int64_t n_seed
         *st = GNN_ERR_NOMEM;
         return -1;
     }
-    int64_t nnz = 0;
 #pragma omp parallel if (n_seeds >= 2 * GNN_PLAN_CHUNK)
     {
 #pragma omp for schedule(dynamic, 1) reduction(| : bad)
@@ -320,20 +320,11 @@ static int64_t plan_layer(const gnn_csr *g, const int64_t *seeds, int64_t n_seed
             }
             part[c] = sum;
         }
-#pragma omp single
-        {
-            int64_t run = 0;
-            for (int64_t c = 0; c < chunks; c++) {
-                const int64_t x = part[c];
-                part[c] = run;
-                run += x;
-            }
-            nnz = run;
-        }
+        gnn_run_prefix r = { 0, 0 };
 #pragma omp for schedule(dynamic, 1) nowait
         for (int64_t c = 0; c < chunks; c++) {
             const int64_t i0 = c * GNN_PLAN_CHUNK, i1 = i0 + GNN_PLAN_CHUNK < n_seeds ? i0 + GNN_PLAN_CHUNK : n_seeds;
-            int64_t run = part[c];
+            int64_t run = gnn_run_prefix_to(&r, part, c);
             for (int64_t i = i0; i < i1; i++) {
                 const int64_t x = offsets[i];
                 offsets[i] = run;
@@ -341,6 +332,9 @@ static int64_t plan_layer(const gnn_csr *g, const int64_t *seeds, int64_t n_seed
             }
         }
     }
+    int64_t nnz = 0;
+    for (int64_t c = 0; c < chunks; c++)
+        nnz += part[c];
     if (part != part_small)
         gnn_free(part);
     if (bad) { /* as the reference: a bad seed id wins over a bad weight */
@@ -395,7 +389,7 @@ static gnn_status draw_all(cpu_sampler *s, const int64_t *seeds, int64_t n_seeds
             for (int64_t i = 0; i < n_seeds; i++)
                 bad |= gnn_cpu_idmap_insert_dst(s->map, seeds, i);
         }
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, 1) nowait /* then only this thread's scratch is freed */
         for (int64_t c = 0; c < chunks; c++) {
             const int64_t i0 = c * GNN_SAMPLE_CHUNK;
             const int64_t i1 = i0 + GNN_SAMPLE_CHUNK < n_seeds ? i0 + GNN_SAMPLE_CHUNK : n_seeds;
