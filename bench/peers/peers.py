@@ -90,7 +90,8 @@ class Worker:
         g = self._graph(data)
         seeds = torch.from_numpy(self._raw(prefix + ".seeds.i64", self.np.int64))
         lens = self._raw(prefix + ".batches.i64", self.np.int64).tolist()
-        sampler = self.dgl.dataloading.NeighborSampler(list(reversed(fanouts)), fused=True)
+        # DGL lists fanouts input layer first, as gnnref (sample_blocks applies the last to the seeds)
+        sampler = self.dgl.dataloading.NeighborSampler(list(fanouts), fused=True)
         # warm-up on batch 0 (thread pool, the mapping array of the fused sampler), untimed
         sampler.sample_blocks(g, seeds[:lens[0]])
         edges, secs, pos = 0, 0.0, 0
