@@ -55,12 +55,24 @@ rmat=$dir/rmat-s$scale.gnn
 sbm=$dir/sbm-n$nodes.gnn
 out=$(mktemp -d)
 busy=
+child=
 cleanup() {
+    if [ -n "$child" ]; then kill "$child" 2>/dev/null || true; fi
     if [ -n "$busy" ]; then kill "$busy" 2>/dev/null || true; wait "$busy" 2>/dev/null || true; fi
     rm -rf "$out"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+# each run in the background and waited for: a signal to this script interrupts `wait` at
+# once (it would wait for a foreground child to finish first), so the busy loop goes with it
+run() {
+    "$@" &
+    child=$!
+    wait "$child"
+    local rc=$?
+    child=
+    return $rc
+}
 
 # the graphs are generated before the load starts (and kept: the generator is deterministic)
 if [ "$only" != sage ] && [ ! -s "$rmat" ]; then
@@ -88,11 +100,11 @@ fi
 for r in $(seq "$reps"); do
     for t in 1 2; do
         if [ "$only" != sage ]; then
-            "$tool" sample --data "$rmat" --fanouts 15,10,5 --batch 1000 --batches 20 --seed 1 \
+            run "$tool" sample --data "$rmat" --fanouts 15,10,5 --batch 1000 --batches 20 --seed 1 \
                 --threads $t --json "$out/sample-$t-$r.json" >/dev/null
         fi
         if [ "$only" != sample ]; then
-            "$tool" train --data "$sbm" --model sage --hidden 64 --fanouts 10,10 --batch 256 --epochs 1 \
+            run "$tool" train --data "$sbm" --model sage --hidden 64 --fanouts 10,10 --batch 256 --epochs 1 \
                 --eval-every 0 --seed 1 --threads $t --quiet --json "$out/sage-$t-$r.json" >/dev/null
         fi
     done
