@@ -12,7 +12,6 @@
 void gnn_wtable_free(gnn_wtable *t)
 {
     gnn_free(t->npos);
-    gnn_free(t->built);
     gnn_free(t->at);
     gnn_free(t->prefix);
     gnn_free(t->fresh);
@@ -30,9 +29,8 @@ static int64_t row_doubles(int64_t d)
  * one after the other. Only written here; a row's entries are touched when it is built. */
 static gnn_status alloc_prefix(gnn_wtable *t, const gnn_csr *g, size_t n)
 {
-    t->built = gnn_malloc(n);
     t->at = gnn_malloc(n * sizeof(int64_t));
-    if (!t->built || !t->at)
+    if (!t->at)
         goto fail;
     int64_t total = 0;
     for (int64_t v = 0; v < g->n; v++) {
@@ -43,12 +41,9 @@ static gnn_status alloc_prefix(gnn_wtable *t, const gnn_csr *g, size_t n)
     t->prefix = gnn_malloc((total > 0 ? (size_t)total : 1) * sizeof(double));
     if (!t->prefix)
         goto fail;
-    memset(t->built, 0, n);
     return GNN_OK;
 fail:
-    gnn_free(t->built);
     gnn_free(t->at);
-    t->built = NULL;
     t->at = NULL;
     return GNN_ERR_NOMEM;
 }
@@ -96,8 +91,12 @@ gnn_status gnn_wtable_bind(gnn_wtable *t, const gnn_csr *g, const float *w, uint
         return st;
     if (t->w != w || t->version != version || t->fp != fp) { /* other weights: nothing cached holds */
         memset(t->npos, 0xff, n * sizeof(int64_t));
-        if (t->built)
-            memset(t->built, 0, n);
+        if (t->at) { /* every long row back to "not built" */
+#pragma omp parallel for schedule(static)
+            for (int64_t v = 0; v < g->n; v++)
+                if (t->at[v] >= 0)
+                    t->at[v] &= GNN_WT_OFFSET;
+        }
         t->w = w;
         t->version = version;
         t->fp = fp;
@@ -125,19 +124,21 @@ void gnn_wtable_commit(gnn_wtable *t, const int64_t *seeds, int64_t n_seeds)
 
 const double *gnn_wtable_checkpoints_row(gnn_wtable *t, int64_t v)
 {
-    if (t->at[v] < 0)
+    int64_t e = __atomic_load_n(&t->at[v], __ATOMIC_ACQUIRE);
+    if (e < 0)
         return NULL; /* a short row: its sums are cheap to build per call */
-    const int64_t b = t->g->indptr[v];
-    double *row = t->prefix + t->at[v];
-    uint8_t st = __atomic_load_n(&t->built[v], __ATOMIC_ACQUIRE);
+    double *row = t->prefix + (e & GNN_WT_OFFSET);
+    const int64_t st = e >> GNN_WT_STATE;
     if (st == 2)
         return row;
-    if (st != 0 || !__atomic_compare_exchange_n(&t->built[v], &st, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+    if (st != 0 || !__atomic_compare_exchange_n(&t->at[v], &e, e | (int64_t)1 << GNN_WT_STATE, 0, __ATOMIC_ACQUIRE,
+                                                __ATOMIC_ACQUIRE))
         return NULL; /* another thread builds it (a repeated seed) */
+    const int64_t b = t->g->indptr[v];
     const int64_t d = t->g->indptr[v + 1] - b, nb = (d + GNN_WCK_BLOCK - 1) / GNN_WCK_BLOCK;
     gnn_cpu_weighted_checkpoints(t->w + b, d, row);
     gnn_cpu_weighted_guide(row, nb, (int32_t *)(row + nb));
-    __atomic_store_n(&t->built[v], 2, __ATOMIC_RELEASE);
+    __atomic_store_n(&t->at[v], (e & GNN_WT_OFFSET) | (int64_t)2 << GNN_WT_STATE, __ATOMIC_RELEASE);
     return row;
 }
 

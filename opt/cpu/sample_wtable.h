@@ -32,6 +32,8 @@
 #include "opt/cpu/sample_weighted.h"
 
 #define GNN_WTABLE_MIN_DEG 256 /* rows at least this long keep their checkpoints */
+#define GNN_WT_STATE 61                               /* gnn_wtable.at: the state's bits */
+#define GNN_WT_OFFSET (((int64_t)1 << GNN_WT_STATE) - 1) /* gnn_wtable.at: the offset's bits */
 
 typedef struct gnn_wtable {
     const gnn_csr *g;
@@ -39,8 +41,9 @@ typedef struct gnn_wtable {
     uint64_t version; /* their gnn_sample_params.weights_version */
     uint64_t fp;      /* their fingerprint (sample_wtable.c) */
     int64_t *npos;    /* (n) row v's positive count once validated, else -1 (one word: one miss) */
-    uint8_t *built;   /* (n) prefix row v: 0 not built, 1 being built, 2 ready */
-    int64_t *at;      /* (n) where row v's checkpoints start in prefix, -1 for a short row */
+    int64_t *at;      /* (n) -1 for a short row; else where row v's checkpoints start in prefix
+                       * (bits 0..60) and their state (bits 61..62: 0 not built, 1 being
+                       * built, 2 ready): one word, so one cache miss per sampled vertex */
     double *prefix;   /* the long rows' checkpoints; NULL until the first layer that draws */
     int64_t *fresh;   /* (fresh_cap) per layer: P of seed i's row when computed in this call, else -1 */
     int64_t fresh_cap;
