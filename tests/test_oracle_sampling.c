@@ -332,14 +332,15 @@ START_TEST(chisq_rejects_biased_weighted)
     ck_assert_msg(t.counts[GNN_ORACLE_FAIL] == n_presets - 1, "squared weights: %d of %d presets failed; first:\n%s",
                   t.counts[GNN_ORACLE_FAIL], n_presets, t.first_fail);
     ck_assert_msg(strstr(t.first_fail, "not distributed as expected"), "%s", t.first_fail);
-    /* wrong keys: the six presets that draw k < #positive without replacement (k = 1 on two
-     * degrees, k-sets and ordered k-tuples for k = 2 and 3) reject it */
+    /* wrong keys: the eight presets that draw k < #positive without replacement (k = 1 on two
+     * degrees, k-sets and ordered k-tuples for k = 2 and 3, and the two fallback presets with
+     * k = 5) reject it */
     run_with_impl("sample.weighted.dist", &m_linear_keys, 0, 1, &t);
-    ck_assert_msg(t.counts[GNN_ORACLE_FAIL] == 6, "linear keys: %d presets failed", t.counts[GNN_ORACLE_FAIL]);
+    ck_assert_msg(t.counts[GNN_ORACLE_FAIL] == 8, "linear keys: %d presets failed", t.counts[GNN_ORACLE_FAIL]);
     ck_assert_msg(strstr(t.first_fail, "not distributed as expected"), "%s", t.first_fail);
-    /* the right sets in increasing-key order: only the two ordered-tuple presets can tell */
+    /* the right sets in reversed pick order: only the three ordered-tuple presets can tell */
     run_with_impl("sample.weighted.dist", &m_reversed_w, 0, 1, &t);
-    ck_assert_msg(t.counts[GNN_ORACLE_FAIL] == 2, "reversed order: %d presets failed", t.counts[GNN_ORACLE_FAIL]);
+    ck_assert_msg(t.counts[GNN_ORACLE_FAIL] == 3, "reversed order: %d presets failed", t.counts[GNN_ORACLE_FAIL]);
     ck_assert_msg(strstr(t.first_fail, "ordered k-tuple counts"), "%s", t.first_fail);
     run_with_impl("sample.weighted", &m_squared, 0, 1, &t);
     ck_assert_msg(t.counts[GNN_ORACLE_FAIL] == 0, "%s", t.first_fail);

@@ -527,7 +527,7 @@ static inline void gnn_cpu_weighted_successive(const int64_t *adj, const gnn_wro
      * pos[0 .. count - m) that the fallback's heap uses */
     int64_t *picked = scr->pos + count - 1;
     for (int64_t j0 = 0; j0 < B && m < count;) {
-        int64_t want = count - m < 8 ? 8 : count - m;
+        int64_t want = count - m; /* a missed draw costs its cache misses: no more than needed */
         if (want > B - j0)
             want = B - j0;
         const int nb = want < GNN_WDRAW_CHUNK ? (int)want : GNN_WDRAW_CHUNK;
