@@ -311,7 +311,7 @@ static const struct {
     { "commcheck", { "seed", "inject", "json", BACKEND_FLAGS, NULL } },
     { "gen", { "scale", "edge-factor", "features", "classes", "seed", "output", "threads", "json", "nodes", "deg-in",
                "deg-out", "noise", "split", NULL } },
-    { "convert", { "data", "format", "output", "split", "seed", "max-vertices", "json", NULL } },
+    { "convert", { "data", "format", "output", "split", "seed", "max-vertices", "feature-storage", "json", NULL } },
     { "info", { "data", "json", NULL } },
     { "oracle", { "list", "op", "impl", "cases", "seed", "threads", "case", "json", "verbose", "stress", "stress-noise",
                  "stress-seed", NULL } },
