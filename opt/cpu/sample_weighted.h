@@ -4,26 +4,29 @@
  * gnn_wscratch per thread), no OpenMP, no shared state, so they are thread-safe.
  *
  * They produce bit for bit the output of the reference, gnn_sample_weighted_ref
- * (ref/sample_weighted.c, the specification; method in docs/sampling.md). What changed and
- * why the bits still match:
- *   without replacement  ref sorts the keys of all d neighbors; here a bounded min-heap keeps
- *                        the k best (O(d log k) time, O(k) memory), then a heap sort puts
- *                        them in decreasing key order. Both select by the same strict total
- *                        order (key descending, CSR position ascending), computed from the
- *                        same doubles by the same libm call, so the set and its order agree.
- *                        Once the heap is full, a neighbor whose key provably cannot beat the
- *                        root (a bound without log, see below) is skipped: only the log is
- *                        saved, never a decision changed;
- *   with replacement     ref scans the prefix sums linearly for the first prefix[i] > t;
- *                        here a binary search finds the same i (the sums are non-decreasing)
- *                        from the same prefix sums (added in CSR order, in double) and the
- *                        same t = u * W.
- * Draws: without replacement the neighbor at CSR position i uses integer draw i, with
- * replacement sample j uses integer draw j (block i/2 or j/2); one Philox block is computed
- * per pair of draws, many side by side (opt/cpu/philox_lanes.c). Values are gnn_rng_uint's
- * 64-bit word r. The sampler calls the pieces below with a row's positive count and prefix
- * sums cached per graph (opt/cpu/sample_wtable.h); gnn_cpu_weighted_vertex computes them per
- * call. */
+ * (ref/sample_weighted.c, the specification; method in docs/sampling.md 5.2). What changed
+ * and why the bits still match:
+ *   inversion draws      (with replacement, and the successive sampling without) ref bisects
+ *                        the row's full prefix sums per draw; here the same first
+ *                        prefix[i] > t is found by a branch-free bisection (short rows), or
+ *                        from the table's checkpoints (every 16th prefix sum) through a guide
+ *                        and a rebuild of one block's sums by the reference's additions, so
+ *                        from the same doubles; the k searches of a vertex go in lockstep;
+ *   repeats              ref searches its list of picks; here a bitmap over the positions.
+ *                        The picks are taken in draw order, so drawing a batch is the same;
+ *   the A-ES fallback    ref sorts the keys of all remaining neighbors; here a bounded
+ *                        min-heap keeps the best (O(d log k) time, O(k) memory), then a heap
+ *                        sort puts them in decreasing key order. Both select by the same
+ *                        strict total order (key descending, CSR position ascending),
+ *                        computed from the same doubles by the same libm call, so the set and
+ *                        its order agree. Once the heap is full, a neighbor whose key provably
+ *                        cannot beat the root (a bound without log, see below) is skipped:
+ *                        only the log is saved, never a decision changed.
+ * Draws: inversion draw j uses integer draw j (block j/2); the fallback's key of CSR position
+ * i uses integer draw B + i, B = 4k; one Philox block is computed per pair of draws, many side
+ * by side (opt/cpu/philox_lanes.c). Values are gnn_rng_uint's 64-bit word r. The sampler calls
+ * the pieces below with a row's positive count and checkpoints cached per graph
+ * (opt/cpu/sample_wtable.h); gnn_cpu_weighted_vertex computes full sums per call. */
 #ifndef GNNREF_OPT_CPU_SAMPLE_WEIGHTED_H
 #define GNNREF_OPT_CPU_SAMPLE_WEIGHTED_H
 
@@ -508,7 +511,7 @@ static inline void gnn_cpu_weighted_aes(const int64_t *adj, const float *w, int6
 /* Without replacement, P > count = k >= 1: successive sampling (docs/sampling.md 5.2), bit for
  * bit the reference's. Inversion draws j = 0 .. B-1 (B = 4k) over the row's prefix sums
  * (d >= 1: full sums, or the table's checkpoints), a repeat dropped, until k positions are
- * picked; the draws go in batches of the number still missing (at least 8), searched in
+ * picked; the draws go in batches of the number still missing, searched in
  * lockstep, and taken in draw order, so the drawn-but-unneeded tail of a batch changes
  * nothing. If the budget runs out: the A-ES fallback over the positions not picked, with
  * draws B + i. scr: cap >= count, bits_cap >= d (its bitmap is zero again on return). */
