@@ -103,17 +103,22 @@ static void linear_bwd_cpu(const float *x, const float *dy, int64_t n, int64_t i
 #define ELEM_PAR_MIN 65536 /* elements: ReLU, dropout backward */
 #define DROP_PAR_MIN 8192  /* elements: dropout forward (a Philox block per 4 of them) */
 #define DROP_CHUNK 256     /* columns of a row per mask chunk (on the stack) */
+/* Work is handed out in chunks, not halves: on a busy machine a thread that shares its core
+ * holds one chunk, while the other threads take the rest (docs/openmp.md). Which thread runs
+ * an element or a row changes no bit. */
+#define ELEM_CHUNK 16384 /* elements: ReLU, dropout backward (64 KiB) */
+#define DROP_ROWS 32     /* rows: dropout forward */
 
 void gnn_cpu_relu_fwd(float *x, int64_t count)
 {
-#pragma omp parallel for simd schedule(static) if (count >= ELEM_PAR_MIN)
+#pragma omp parallel for simd schedule(dynamic, ELEM_CHUNK) if (count >= ELEM_PAR_MIN)
     for (int64_t i = 0; i < count; i++)
         x[i] = x[i] > 0.0f ? x[i] : 0.0f;
 }
 
 void gnn_cpu_relu_bwd(const float *y, float *dy, int64_t count)
 {
-#pragma omp parallel for simd schedule(static) if (count >= ELEM_PAR_MIN)
+#pragma omp parallel for simd schedule(dynamic, ELEM_CHUNK) if (count >= ELEM_PAR_MIN)
     for (int64_t i = 0; i < count; i++)
         dy[i] = y[i] > 0.0f ? dy[i] : 0.0f;
 }
@@ -149,7 +154,7 @@ void gnn_cpu_dropout_fwd(float *x, int64_t n, int64_t d, const int64_t *row_gid,
                             uint32_t step, unsigned layer, float *mask)
 {
     const float scale = 1.0f / (1.0f - p); /* f32, as ref */
-#pragma omp parallel for schedule(static) if (n * d >= DROP_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, DROP_ROWS) if (n * d >= DROP_PAR_MIN)
     for (int64_t i = 0; i < n; i++) {
         const gnn_rng_stream s = gnn_rng_stream_make(seed, GNN_TAG_DROPOUT, step, layer, (uint64_t)row_gid[i]);
         gnn_cpu_dropout_row(x + i * d, d, &s, p, scale, mask ? mask + i * d : NULL);
@@ -159,7 +164,7 @@ void gnn_cpu_dropout_fwd(float *x, int64_t n, int64_t d, const int64_t *row_gid,
 void gnn_cpu_dropout_bwd(float *dy, int64_t n, int64_t d, const float *mask)
 {
     const int64_t count = n * d;
-#pragma omp parallel for simd schedule(static) if (count >= ELEM_PAR_MIN)
+#pragma omp parallel for simd schedule(dynamic, ELEM_CHUNK) if (count >= ELEM_PAR_MIN)
     for (int64_t i = 0; i < count; i++)
         dy[i] *= mask[i];
 }
