@@ -72,8 +72,8 @@ static gnn_oracle_outcome lanes_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
 
 const gnn_oracle_entry gnn_oracle_rng_lanes = {
     .name = "rng.lanes",
-    .what = "Philox blocks side by side (opt/cpu/philox_lanes.c: portable lanes, AVX2, AVX-512, each on its own) against "
-            "gnn_rng_block one block at a time",
+    .what = "Philox blocks side by side (opt/cpu/philox_lanes.c: portable lanes, AVX2, AVX-512, each on its own) "
+            "against gnn_rng_block one block at a time",
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = "the same rounds on the same key, only the counter word differs: every bit is specified",
     .params = k_lanes_params,

@@ -16,8 +16,9 @@
  *    runs it (OpenBLAS is kept to one thread: gnn_cpu_blas_single_thread);
  *  - forward y (n, out) and dx (n, in): blocks of LIN_BN rows;
  *  - dw (in, out) = x^T dy: blocks of the `in` dimension (dw_tile_rows), each one sgemm over all
- *    n rows (K = n), so no partial copies and no reduction across threads (the cpu UPDATE's
- *    per-thread copies, reduced in thread order, depend on the thread count: opt/cpu/update.c);
+ *    n rows (K = n), so no partial copies and no reduction across threads (the paper's BWD_W
+ *    keeps a copy per thread and reduces them in thread order, which depends on the thread
+ *    count; the cpu UPDATE, opt/cpu/update.c, now tiles its dw the same way as here);
  *  - db (out) = sum_i dy[i]: ref's order exactly (rows ascending from 0.0f per column), so it is
  *    ref's bits.
  * The tiles are handed out dynamically (a late thread does not hold the others back on a busy
@@ -43,8 +44,8 @@ int openblas_get_num_threads(void);
 static void set_one_thread(void) { openblas_set_num_threads(1); }
 
 /* Once per process (the simulator's ranks are threads that enter here together: one of them
- * sets it); after that only a read, unless something else in the process raised the count
- * again (the cpu UPDATE restores the count it found), which is set back before any sgemm. */
+ * sets it); after that only a read, unless something else in the process (a program linking
+ * the library) raised the count again, which is set back before any sgemm. */
 void gnn_cpu_blas_single_thread(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -53,15 +54,6 @@ void gnn_cpu_blas_single_thread(void)
         openblas_set_num_threads(1);
 }
 
-/* rows of dw per tile: a function of (in) only. About 8 tiles of at least 16 rows (one 64-byte
- * line of x per row of the tile at a time), at most 128 (a K-panel of OpenBLAS's packed A
- * stays in L2). */
-static int64_t dw_tile_rows(int64_t in)
-{
-    int64_t r = (in + 7) / 8;
-    r = (r + 15) / 16 * 16;
-    return r < 16 ? 16 : r > 128 ? 128 : r;
-}
 
 static void linear_fwd_blas(const float *x, int64_t n, int64_t in, const float *w, const float *b, int64_t out,
                             float *y)
@@ -112,7 +104,7 @@ static void linear_bwd_blas(const float *x, const float *dy, int64_t n, int64_t 
     if (db)
         col_sums_ref_order(dy, n, out, db);
     if (dw && in > 0 && out > 0) {
-        const int64_t tr = dw_tile_rows(in), nt = (in + tr - 1) / tr;
+        const int64_t tr = gnn_cpu_dw_tile_rows(in), nt = (in + tr - 1) / tr;
 #pragma omp parallel for schedule(dynamic, 1) if (nt > 1 && n * in * out >= 262144)
         for (int64_t t = 0; t < nt; t++) {
             const int64_t k0 = t * tr, rows = in - k0 < tr ? in - k0 : tr;

@@ -19,4 +19,16 @@ void gnn_cpu_dropout_bwd(float *dy, int64_t n, int64_t d, const float *mask);
  * what makes gnn_nn_blas's bits independent of the thread count (opt/cpu/nn_blas.c). */
 void gnn_cpu_blas_single_thread(void);
 
+/* Rows of a weight gradient's tile (dw (in, out) = x^T dy, cut along `in`, each tile one sgemm
+ * over every row of x): a function of `in` only, never of the thread count, so the tiling and
+ * therefore the bits are the same at any thread count. About 8 tiles of at least 16 rows, at
+ * most 128 (a K-panel of OpenBLAS's packed A stays in L2). Shared by gnn_nn_blas and the cpu
+ * UPDATE. */
+static inline int64_t gnn_cpu_dw_tile_rows(int64_t in)
+{
+    int64_t r = (in + 7) / 8;
+    r = (r + 15) / 16 * 16;
+    return r < 16 ? 16 : r > 128 ? 128 : r;
+}
+
 #endif

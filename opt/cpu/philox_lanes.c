@@ -120,7 +120,8 @@ __attribute__((target("avx512f"))) static void philox_blocks_avx512(const gnn_rn
     const __m512i id_lo = _mm512_set1_epi64(s->ctr_id_lo), hi = _mm512_set1_epi64(s->ctr_hi),
                   step = _mm512_set1_epi64(s->step);
     const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-    const __m512i first4 = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0), last4 = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
+    const __m512i first4 = _mm512_set_epi64(11, 3, 10, 2, 9, 1, 8, 0);
+    const __m512i last4 = _mm512_set_epi64(15, 7, 14, 6, 13, 5, 12, 4);
     uint32_t tail[64];
     for (int base = 0; base < nq; base += 16) {
         const __m512i q = _mm512_set1_epi64(q0 + (uint32_t)base); /* counters wrap in 32 bits: */

@@ -23,7 +23,7 @@
  *
  * Backward: per block of rows, dz = (y > 0 ? dy / (1-p) : 0) in one pass, then dx_blk = dz .
  * w^T (sgemm, NoTrans x Trans). dw = x^T . dz is cut by columns of x into fixed tiles
- * (dw_tile_rows: a function of c only), each one sgemm (Trans x NoTrans) over every row. The
+ * (gnn_cpu_dw_tile_rows: a function of c only), each one sgemm (Trans x NoTrans) over every row. The
  * paper's BWD_W gives each thread its own copy of the weight gradients and reduces them in
  * thread order; that sum depends on which rows a thread owned, so the result depended on the
  * thread count (it did here until the training issue). With fixed tiles each element of dw
@@ -87,13 +87,6 @@ static void update_db(const float *y, const float *dy, int64_t n, int64_t k, flo
     }
 }
 
-/* rows of dw per tile: a function of c only (as gnn_nn_blas's dw, opt/cpu/nn_blas.c) */
-static int64_t dw_tile_rows(int64_t c)
-{
-    int64_t r = (c + 7) / 8;
-    r = (r + 15) / 16 * 16;
-    return r < 16 ? 16 : r > 128 ? 128 : r;
-}
 
 static gnn_status update_bwd_cpu(const float *x, const float *y, const float *dy, int64_t n, int64_t c,
                                  const float *w, int64_t k, float p, float *dx, float *dw, float *db)
@@ -109,7 +102,7 @@ static gnn_status update_bwd_cpu(const float *x, const float *y, const float *dy
         return GNN_ERR_NOMEM;
     gnn_cpu_blas_single_thread();
     const int64_t nb = (n + UPDATE_BWD_BN - 1) / UPDATE_BWD_BN;
-    const int64_t tr = dw_tile_rows(c), nt = c > 0 ? (c + tr - 1) / tr : 0;
+    const int64_t tr = gnn_cpu_dw_tile_rows(c), nt = c > 0 ? (c + tr - 1) / tr : 0;
 #pragma omp parallel
     {
         /* dz, then dx, block by block (one sgemm per fixed block of rows) */
