@@ -275,20 +275,112 @@ static gnn_oracle_outcome input_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
     return o;
 }
 
-#define SPMM_ENTRY(sym, nm, wh, fn)                                                                              \
+/* Benchmark of spmm.fwd: the first layer's product of a bag-of-words input, CiteSeer's shape
+ * (3327 rows, 3703 columns, 20..44 nonzeros a row: about its 105k, k = 16). GFLOP/s = 2 nnz k
+ * per call; bytes: X once, W once, y written. */
+typedef struct spmm_fixture {
+    const gnn_spmm_ops *ops;
+    gnn_fcsr x;
+    int64_t k;
+    float *w, *b, *y;
+} spmm_fixture;
+
+static void spmm_teardown(void *p)
+{
+    spmm_fixture *f = p;
+    if (!f)
+        return;
+    gnn_free(f->x.indptr);
+    gnn_free(f->x.col);
+    gnn_free(f->x.val);
+    gnn_free(f->w);
+    gnn_free(f->b);
+    gnn_free(f->y);
+    gnn_free(f);
+}
+
+/* Rows of lo..hi distinct random columns, put in ascending order by a pass over a mark array,
+ * as make_case does (which allocates from the oracle's per-case context, not available here). */
+static gnn_status spmm_setup(const gnn_oracle_case *c, void **fixture, gnn_oracle_work *work)
+{
+    const int64_t n = gnn_oracle_int(c, S_N), cols = gnn_oracle_int(c, S_C), k = gnn_oracle_int(c, S_K);
+    const int64_t lo = gnn_oracle_lo(c, S_DEG), hi = gnn_oracle_hi(c, S_DEG) < cols ? gnn_oracle_hi(c, S_DEG) : cols;
+    spmm_fixture *f = gnn_calloc(1, sizeof *f);
+    unsigned char *mark = gnn_calloc((size_t)cols + 1, 1);
+    if (!f || !mark) {
+        gnn_free(mark);
+        spmm_teardown(f);
+        return GNN_ERR_NOMEM;
+    }
+    f->ops = c->impl->ops;
+    f->k = k;
+    f->x.rows = n;
+    f->x.cols = cols;
+    f->x.indptr = gnn_malloc((size_t)(n + 1) * sizeof(int64_t));
+    f->x.col = gnn_malloc((size_t)(n * hi + 1) * sizeof(int32_t));
+    f->x.val = gnn_malloc((size_t)(n * hi + 1) * sizeof(float));
+    f->w = gnn_malloc((size_t)(cols * k + 1) * sizeof(float));
+    f->b = gnn_malloc((size_t)(k + 1) * sizeof(float));
+    f->y = gnn_malloc((size_t)(n * k + 1) * sizeof(float));
+    if (!f->x.indptr || !f->x.col || !f->x.val || !f->w || !f->b || !f->y) {
+        gnn_free(mark);
+        spmm_teardown(f);
+        return GNN_ERR_NOMEM;
+    }
+    gnn_oracle_draws g = gnn_oracle_draws_make(c, 1);
+    int64_t q = 0;
+    for (int64_t i = 0; i < n; i++) {
+        f->x.indptr[i] = q;
+        const int64_t deg = gnn_oracle_draw_range(&g, lo < hi ? lo : hi, hi);
+        for (int64_t t = 0; t < deg;) {
+            const int64_t j = gnn_oracle_draw_range(&g, 0, cols - 1);
+            if (!mark[j])
+                mark[j] = 1, t++;
+        }
+        for (int64_t j = 0; j < cols; j++)
+            if (mark[j]) {
+                mark[j] = 0;
+                f->x.col[q] = (int32_t)j;
+                f->x.val[q++] = 2.0f * gnn_oracle_draw_float(&g) - 1.0f;
+            }
+    }
+    f->x.indptr[n] = q;
+    f->x.nnz = q;
+    gnn_free(mark);
+    gnn_oracle_fill_spread(&g, f->w, cols * k);
+    gnn_oracle_fill_spread(&g, f->b, k);
+    work->bytes = (double)q * 8.0 + 8.0 * (double)(n + 1) + 4.0 * (double)(cols * k + k + n * k);
+    work->flops = 2.0 * (double)q * (double)k;
+    work->items = (double)n;
+    work->items_name = "rows/s";
+    *fixture = f;
+    return GNN_OK;
+}
+
+static gnn_status spmm_bench_run(void *p)
+{
+    spmm_fixture *f = p;
+    return gnn_spmm_fwd(f->ops, &f->x, f->w, f->b, f->k, f->y);
+}
+
+static const char *const k_spmm_bench_sizes[] = { "n=3327,c=3703,k=16,deg=20..44,zcol=0,bias=1,p=0.5", NULL };
+static const gnn_oracle_bench k_spmm_bench = { k_spmm_bench_sizes, spmm_setup, spmm_bench_run, spmm_teardown };
+
+#define SPMM_ENTRY(sym, nm, wh, fn, bn)                                                                          \
     const gnn_oracle_entry sym = {                                                                               \
         .name = nm, .what = wh, .tol = { GNN_CMP_BITWISE, 0, 0 },                                                \
         .reason = "every output element keeps ref's order (CSR order; dW: X^T's rows ascending) and the keyed "  \
                   "mask; cpu only spreads independent outputs over threads, so the bits are fixed",             \
         .params = k_spmm_params, .n_params = N_SPMM_PARAMS, .presets = k_spmm_presets,                           \
-        .ref = &k_spmm_ref, .impls = k_spmm_impls, .run = fn,                                                    \
+        .ref = &k_spmm_ref, .impls = k_spmm_impls, .run = fn, .bench = bn,                                       \
     }
 
 SPMM_ENTRY(gnn_oracle_spmm_fwd, "spmm.fwd",
-           "CSR x dense y = X W + b against ref, and ref against the dense linear layer (bitwise)", fwd_run);
+           "CSR x dense y = X W + b against ref, and ref against the dense linear layer (bitwise)", fwd_run,
+           &k_spmm_bench);
 SPMM_ENTRY(gnn_oracle_spmm_dw, "spmm.dw",
            "transpose of X (verified) and dW = X^T dz against ref, and ref against the dense linear_bwd (bitwise)",
-           dw_run);
+           dw_run, NULL);
 SPMM_ENTRY(gnn_oracle_spmm_input, "spmm.input",
            "row gather of a CSR and keyed dropout on its values against ref, and against gnn_dropout_fwd on the "
-           "dense rows (bitwise)", input_run);
+           "dense rows (bitwise)", input_run, NULL);

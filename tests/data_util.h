@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "gnnref/dataset.h"
+#include "file_util.h"
 
 #define FIXTURES "tests/fixtures"
 
@@ -84,35 +85,7 @@ static void ds_assert_equal(const gnn_dataset *a, const gnn_dataset *b)
     ck_assert(!memcmp(&a->stats, &b->stats, sizeof a->stats));
 }
 
-/* ---- whole files as bytes ---- */
-
-typedef struct blob {
-    unsigned char *p;
-    size_t len;
-} blob;
-
-static blob read_blob(const char *path)
-{
-    blob b = { NULL, 0 };
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    fseek(f, 0, SEEK_END);
-    b.len = (size_t)ftell(f);
-    fseek(f, 0, SEEK_SET);
-    b.p = malloc(b.len);
-    ck_assert_uint_eq(fread(b.p, 1, b.len, f), b.len);
-    fclose(f);
-    return b;
-}
-
-static void write_blob(const char *path, blob b, size_t len)
-{
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(b.p, 1, len, f), len);
-    fclose(f);
-    free(b.p);
-}
+/* ---- whole files as bytes: read_blob, write_blob (file_util.h) ---- */
 
 /* Copy the fixture into g_tmp/t, then overwrite one file. */
 static const char *text_copy_with(const char *file, const char *content)

@@ -30,21 +30,7 @@ static void small_sbm(gnn_dataset *ds)
     ck_assert_int_eq(gnn_gen_sbm(ds, &p, &err), GNN_OK);
 }
 
-/* ---- raw file surgery on a saved binary (whole files: read_blob, write_blob) ---- */
-
-static uint64_t le64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static void put_le32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
+/* ---- raw file surgery on a saved binary (whole files and little-endian fields: file_util.h) ---- */
 
 static unsigned char *section_ptr(blob b, int s)
 {
@@ -54,9 +40,7 @@ static unsigned char *section_ptr(blob b, int s)
 /* Recompute section s's CRC32C and the header CRC, as a writer of bad values would. */
 static void refresh_crcs(blob b, int s)
 {
-    unsigned char *e = b.p + GNN_HDR_OFF_SECTIONS + (size_t)s * GNN_HDR_SECTION_SIZE;
-    put_le32(e + 16, gnn_crc32c(0, b.p + le64(e), (size_t)le64(e + 8)));
-    put_le32(b.p + GNN_HDR_OFF_CRC, gnn_crc32c(0, b.p, GNN_HDR_OFF_CRC));
+    refresh_entry_crcs(b, b.p + GNN_HDR_OFF_SECTIONS + (size_t)s * GNN_HDR_SECTION_SIZE);
 }
 
 /* Save small_sbm() to g_tmp/name and return the path. */

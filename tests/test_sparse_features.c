@@ -14,6 +14,7 @@
 #include "gnnref/impl.h"
 #include "gnnref/train.h"
 #include "cli_util.h"
+#include "file_util.h"
 #ifdef GNN_HAVE_OPENMP
 #include <omp.h>
 #endif
@@ -45,59 +46,16 @@ static void sparse_sbm(gnn_dataset *ds, gnn_feat_storage storage)
     ck_assert_msg(gnn_dataset_set_feat_storage(ds, storage, &err) == GNN_OK, "%s", err.msg);
 }
 
-static uint32_t get32(const unsigned char *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
-static uint64_t get64(const unsigned char *p) { return (uint64_t)get32(p) | (uint64_t)get32(p + 4) << 32; }
-static void put32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-typedef struct file_buf {
-    unsigned char *b;
-    size_t len;
-} file_buf;
-
-static file_buf slurp(const char *path)
-{
-    file_buf f = { NULL, 0 };
-    FILE *fp = fopen(path, "rb");
-    ck_assert_ptr_nonnull(fp);
-    fseek(fp, 0, SEEK_END);
-    f.len = (size_t)ftell(fp);
-    fseek(fp, 0, SEEK_SET);
-    f.b = malloc(f.len);
-    ck_assert_uint_eq(fread(f.b, 1, f.len, fp), f.len);
-    fclose(fp);
-    return f;
-}
-
-static void spill(const char *path, file_buf f)
-{
-    FILE *fp = fopen(path, "wb");
-    ck_assert_ptr_nonnull(fp);
-    ck_assert_uint_eq(fwrite(f.b, 1, f.len, fp), f.len);
-    fclose(fp);
-}
-
 /* The header entry of extension section `name`. */
-static unsigned char *ext_entry(file_buf f, const char *name)
+static unsigned char *ext_entry(blob f, const char *name)
 {
     for (int i = 0; i < GNN_FORMAT_MAX_EXT; i++) {
-        unsigned char *e = f.b + GNN_HDR_OFF_EXT + 32 * i;
+        unsigned char *e = f.p + GNN_HDR_OFF_EXT + 32 * i;
         if (!strncmp((const char *)e + 24, name, 8))
             return e;
     }
     ck_abort_msg("no extension section %s", name);
     return NULL;
-}
-
-/* Recompute the CRC of section `name` and of the header: a file written wrongly, not corrupted. */
-static void fix_crcs(file_buf f, const char *name)
-{
-    unsigned char *e = ext_entry(f, name);
-    put32(e + 16, gnn_crc32c(0, f.b + get64(e), (size_t)get64(e + 8)));
-    put32(f.b + GNN_HDR_OFF_CRC, gnn_crc32c(0, f.b, GNN_HDR_OFF_CRC));
 }
 
 START_TEST(format_round_trip)
@@ -107,10 +65,10 @@ START_TEST(format_round_trip)
     sparse_sbm(&a, GNN_FEAT_STORE_AUTO);
     ck_assert(gnn_dataset_feat_is_csr(&a)); /* ~6% < 10% */
     ck_assert_int_eq(gnn_dataset_save(&a, tmp("s.gnn"), &err), GNN_OK);
-    file_buf f = slurp(tmp("s.gnn"));
-    ck_assert_uint_eq(get32(f.b + GNN_HDR_OFF_VERSION), GNN_FORMAT_VERSION_CSR);
-    ck_assert_uint_eq(get32(f.b + GNN_HDR_OFF_FLAGS) & GNN_FORMAT_FLAG_FEAT_CSR, GNN_FORMAT_FLAG_FEAT_CSR);
-    free(f.b);
+    blob f = read_blob(tmp("s.gnn"));
+    ck_assert_uint_eq(le32(f.p + GNN_HDR_OFF_VERSION), GNN_FORMAT_VERSION_CSR);
+    ck_assert_uint_eq(le32(f.p + GNN_HDR_OFF_FLAGS) & GNN_FORMAT_FLAG_FEAT_CSR, GNN_FORMAT_FLAG_FEAT_CSR);
+    free(f.p);
     ck_assert_msg(gnn_dataset_load(&b, tmp("s.gnn"), &err) == GNN_OK, "%s", err.msg);
     ck_assert(gnn_dataset_feat_is_csr(&b));
     ck_assert_int_eq(b.num_ext, 0); /* the three sections are the features, not extensions */
@@ -123,9 +81,9 @@ START_TEST(format_round_trip)
     /* dense: version 1, no CSR after loading; the same dense features */
     ck_assert_int_eq(gnn_dataset_set_feat_storage(&b, GNN_FEAT_STORE_DENSE, &err), GNN_OK);
     ck_assert_int_eq(gnn_dataset_save(&b, tmp("d.gnn"), &err), GNN_OK);
-    f = slurp(tmp("d.gnn"));
-    ck_assert_uint_eq(get32(f.b + GNN_HDR_OFF_VERSION), GNN_FORMAT_VERSION);
-    free(f.b);
+    f = read_blob(tmp("d.gnn"));
+    ck_assert_uint_eq(le32(f.p + GNN_HDR_OFF_VERSION), GNN_FORMAT_VERSION);
+    free(f.p);
     ck_assert_int_eq(gnn_dataset_load(&d, tmp("d.gnn"), &err), GNN_OK);
     ck_assert(!gnn_dataset_feat_is_csr(&d));
     ck_assert(!memcmp(d.feat, a.feat, (size_t)(a.graph.n * a.num_features) * sizeof(float)));
@@ -157,28 +115,26 @@ START_TEST(format_bad_files)
         { "feat_val", "section 'feat_val': CRC32C mismatch", 3, GNN_ERR_CHECKSUM },
     };
     for (size_t i = 0; i < sizeof k_cases / sizeof k_cases[0]; i++) {
-        file_buf f = slurp(tmp("s.gnn"));
-        unsigned char *e = ext_entry(f, k_cases[i].sec), *data = f.b + get64(e);
+        blob f = read_blob(tmp("s.gnn"));
+        unsigned char *e = ext_entry(f, k_cases[i].sec), *data = f.p + le64(e);
         switch (k_cases[i].kind) {
-        case 0: put32(data + 4 * p, 70); break;                      /* f = 70: one past the end */
+        case 0: put_le32(data + 4 * p, 70); break;                      /* f = 70: one past the end */
         case 1: memcpy(data + 4 * (p + 1), data + 4 * p, 4); break;  /* the row's first column twice */
-        case 2: put32(data + 4 * p, 0x7fc00000u); break;             /* NaN */
+        case 2: put_le32(data + 4 * p, 0x7fc00000u); break;             /* NaN */
         case 3: data[4 * p] ^= 0x10; break;
         }
-        if (k_cases[i].kind != 3)
-            fix_crcs(f, k_cases[i].sec);
-        spill(tmp("bad.gnn"), f);
-        free(f.b);
+        if (k_cases[i].kind != 3) /* a file written wrongly, not corrupted */
+            refresh_entry_crcs(f, e);
+        write_blob(tmp("bad.gnn"), f, f.len);
         const gnn_status st = gnn_dataset_load(&b, tmp("bad.gnn"), &err);
         ck_assert_msg(st == k_cases[i].st, "case %zu: status %s: %s", i, gnn_status_str(st), err.msg);
         ck_assert_msg(strstr(err.msg, "bad.gnn") && strstr(err.msg, k_cases[i].says), "case %zu: %s", i, err.msg);
     }
     /* a version-1 header with the CSR flag: an unknown flag for version 1 */
-    file_buf f = slurp(tmp("s.gnn"));
-    put32(f.b + GNN_HDR_OFF_VERSION, GNN_FORMAT_VERSION);
-    put32(f.b + GNN_HDR_OFF_CRC, gnn_crc32c(0, f.b, GNN_HDR_OFF_CRC));
-    spill(tmp("bad.gnn"), f);
-    free(f.b);
+    blob f = read_blob(tmp("s.gnn"));
+    put_le32(f.p + GNN_HDR_OFF_VERSION, GNN_FORMAT_VERSION);
+    put_le32(f.p + GNN_HDR_OFF_CRC, gnn_crc32c(0, f.p, GNN_HDR_OFF_CRC));
+    write_blob(tmp("bad.gnn"), f, f.len);
     ck_assert_int_eq(gnn_dataset_load(&b, tmp("bad.gnn"), &err), GNN_ERR_FORMAT);
     ck_assert_msg(strstr(err.msg, "unknown section flags"), "%s", err.msg);
 }

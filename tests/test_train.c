@@ -226,6 +226,24 @@ START_TEST(csr_self_loops)
 }
 END_TEST
 
+/* The small configuration of the step-loss comparisons below: a few steps of every layer
+ * kind (gat: several heads), no evaluation. */
+static void steps_config(gnn_train_config *c, gnn_model_kind model, gnn_train_mode mode, int layernorm)
+{
+    gnn_train_defaults(c);
+    c->model = model;
+    c->mode = mode;
+    c->layernorm = layernorm;
+    c->epochs = mode == GNN_MODE_FULLBATCH ? 4 : 1;
+    c->batch = 128;
+    c->hidden = 8;
+    c->heads = 3;
+    c->out_heads = 2;
+    c->fanouts[0] = 5;
+    c->fanouts[1] = 3;
+    c->eval_every = 0;
+}
+
 /* Per-step losses of ref at 1 thread vs ref and opt at 1 and 2 threads: bitwise for every
  * model whose kernels are bitwise. Mini-batch and full-batch, with LayerNorm. With opt_rtol > 0
  * (gat: gnn_gat_cpu regroups the dal/dar sums, NMSE 1e-10 in its oracle entry) opt is compared
@@ -235,18 +253,7 @@ static void check_model_steps(gnn_model_kind model, gnn_train_mode mode, int lay
     gnn_dataset ds;
     small_sbm(&ds, 5);
     gnn_train_config c;
-    gnn_train_defaults(&c);
-    c.model = model;
-    c.mode = mode;
-    c.layernorm = layernorm;
-    c.epochs = mode == GNN_MODE_FULLBATCH ? 4 : 1;
-    c.batch = 128;
-    c.hidden = 8;
-    c.heads = 3;
-    c.out_heads = 2;
-    c.fanouts[0] = 5;
-    c.fanouts[1] = 3;
-    c.eval_every = 0;
+    steps_config(&c, model, mode, layernorm);
     gnn_train_result base, opt1;
     gnn_err err;
     set_threads(1);
@@ -334,18 +341,7 @@ static void check_blas_steps(gnn_model_kind model, gnn_train_mode mode, int laye
     gnn_dataset ds;
     small_sbm(&ds, 7);
     gnn_train_config c;
-    gnn_train_defaults(&c);
-    c.model = model;
-    c.mode = mode;
-    c.layernorm = layernorm;
-    c.epochs = mode == GNN_MODE_FULLBATCH ? 4 : 1;
-    c.batch = 128;
-    c.hidden = 8;
-    c.heads = 3;
-    c.out_heads = 2;
-    c.fanouts[0] = 5;
-    c.fanouts[1] = 3;
-    c.eval_every = 0;
+    steps_config(&c, model, mode, layernorm);
     gnn_err err;
     gnn_train_result ref, one;
     set_threads(1);

@@ -82,6 +82,9 @@ static void *read_file(const char *prefix, const char *suffix, size_t *bytes)
     return p;
 }
 
+/* cli/cmd_sample.c's seed set (the train vertices, else all, in id order), repeated here on
+ * purpose: the CLI's helpers are not library API, and the export must give the batches that
+ * `gnnref sample` draws. */
 static int64_t fill_seeds(const gnn_dataset *ds, int64_t *v)
 {
     int64_t k = 0;
