@@ -14,7 +14,7 @@
 # the runs themselves succeed. The busy loop is killed on every way out (trap).
 #
 # usage: bash bench/busy.sh [--tool PATH] [--reps N] [--scale S] [--nodes N] [--dir DIR]
-#                           [--only sample|sage] [--no-load]
+#                           [--only sample|sage] [--no-load] [--adapt on|off]
 #   --tool   the gnnref binary (default: $GNN_TOOL, else build/bin/gnnref)
 #   --reps   runs per thread count (default 3)
 #   --scale  R-MAT scale of the sampler's graph (default 18; edge factor 16)
@@ -22,6 +22,9 @@
 #   --dir    where the generated graphs are kept between runs (default build/bench-busy)
 #   --only   run only the sampler or only the SAGE epoch
 #   --no-load  the same runs without the busy loop (the quiet-machine reference)
+#   --adapt  the runs' --adapt-threads (default: the tool's, on): whether a run may use fewer
+#            threads than it was given when that is measured to be faster (docs/openmp.md,
+#            section 6); the mean team size of the 2-thread runs is printed
 # The gnnref tool runs its OpenMP threads with OMP_WAIT_POLICY=passive unless the caller set
 # OMP_WAIT_POLICY or GOMP_SPINCOUNT (docs/openmp.md); `OMP_WAIT_POLICY=active bash
 # bench/busy.sh` shows what spinning waits cost.
@@ -34,6 +37,7 @@ nodes=200000
 dir=build/bench-busy
 only=
 load=1
+adapt=on
 while [ $# -gt 0 ]; do
     case $1 in
     --tool) tool=$2; shift 2 ;;
@@ -43,11 +47,13 @@ while [ $# -gt 0 ]; do
     --dir) dir=$2; shift 2 ;;
     --only) only=$2; shift 2 ;;
     --no-load) load=0; shift ;;
+    --adapt) adapt=$2; shift 2 ;;
     -h|--help) sed -n '2,/^set -e/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) echo "bench/busy.sh: unknown argument '$1' (--help)" >&2; exit 2 ;;
     esac
 done
 case $only in ''|sample|sage) ;; *) echo "bench/busy.sh: --only sample|sage" >&2; exit 2 ;; esac
+case $adapt in on|off) ;; *) echo "bench/busy.sh: --adapt on|off" >&2; exit 2 ;; esac
 [ -x "$tool" ] || { echo "bench/busy.sh: no gnnref at '$tool' (make, or --tool PATH)" >&2; exit 2; }
 
 mkdir -p "$dir"
@@ -101,15 +107,16 @@ for r in $(seq "$reps"); do
     for t in 1 2; do
         if [ "$only" != sage ]; then
             run "$tool" sample --data "$rmat" --fanouts 15,10,5 --batch 1000 --batches 20 --seed 1 \
-                --threads $t --json "$out/sample-$t-$r.json" >/dev/null
+                --threads $t --adapt-threads $adapt --json "$out/sample-$t-$r.json" >/dev/null
         fi
         if [ "$only" != sample ]; then
             run "$tool" train --data "$sbm" --model sage --hidden 64 --fanouts 10,10 --batch 256 --epochs 1 \
-                --eval-every 0 --seed 1 --threads $t --quiet --json "$out/sage-$t-$r.json" >/dev/null
+                --eval-every 0 --seed 1 --threads $t --adapt-threads $adapt --quiet --json "$out/sage-$t-$r.json" >/dev/null
         fi
     done
 done
 
+echo "adaptive team size (--adapt-threads): $adapt"
 python3 - "$out" "$reps" "$only" "$rmat" "$sbm" <<'EOF'
 import json, statistics, sys
 out, reps, only, rmat, sbm = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
@@ -125,6 +132,8 @@ if only != "sage":
     v = {t: [load("sample", t, r)["edges_per_s"] / 1e6 for r in range(1, reps + 1)] for t in (1, 2)}
     print(f"sampler ({rmat}, fanouts 15,10,5, batch 1000, 20 batches):")
     row("  sampled edges", "M/s", v, True)
+    tm = [load("sample", 2, r)["team_mean"] for r in range(1, reps + 1)]
+    print(f"  2-thread runs' mean team size: {' '.join(f'{x:.2f}' for x in tm)}")
 if only != "sample":
     def epoch(t, r):
         e = load("sage", t, r)["epochs"][0]
@@ -134,4 +143,6 @@ if only != "sample":
     print(f"SAGE epoch ({sbm}, hidden 64, fanouts 10,10, batch 256; time less evaluation):")
     row("  epoch", "s", v, False)
     row("  its sampling", "s", s, False)
+    tm = [load("sage", 2, r)["epochs"][0]["team_mean"] for r in range(1, reps + 1)]
+    print(f"  2-thread runs' mean team size: {' '.join(f'{x:.2f}' for x in tm)}")
 EOF

@@ -20,6 +20,7 @@
 #include "gnnref/impl.h"
 #include "gnnref/rng.h"
 #include "gnnref/sample.h"
+#include "gnnref/team.h"
 #include "gnnref/tensor.h"
 
 #define SAMPLE_MAX_LAYERS 16
@@ -36,6 +37,7 @@ typedef struct sample_opts {
     int idmap;                /* gnn_idmap_kind */
     int64_t threads;
     int replace, weighted, topo_mmap;
+    int adapt_threads;        /* gnn_team: fewer threads for a batch when measured faster */
     uint64_t seed;
 } sample_opts;
 
@@ -48,6 +50,7 @@ static const cli_choice k_idmaps[] = {
 };
 static const cli_choice k_weights[] = { { "none", 0, 0 }, { "random", 1, 0 }, { NULL, 0, 0 } };
 static const cli_choice k_topologies[] = { { "memory", 0, 0 }, { "mmap", 1, 0 }, { NULL, 0, 0 } };
+static const cli_choice k_on_off[] = { { "on", 1, 0 }, { "off", 0, 0 }, { NULL, 0, 0 } };
 
 static const cli_flag k_flags[] = {
     CLI_FLAG_DATA(sample_opts, data, 0, CLI_DATA_HELP),
@@ -66,6 +69,10 @@ static const cli_flag k_flags[] = {
       .help = "opt only: the ID map (docs/idmap.md); fused (FastGL's Fused-Map) numbers new src vertices in "
               "arrival order, the others reproduce the reference order exactly" },
     CLI_FLAG_THREADS(sample_opts, threads, "OpenMP threads for --impl opt (ref is serial)"),
+    { .name = "adapt-threads", .type = CLI_CHOICE, CLI_AT(sample_opts, adapt_threads), .choices = k_on_off,
+      .bits = TAG_OPT, .help = "opt only: sample a batch on fewer threads when that is measured to be faster, as "
+                               "when another process holds a core (a few batches try another team size; the "
+                               "blocks are the same bits; the report's team_mean says what ran; docs/openmp.md)" },
     { .name = "replace", .type = CLI_BOOL, CLI_AT(sample_opts, replace), .help = "sample with replacement" },
     { .name = "weights", .type = CLI_CHOICE, CLI_AT(sample_opts, weighted), .choices = k_weights,
       .help = "per-edge weights: none (uniform) or random, w_e = 0.05 + float draw e of (seed, GEN, step 0, "
@@ -107,6 +114,7 @@ typedef struct sample_run {
     layer_tot tot[SAMPLE_MAX_LAYERS];
     double setup_s, seconds;
     int64_t edges_sampled;
+    double team_mean;      /* mean OpenMP team size of the batches (team.h) */
 } sample_run;
 
 /* The reference sampler is serial: the variant, the ID map and the threads are opt's. */
@@ -121,6 +129,7 @@ static int sample_options(int argc, char **argv, sample_opts *o, cli_args *a)
     o->layers = 3;
     o->batch = 1000;
     o->batches = 10;
+    o->adapt_threads = 1;
     o->impl = gnn_impl_opt();
     o->variant = GNN_SAMPLER_FUSED;
     o->idmap = GNN_IDMAP_ORDERED;
@@ -194,6 +203,8 @@ static int sample_loop(const sample_opts *o, sample_run *R)
     base.seed = o->seed;
     base.weights = R->weights;
     const int tty = cli_is_tty() && o->batches > 1;
+    gnn_team team; /* the team size may change between batches: the blocks do not (team.h) */
+    gnn_team_init(&team, 0, o->adapt_threads && !is_ref(o));
     for (int64_t t = 0; t < o->batches; t++) {
         const int64_t pos = t % nb;
         if (pos == 0) { /* a new epoch: shuffle the seed list from its sorted order again */
@@ -204,11 +215,19 @@ static int sample_loop(const sample_opts *o, sample_run *R)
         const int64_t *bs = R->seeds + pos * o->batch;
         const int64_t bn = pos * o->batch + o->batch <= R->n_seeds ? o->batch : R->n_seeds - pos * o->batch;
         base.step = (uint32_t)t;
+        gnn_team_begin(&team);
         const double t0 = cli_now_s();
         const gnn_status st = gnn_sampler_blocks(R->sampler, bs, bn, o->fanouts, o->layers, &base, R->blk);
-        R->seconds += cli_now_s() - t0;
-        if (st)
+        const double dt = cli_now_s() - t0;
+        R->seconds += dt;
+        if (st) {
+            gnn_team_restore(&team);
             return cli_error(cli_status_code(st), "sampling batch %lld failed: %s", (long long)t, gnn_status_str(st));
+        }
+        int64_t edges = 0;
+        for (int l = 0; l < o->layers; l++)
+            edges += R->blk[l].nnz;
+        gnn_team_end(&team, dt, (double)edges);
         for (int l = 0; l < o->layers; l++) {
             R->tot[l].dst += R->blk[l].n_dst;
             R->tot[l].src += R->blk[l].n_src;
@@ -224,6 +243,8 @@ static int sample_loop(const sample_opts *o, sample_run *R)
     }
     if (tty)
         printf("\r\033[K");
+    R->team_mean = gnn_team_mean(&team);
+    gnn_team_restore(&team);
     return CLI_OK;
 }
 
@@ -285,6 +306,7 @@ static json_object *sample_report(const sample_opts *o, const cli_args *a, const
     json_object_object_add(r, "seconds", json_object_new_double(R->seconds));
     json_object_object_add(r, "edges_per_s", json_object_new_double(eps));
     json_object_object_add(r, "setup_seconds", json_object_new_double(R->setup_s));
+    json_object_object_add(r, "team_mean", json_object_new_double(R->team_mean));
     json_object_object_add(r, "src_order",
                            json_object_new_string(ref || gnn_idmap_kind_ordered((gnn_idmap_kind)o->idmap)
                                                       ? "reference" : "arrival (canonically equal to reference)"));

@@ -26,6 +26,7 @@ static const cli_choice k_feat_norms[] = {
 static const cli_choice k_gat_variants[] = {
     { "velickovic", GNN_GAT_VELICKOVIC, 0 }, { "distgnn", GNN_GAT_DISTGNN, 0 }, { NULL, 0, 0 }
 };
+static const cli_choice k_on_off[] = { { "on", 1, 0 }, { "off", 0, 0 }, { NULL, 0, 0 } };
 static const cli_choice k_remotes[] = {
     { "drop", GNN_REMOTE_DROP, 0 }, { "hec", GNN_REMOTE_HEC, 0 }, { "fetch", GNN_REMOTE_FETCH, 0 }, { NULL, 0, 0 }
 };
@@ -81,6 +82,10 @@ static const cli_flag k_train_flags[] = {
                                "layers on OpenBLAS: the same bits at any thread and rank count, within the "
                                "oracle's tolerance of ref; docs/models.md)"),
     CLI_FLAG_THREADS(T, threads, "OpenMP threads (under the simulator: --threads-per-rank)"),
+    { .name = "adapt-threads", .type = CLI_CHOICE, CLI_AT(T, cfg.adapt_threads), .choices = k_on_off,
+      .help = "one rank: run a step on fewer threads when that is measured to be faster, as when another "
+              "process holds a core (one step in 32 tries another team size; the results are the same bits; "
+              "the report's team_mean says what ran; docs/openmp.md)" },
     { .name = "eval-every", .type = CLI_INT, CLI_AT(T, cfg.eval_every), .meta = "K", .lo = 0, .hi = 1000000,
       .note = "0 = the last epoch only", .help = "full-graph evaluation every K epochs" },
     CLI_FLAG_JSON(T, json, CLI_JSON_HELP),
@@ -140,6 +145,7 @@ static void train_defaults(train_opts *o)
 {
     memset(o, 0, sizeof *o);
     gnn_train_defaults(&o->cfg);
+    o->cfg.adapt_threads = 1; /* the library's default is off: it never changes its caller's team unasked */
     o->cfg.impl = gnn_impl_blas(); /* the CLI's default: a user who trains wants sgemm speed */
     o->data = "builtin";
     gnn_part_defaults(&o->po);

@@ -79,6 +79,7 @@ static json_object *epoch_json(const gnn_epoch_stats *E, int remote, int layers)
     json_object_object_add(o, "phases", ph);
     json_object_object_add(o, "comm_bytes", json_object_new_int64(E->comm_bytes));
     json_object_object_add(o, "steps", json_object_new_int64(E->steps));
+    json_object_object_add(o, "team_mean", json_object_new_double(E->team_mean));
     if (remote >= 0) { /* training on partitions: summed over the ranks */
         json_object_object_add(o, "hec_hit_rate", hit_rates_json(E->hec_hits, E->hec_lookups, layers));
         json_object_object_add(o, "push_bytes", json_object_new_int64(E->push_bytes));

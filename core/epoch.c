@@ -7,6 +7,7 @@
 #include <string.h>
 #include "core/epoch.h"
 #include "gnnref/rng.h"
+#include "gnnref/team.h"
 
 /* Bytes this rank has sent through its communicator so far (every operation). */
 static int64_t sent_bytes(const gnn_comm *c)
@@ -28,7 +29,8 @@ static int named(const gnn_err *err)
  * train ids, Fisher-Yates with (seed, SHUFFLE, step = epoch, id = plan->shuffle_id)), then
  * @alg{DistGNN-MB 2, line 5} (for each mini-batch, 0 <= k < M). E->loss: the steps' mean. */
 static gnn_status run_steps(const epoch_plan *p, const epoch_ops *ops, void *self, int ep, int64_t *order,
-                            uint32_t *step, gnn_epoch_stats *E, gnn_train_result *res, gnn_err *err)
+                            uint32_t *step, gnn_team *team, gnn_epoch_stats *E, gnn_train_result *res,
+                            gnn_err *err)
 {
     const gnn_train_config *c = p->cfg;
     if (p->train) {
@@ -36,10 +38,16 @@ static gnn_status run_steps(const epoch_plan *p, const epoch_ops *ops, void *sel
         const gnn_rng_stream sh = gnn_rng_stream_make(c->seed, GNN_TAG_SHUFFLE, (uint32_t)ep, 0, p->shuffle_id);
         gnn_rng_shuffle_i64(&sh, order, p->n_train);
     }
-    double loss_sum = 0.0;
+    double loss_sum = 0.0, team_sum = 0.0;
     for (int64_t k = 0; k < p->steps; k++) {
         double loss = 0.0;
+        /* the team size may change between steps (team.h); the step's work is its sampled
+         * edges, so a short last batch is not taken for a faster team */
+        team_sum += gnn_team_begin(team);
+        const double t0 = gnn_now_s();
+        const int64_t edges0 = E->edges_sampled;
         gnn_status st = ops->step(self, p->train ? order : NULL, k, *step, E, &loss, err);
+        gnn_team_end(team, gnn_now_s() - t0, (double)(E->edges_sampled - edges0));
         if (st) {
             /* a communication failure gets the communicator's message, which names the
              * operation and the ranks; any other keeps the step's own message if it has one */
@@ -51,6 +59,7 @@ static gnn_status run_steps(const epoch_plan *p, const epoch_ops *ops, void *sel
         gnn_train_record_step(res, E, c, ep, p->steps, loss, &loss_sum, step);
     }
     E->loss = E->steps ? loss_sum / (double)E->steps : 0.0;
+    E->team_mean = p->steps ? team_sum / (double)p->steps : 0.0;
     return GNN_OK;
 }
 
@@ -93,6 +102,9 @@ gnn_status gnn_train_epochs(const epoch_plan *p, const epoch_ops *ops, void *sel
     res->step_loss = calloc((size_t)(p->steps * c->epochs) + 1, sizeof(double));
     int64_t *order = p->train ? gnn_malloc((size_t)(p->n_train + 1) * sizeof(int64_t)) : NULL;
     gnn_status st = GNN_ERR_NOMEM;
+    /* one rank only: with several, a step's time is also the other ranks' wait */
+    gnn_team team;
+    gnn_team_init(&team, 0, c->adapt_threads && gnn_comm_size(p->comm) == 1);
     if (!res->epochs || !res->step_loss || (p->train && !order))
         goto done;
     res->best_val_acc = -1.0;
@@ -108,8 +120,9 @@ gnn_status gnn_train_epochs(const epoch_plan *p, const epoch_ops *ops, void *sel
         const int64_t bytes0 = sent_bytes(p->comm);
         if (ops->begin && (st = ops->begin(self, ep, err)))
             goto done;
-        if ((st = run_steps(p, ops, self, ep, order, &step, E, res, err)))
+        if ((st = run_steps(p, ops, self, ep, order, &step, &team, E, res, err)))
             goto done;
+        gnn_team_apply(&team); /* the evaluation runs on the chosen team, never a probe's */
         int stop = 0;
         if ((c->eval_every > 0 && (ep + 1) % c->eval_every == 0) || ep == c->epochs - 1)
             if ((st = evaluate_epoch(p, ops, self, ep, E, res, &best_val_loss, &since_best, &stop, err)))
@@ -131,6 +144,7 @@ gnn_status gnn_train_epochs(const epoch_plan *p, const epoch_ops *ops, void *sel
         res->best_val_acc = 0;
     st = GNN_OK;
 done:
+    gnn_team_restore(&team);
     gnn_free(order);
     return st;
 }

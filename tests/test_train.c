@@ -13,6 +13,7 @@
 #include "gnnref/dataset.h"
 #include "gnnref/sample.h"
 #include "gnnref/impl.h"
+#include "gnnref/team.h"
 #include "gnnref/train.h"
 
 static void small_sbm(gnn_dataset *ds, uint64_t seed)
@@ -391,6 +392,38 @@ START_TEST(train_blas_bitwise)
 }
 END_TEST
 
+/* Training with the adaptive team gives the step losses of training without it (the team
+ * size never changes bits), at 3 threads, where it has 3 candidates to try. */
+START_TEST(train_adaptive_team_same_bits)
+{
+    gnn_dataset ds;
+    small_sbm(&ds, 5);
+    gnn_train_result r[2];
+    for (int a = 0; a < 2; a++) {
+        gnn_train_config c;
+        gnn_train_defaults(&c);
+        c.impl = gnn_impl_blas();
+        c.epochs = 2;
+        c.batch = 16;
+        c.hidden = 16;
+        c.eval_every = 0;
+        c.adapt_threads = a;
+        set_threads(3);
+        gnn_err err = { 0 };
+        memset(&r[a], 0, sizeof r[a]);
+        ck_assert_int_eq(gnn_train(&ds, &c, NULL, NULL, &r[a], &err), GNN_OK);
+        ck_assert_int_gt(r[a].n_steps, GNN_TEAM_WARMUP + 4); /* enough steps to probe every team size */
+        ck_assert(r[a].epochs[0].team_mean >= 1.0 && r[a].epochs[0].team_mean <= 3.0);
+    }
+    ck_assert_int_eq(r[0].n_steps, r[1].n_steps);
+    ck_assert_mem_eq(r[0].step_loss, r[1].step_loss, (size_t)r[0].n_steps * sizeof(double));
+    ck_assert(r[0].epochs[0].team_mean == 3.0); /* without adapting, every step on 3 */
+    for (int a = 0; a < 2; a++)
+        gnn_train_result_free(&r[a]);
+    gnn_dataset_free(&ds);
+}
+END_TEST
+
 /* Every model learns the SBM in both modes (and both GAT variants). The SBM's features are
  * signed Gaussians, not bag-of-words counts: no row normalization. GIN-0's sums grow with
  * the degree (the paper's MLPs have batch norm), and GAT's attention saturates on features of
@@ -611,6 +644,7 @@ Suite *suite_train(void)
     tcase_add_test(tc, train_sage_fullbatch_bitwise);
     tcase_add_test(tc, train_gat_steps);
     tcase_add_test(tc, train_blas_bitwise);
+    tcase_add_test(tc, train_adaptive_team_same_bits);
     tcase_add_test(tc, train_models_learn_sbm);
     tcase_add_test(tc, train_early_stopping);
     suite_add_tcase(s, tc);

@@ -62,6 +62,9 @@ typedef struct gnn_train_config {
     float attn_dropout;                 /* gat: attention dropout in [0, 1); < 0: same as dropout */
     float gat_slope;                    /* gat: LeakyReLU slope (0.2) */
     int layernorm;                      /* 1: LayerNorm before the activation of hidden layers */
+    int adapt_threads;                  /* 1: one rank may run a step on fewer OpenMP threads when
+                                           that is measured to be faster (team.h: a core taken by
+                                           another process); the bits do not change. 0: never */
     gnn_feat_norm feat_norm;            /* row: divide each feature row by its sum (Kipf & Welling,
                                            Velickovic); AUTO: row for gcn and gat, none otherwise */
     gnn_wd_scope wd_scope;              /* weight decay on all layers or the first only;
@@ -103,6 +106,7 @@ typedef struct gnn_epoch_stats {
     /* training on partitions (train_part.h), summed over ranks; 0 otherwise */
     int64_t hec_lookups[GNN_MAX_LAYERS], hec_hits[GNN_MAX_LAYERS];
     int64_t push_bytes, pull_bytes;
+    double team_mean;                   /* mean OpenMP team size of the epoch's steps (team.h) */
 } gnn_epoch_stats;
 
 typedef struct gnn_train_result {
