@@ -205,6 +205,7 @@ static int sample_loop(const sample_opts *o, sample_run *R)
     const int tty = cli_is_tty() && o->batches > 1;
     gnn_team team; /* the team size may change between batches: the blocks do not (team.h) */
     gnn_team_init(&team, 0, o->adapt_threads && !is_ref(o));
+    gnn_team_expect(&team, o->batches);
     for (int64_t t = 0; t < o->batches; t++) {
         const int64_t pos = t % nb;
         if (pos == 0) { /* a new epoch: shuffle the seed list from its sorted order again */

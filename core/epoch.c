@@ -105,6 +105,7 @@ gnn_status gnn_train_epochs(const epoch_plan *p, const epoch_ops *ops, void *sel
     /* one rank only: with several, a step's time is also the other ranks' wait */
     gnn_team team;
     gnn_team_init(&team, 0, c->adapt_threads && gnn_comm_size(p->comm) == 1);
+    gnn_team_expect(&team, p->steps * (int64_t)c->epochs);
     if (!res->epochs || !res->step_loss || (p->train && !order))
         goto done;
     res->best_val_acc = -1.0;

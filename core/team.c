@@ -1,6 +1,10 @@
 /* core/team.c -- the adaptive OpenMP team size (include/gnnref/team.h states the rule). */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+#ifdef __linux__
+#include <dirent.h>
+#endif
 #include "gnnref/team.h"
 #ifdef GNN_HAVE_OPENMP
 #include <omp.h>
@@ -16,10 +20,9 @@ static int cores(void)
 #endif
 }
 
-/* Tasks running or runnable on the machine right now, other than the caller: Linux's
- * procs_running (/proc/stat) less one; -1 where it cannot be read. A snapshot, so only the
- * first guess: the measurements decide after that. */
-static int others_running(void)
+/* Linux's procs_running (/proc/stat): tasks running or runnable right now, the caller
+ * included; -1 where it cannot be read. */
+static int procs_running(void)
 {
 #ifdef __linux__
     FILE *f = fopen("/proc/stat", "r");
@@ -34,10 +37,65 @@ static int others_running(void)
             break;
         }
     fclose(f);
-    return n >= 1 ? n - 1 : -1;
+    return n >= 1 ? n : -1;
 #else
     return -1;
 #endif
+}
+
+/* Threads of this process that are running or runnable (state R in /proc/self/task/T/stat):
+ * an OpenMP worker still on its way to sleep after the last region counts in procs_running
+ * too, and is not another task. 1 (the caller) where it cannot be read. */
+static int own_running(void)
+{
+#ifdef __linux__
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return 1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        char path[300], buf[256];
+        snprintf(path, sizeof path, "/proc/self/task/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        const size_t got = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[got] = 0;
+        const char *paren = strrchr(buf, ')'); /* the name may hold spaces: the state follows ") " */
+        if (paren && paren[1] == ' ' && paren[2] == 'R')
+            n++;
+    }
+    closedir(d);
+    return n > 0 ? n : 1;
+#else
+    return 1;
+#endif
+}
+
+/* Tasks of other processes that keep running: the least of procs_running less this process's
+ * running threads over 10 snapshots 0.5 ms apart (a task that only passes by, a kernel
+ * worker, a process exiting, a shell starting, is missed by some of them; a busy process is
+ * in all). -1 where it cannot be read. Only the first guess: the measurements decide after
+ * that. */
+static int others_running(void)
+{
+    int least = -1;
+    for (int i = 0; i < 10; i++) {
+        const int n = procs_running();
+        if (n < 0)
+            return -1;
+        const int others = n - own_running();
+        if (least < 0 || others < least)
+            least = others < 0 ? 0 : others;
+        if (least == 0)
+            break;
+        nanosleep(&(struct timespec){ 0, 500000 }, NULL);
+    }
+    return least;
 }
 
 static int current_threads(void)
@@ -92,6 +150,10 @@ void gnn_team_init(gnn_team *t, int threads, int adapt)
     const int T = threads > 0 ? threads : current_threads();
     const int others = adapt ? others_running() : -1;
     gnn_team_init_free(t, T, adapt, others < 0 ? T : cores() - others);
+    if (adapt && others >= 0) { /* an informed guess: trusted for a while before it is checked */
+        t->informed = 1;
+        t->probe_every = GNN_TEAM_PROBE_INFORMED;
+    }
 }
 
 /* The next candidate to probe: one never measured first, else the round robin's next, never
@@ -116,13 +178,19 @@ static int any_unmeasured(const gnn_team *t)
     return 0;
 }
 
+void gnn_team_expect(gnn_team *t, int64_t units)
+{
+    t->total = units > 0 ? units : 0;
+}
+
 int gnn_team_begin(gnn_team *t)
 {
     t->running = t->cur;
     /* after the warm-up: once the current choice has a measurement, every other candidate
      * once, then one probe every probe_every units */
     if (t->adapt && t->n > 1 && t->done >= GNN_TEAM_WARMUP &&
-        (t->since_probe >= t->probe_every || (t->avg[t->cur] >= 0 && any_unmeasured(t))))
+        (t->since_probe >= t->probe_every || (!t->informed && t->avg[t->cur] >= 0 && any_unmeasured(t))) &&
+        (t->total == 0 || t->total - t->done > t->probe_every))
         t->running = probe_candidate(t);
     set_threads(t->size[t->running]);
     return t->size[t->running];
