@@ -360,6 +360,8 @@ static inline const void *map_cell(const gnn_cpu_idmap *m, int64_t gid)
 
 #define GNN_SAMPLE_CHUNK 32 /* dst vertices per work item */
 #define GNN_PREFETCH 64     /* how far ahead the gather and insert loops prefetch */
+#define GNN_WPF_ROW 8       /* weighted: dst vertices ahead whose row and table entry are prefetched */
+#define GNN_WPF_CK 4        /* ... and whose checkpoints (their location known by then) */
 
 /* Sample every dst in parallel into nbr (and rows), optionally inserting into the map.
  * Work goes in chunks of dst vertices; per chunk: (a) draw positions for each dst, (b) gather
@@ -398,6 +400,12 @@ static gnn_status draw_all(cpu_sampler *s, const int64_t *seeds, int64_t n_seeds
             /* (a) positions (uniform) or ids (weighted) */
             int gather = 0;
             for (int64_t i = i0; i < i1; i++) {
+                if (p->weights) { /* the next vertices' table entries and rows, two stages */
+                    if (i + GNN_WPF_ROW < i1)
+                        gnn_wtable_prefetch(&s->wt, seeds[i + GNN_WPF_ROW], 0);
+                    if (i + GNN_WPF_CK < i1)
+                        gnn_wtable_prefetch(&s->wt, seeds[i + GNN_WPF_CK], 1);
+                }
                 const int64_t o = offsets[i], cnt = offsets[i + 1] - o;
                 gather |= sample_vertex(g, seeds[i], p, cnt, s->nbr + o, &t, &s->wt, &oom);
             }

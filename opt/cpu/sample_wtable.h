@@ -81,4 +81,25 @@ static inline int64_t gnn_wtable_positives(const gnn_wtable *t, int64_t v)
     return __atomic_load_n(&t->npos[v], __ATOMIC_ACQUIRE); /* -1 until validated */
 }
 
+/* Software prefetch of what gnn_wtable_sample reads first for row v, so that the misses of the
+ * next vertices overlap the current one's draws (the vertices of a chunk otherwise follow one
+ * another, each waiting for its own misses). Stage 0: the row's cached count and state, its
+ * first weights and ids (g->indptr[v] must be in cache: the sampler prefetches a chunk's
+ * offsets first). Stage 1, a few vertices later: the row's first checkpoints (it reads
+ * at[v], which stage 0 fetched). Only hints: nothing is written, any value is safe. */
+static inline void gnn_wtable_prefetch(const gnn_wtable *t, int64_t v, int stage)
+{
+    if (stage == 0) {
+        const int64_t b = t->g->indptr[v];
+        __builtin_prefetch(&t->npos[v]);
+        __builtin_prefetch(&t->at[v]);
+        __builtin_prefetch(t->w + b);
+        __builtin_prefetch(t->g->indices + b);
+    } else if (t->prefix) {
+        const int64_t e = __atomic_load_n(&t->at[v], __ATOMIC_RELAXED);
+        if (e >= 0 && (e >> GNN_WT_STATE) == 2)
+            __builtin_prefetch(t->prefix + (e & GNN_WT_OFFSET));
+    }
+}
+
 #endif
