@@ -44,6 +44,9 @@ void gnn_bench_cleanup_update(void);
 /* Defined in bench/bench_aggregate.c: mean aggregation on sampled blocks vs the gather ceiling. */
 void gnn_bench_register_aggregate(void);
 void gnn_bench_cleanup_aggregate(void);
+/* Defined in bench/bench_quant.c: int2 quantize+pack and unpack+dequantize vs the stream triad. */
+void gnn_bench_register_quant(void);
+void gnn_bench_cleanup_quant(void);
 
 #ifdef __cplusplus
 }

@@ -185,6 +185,7 @@ void gnn_bench_register_all(void)
     gnn_bench_register_sample(); /* bench/bench_sample.c */
     gnn_bench_register_update(); /* bench/bench_update.c */
     gnn_bench_register_aggregate(); /* bench/bench_aggregate.c */
+    gnn_bench_register_quant(); /* bench/bench_quant.c */
 }
 
 void gnn_bench_cleanup(void)
@@ -198,4 +199,5 @@ void gnn_bench_cleanup(void)
     gnn_bench_cleanup_sample();
     gnn_bench_cleanup_update();
     gnn_bench_cleanup_aggregate();
+    gnn_bench_cleanup_quant();
 }

@@ -12,11 +12,13 @@
 #include "cli/parts.h"
 #include "gnnref/dataset.h"
 #include "gnnref/impl.h"
+#include "gnnref/partfile.h"
 #include "gnnref/partition.h"
 #include "gnnref/tensor.h"
 
 typedef struct partition_opts {
     const char *data, *json, *out_dir;
+    const char *read_part, *write_part; /* METIS-style .part files (include/gnnref/partfile.h) */
     gnn_part_options po; /* k, method, balance, seed, ufactor, trainers */
     double split[3];
     const gnn_impl *impl;
@@ -50,6 +52,12 @@ static const cli_flag k_flags[] = {
     { .name = "output", .alias = 'o', .type = CLI_STR, CLI_AT(partition_opts, out_dir), .meta = "DIR",
       .help = "write the partition set: DIR/manifest.json (checksummed) and DIR/part-RRRRR.gnn per part (native "
               "format: local graph, features, labels, split, id tables); load with --partitions DIR" },
+    { .name = "read-part", .type = CLI_STR, CLI_AT(partition_opts, read_part), .meta = "FILE",
+      .help = "take the part vector from FILE, a METIS-style .part file (one part id in [0, K) per line, in vertex "
+              "order, as gpmetis writes it) instead of computing it; --method, --balance and --ufactor are then "
+              "not used" },
+    { .name = "write-part", .type = CLI_STR, CLI_AT(partition_opts, write_part), .meta = "FILE",
+      .help = "write the part vector to FILE as a METIS-style .part file (one part id per line, in vertex order)" },
     CLI_END
 };
 
@@ -89,8 +97,11 @@ static int partition_options(int argc, char **argv, partition_opts *o, cli_args 
     if (rc != CLI_CONTINUE)
         return rc;
     /* before partitioning, which can take long */
-    if (cli_report_check(o->json) || cli_output_dir_check("-o", o->out_dir))
+    if (cli_report_check(o->json) || cli_output_dir_check("-o", o->out_dir) ||
+        cli_output_check("--write-part", o->write_part))
         return CLI_USAGE;
+    if (o->read_part && o->po.trainers > 1)
+        return cli_error(CLI_USAGE, "--read-part: a .part file holds one level; --trainers must be 1");
     return CLI_CONTINUE;
 }
 
@@ -139,10 +150,20 @@ static int partition_run(const partition_opts *o, const cli_args *a, part_run *R
     if (!R->part || !R->trainer)
         return cli_error(CLI_FAIL, "out of memory (%lld vertices)", (long long)n);
     const double t0 = cli_now_s();
-    st = gnn_partition_assign2(&R->ds.graph, R->ds.split, &o->po, R->part, R->trainer, &R->info, &err);
+    if (o->read_part) { /* a vector made elsewhere: one level, the info says no method ran */
+        memset(R->trainer, 0, (size_t)(n > 0 ? n : 1) * sizeof(int32_t));
+        R->info.k = o->po.k;
+        st = gnn_part_vector_read(o->read_part, n, o->po.k, R->part, NULL, &err);
+    } else {
+        st = gnn_partition_assign2(&R->ds.graph, R->ds.split, &o->po, R->part, R->trainer, &R->info, &err);
+    }
     R->t_assign = cli_now_s() - t0;
+    if (st && o->read_part)
+        return cli_error(cli_status_code(st), "--read-part: %s", cli_errmsg(&err, st));
     if (st || (st = gnn_partition_quality(&R->ds.graph, R->ds.split, R->part, o->po.k, o->po.balance, &R->q, &err)))
         return cli_error(cli_status_code(st), "%s: %s", o->data, cli_errmsg(&err, st));
+    if (o->write_part && (st = gnn_part_vector_write(o->write_part, R->part, n, &err)))
+        return cli_error(cli_status_code(st), "--write-part: %s", cli_errmsg(&err, st));
     return o->out_dir ? write_set(o, a, R) : CLI_OK;
 }
 
@@ -174,13 +195,16 @@ static void print_summary(const partition_opts *o, const cli_args *a, const part
     char bal[64];
     cli_balance_names(o->po.balance, "none (vertex counts)", bal, sizeof bal);
     printf("gnnref partition: %s  n=%lld edges=%lld (CSR entries)  method=%s parts=%lld seed=%llu balance=%s%s\n",
-           R->ds.name, (long long)R->ds.graph.n, (long long)R->ds.graph.nnz, gnn_part_method_name(o->po.method),
+           R->ds.name, (long long)R->ds.graph.n, (long long)R->ds.graph.nnz,
+           o->read_part ? "file" : gnn_part_method_name(o->po.method),
            (long long)o->po.k, (unsigned long long)o->po.seed, bal, cli_given(a, "split") ? "  (random split)" : "");
     if (info->metis_called) {
         printf("metis %s: ufactor %d (allowed imbalance %.3f), METIS_OPTION_SEED %d, %d constraint%s, METIS edge cut "
                "%lld, %.3f s\n",
                info->metis_version, o->po.ufactor, 1.0 + o->po.ufactor / 1000.0, (int)(o->po.seed & 0x7fffffffu),
                info->ncon, info->ncon == 1 ? "" : "s", (long long)info->metis_objval, R->t_assign);
+    } else if (o->read_part) {
+        printf("part vector: read from %s\n", o->read_part);
     } else if (o->po.method == GNN_PART_METIS) {
         printf("metis: not called (one part: every vertex in part 0)\n");
     }
@@ -206,6 +230,8 @@ static void print_summary(const partition_opts *o, const cli_args *a, const part
     }
     if (o->po.trainers > 1)
         print_trainers(o, R);
+    if (o->write_part)
+        printf("wrote %s: the part vector, one part id per line\n", o->write_part);
     if (o->out_dir)
         printf("wrote %s: manifest.json and %lld part files (build %.3f s, write %.3f s)\n", o->out_dir,
                (long long)o->po.k, R->t_build, R->t_save);

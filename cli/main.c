@@ -68,6 +68,7 @@ static const subcommand k_commands[] = {
     { "oracle", gnn_cmd_oracle, "check every implementation against the reference" },
     { "commcheck", gnn_cmd_commcheck, "check every collective of a backend (self, sim, mpi) bitwise" },
     { "partcheck", gnn_cmd_partcheck, "build db_halo on every rank and pull features through the feature store" },
+    { "commplan", gnn_cmd_commplan, "SuperGCN communication plans per rank pair: pre, post, hybrid (vertex cover), degree" },
     { NULL, NULL, NULL }
 };
 

@@ -19,6 +19,9 @@ static const gnn_impl k_ref = {
     .db_halo = &gnn_db_halo_ref,
     .partition = &gnn_partition_ref,
     .spmm = &gnn_spmm_ref,
+    .commplan = &gnn_commplan_ref,
+    .quant = &gnn_quant_ref,
+    .distagg = &gnn_distagg_ref,
 };
 
 static gnn_impl g_opt;

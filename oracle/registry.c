@@ -32,6 +32,12 @@ extern const gnn_oracle_entry gnn_oracle_elu_fwd, gnn_oracle_elu_bwd, gnn_oracle
     gnn_oracle_grad_elu, gnn_oracle_grad_layernorm;
 /* graph partitioning: the partition structure, DistGNN-MB 3.1 (oracle/op_partition.c) */
 extern const gnn_oracle_entry gnn_oracle_partition_build, gnn_oracle_partition_verify, gnn_oracle_partition_files;
+/* SuperGCN's communication plan: pre/post/hybrid/degree per rank pair (oracle/op_commplan.c) */
+extern const gnn_oracle_entry gnn_oracle_commplan_build, gnn_oracle_commplan_verify;
+/* SuperGCN's quantized rows: int2/4/8 pack and unpack, stochastic rounding (oracle/op_quant.c) */
+extern const gnn_oracle_entry gnn_oracle_quant_pack, gnn_oracle_quant_unpack, gnn_oracle_quant_stochastic;
+/* SuperGCN's distributed aggregation, forward and backward, under the simulator (oracle/op_distagg.c) */
+extern const gnn_oracle_entry gnn_oracle_distagg_fwd, gnn_oracle_distagg_bwd;
 /* db_halo (DistGNN-MB Algorithm 1) and the hybrid-partitioning feature store (oracle/op_halo.c) */
 extern const gnn_oracle_entry gnn_oracle_partition_db_halo, gnn_oracle_partition_db_halo_agree, gnn_oracle_kvstore_pull;
 /* DistGNN-MB's Asynchronous Embedding Push: which solid vertices are pushed (oracle/op_aep.c) */
@@ -117,6 +123,16 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     &gnn_oracle_partition_build,
     &gnn_oracle_partition_verify,
     &gnn_oracle_partition_files,
+    /* SuperGCN's communication plan (oracle/op_commplan.c) */
+    &gnn_oracle_commplan_build,
+    &gnn_oracle_commplan_verify,
+    /* SuperGCN's quantized rows (oracle/op_quant.c) */
+    &gnn_oracle_quant_pack,
+    &gnn_oracle_quant_unpack,
+    &gnn_oracle_quant_stochastic,
+    /* SuperGCN's distributed aggregation (oracle/op_distagg.c) */
+    &gnn_oracle_distagg_fwd,
+    &gnn_oracle_distagg_bwd,
     /* db_halo (DistGNN-MB Algorithm 1) and the feature store, under the simulator (oracle/op_halo.c) */
     &gnn_oracle_partition_db_halo,
     &gnn_oracle_partition_db_halo_agree,

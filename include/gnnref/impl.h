@@ -18,6 +18,8 @@
 #include "gnnref/act.h"
 #include "gnnref/aep.h"
 #include "gnnref/aggregate.h"
+#include "gnnref/commplan.h"
+#include "gnnref/distagg.h"
 #include "gnnref/gat.h"
 #include "gnnref/halo.h"
 #include "gnnref/hec.h"
@@ -25,6 +27,7 @@
 #include "gnnref/index_add.h"
 #include "gnnref/nn.h"
 #include "gnnref/partition.h"
+#include "gnnref/quant.h"
 #include "gnnref/sample.h"
 #include "gnnref/spmm.h"
 #include "gnnref/update.h"
@@ -48,6 +51,9 @@ typedef struct gnn_impl {
     const gnn_db_halo_ops *db_halo;        /* DistGNN-MB Algorithm 1 (halo.h) */
     const gnn_partition_ops *partition;    /* partition structure builder (partition.h) */
     const gnn_spmm_ops *spmm;              /* sparse input features: CSR x dense (spmm.h) */
+    const gnn_commplan_ops *commplan;      /* SuperGCN pre/post/hybrid communication plan (commplan.h) */
+    const gnn_quant_ops *quant;            /* SuperGCN int2/4/8 quantized rows (quant.h) */
+    const gnn_distagg_ops *distagg;        /* SuperGCN distributed aggregation (distagg.h) */
 } gnn_impl;
 
 /* The reference context: every table is the subsystem's reference. */

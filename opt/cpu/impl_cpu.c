@@ -20,6 +20,9 @@ void gnn_impl_override_cpu(gnn_impl *c)
     c->db_halo = &gnn_db_halo_cpu;
     c->partition = &gnn_partition_cpu;
     c->spmm = &gnn_spmm_cpu;
+    c->commplan = &gnn_commplan_cpu;
+    c->quant = &gnn_quant_cpu;
+    c->distagg = &gnn_distagg_cpu;
 }
 
 /* the blas context: opt, with the linear layers and the fused UPDATE on OpenBLAS in fixed tiles

@@ -1,0 +1,568 @@
+/* ref/distagg.c -- reference distributed aggregation (include/gnnref/distagg.h, docs/distagg.md).
+ *
+ * Plain C11, no intrinsics, no threads: this file is the specification; opt/cpu/distagg.c must
+ * reproduce its bits at any thread count. The arguments are checked once by the entry points
+ * (core/distagg.c): the functions here assume valid input.
+ *
+ * SuperGCN's Fig. 1, steps 4-6 (@sec{SuperGCN 2}, "Subgraph construction based on a hybrid of
+ * pre- and post-aggregation"; the edge split of @alg{SuperGCN 2, lines 4-8} comes from the
+ * plan, include/gnnref/commplan.h):
+ *   setup    split this rank's in-edges into the local graph, the pre-aggregation graph (the
+ *            sources it sums for another rank) and the post-aggregation graph (the received
+ *            rows to local destinations); every list in the order the header's contract names;
+ *   forward  1. the send rows: post rows copied, pre rows summed (step 4, pre-aggregation);
+ *            2. pack and post the exchange (step 5);
+ *            3. the local graph aggregated while it travels (step 4, overlapped);
+ *            4. wait, unpack (step 5), post-aggregate and, for MEAN, scale (step 6);
+ *   backward the transpose, the same rows the other way ([CODE] super_gnn Aggregator.backward). */
+#include <math.h>
+#include <string.h>
+#include "gnnref/distagg.h"
+#include "gnnref/tensor.h"
+
+/* ---- setup ----------------------------------------------------------------------------------- */
+
+int gnn_distagg_edge_post(const gnn_commplan *plan, int64_t i, int64_t j, int64_t u, int64_t v)
+{
+    const int64_t p = i * plan->k + j;
+    int64_t lo = plan->edge_ptr[p], hi = plan->edge_ptr[p + 1];
+    while (lo < hi) { /* first edge >= (u, v): the pair's edges are sorted by (u, v) */
+        const int64_t m = lo + (hi - lo) / 2;
+        if (plan->edge_src[m] < u || (plan->edge_src[m] == u && plan->edge_dst[m] < v))
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    if (lo < plan->edge_ptr[p + 1] && plan->edge_src[lo] == u && plan->edge_dst[lo] == v)
+        return plan->edge_post[lo];
+    return -1;
+}
+
+/* A growable list of addends: (index, coefficient, second coefficient, flag) and a key. */
+typedef struct addends {
+    int64_t n, cap;
+    int64_t *key, *idx;
+    float *c, *cm;
+    uint8_t *flag;
+} addends;
+
+static int add(addends *a, int64_t key, int64_t idx, float c, float cm, uint8_t flag)
+{
+    if (a->n == a->cap) {
+        const int64_t cap = a->cap ? 2 * a->cap : 64;
+        int64_t *k2 = gnn_malloc_array((size_t)cap, sizeof(int64_t));
+        int64_t *i2 = gnn_malloc_array((size_t)cap, sizeof(int64_t));
+        float *c2 = gnn_malloc_array((size_t)cap, sizeof(float)), *m2 = gnn_malloc_array((size_t)cap, sizeof(float));
+        uint8_t *f2 = gnn_malloc((size_t)cap);
+        if (!k2 || !i2 || !c2 || !m2 || !f2) {
+            gnn_free(k2), gnn_free(i2), gnn_free(c2), gnn_free(m2), gnn_free(f2);
+            return -1;
+        }
+        if (a->n) {
+            memcpy(k2, a->key, (size_t)a->n * sizeof(int64_t));
+            memcpy(i2, a->idx, (size_t)a->n * sizeof(int64_t));
+            memcpy(c2, a->c, (size_t)a->n * sizeof(float));
+            memcpy(m2, a->cm, (size_t)a->n * sizeof(float));
+            memcpy(f2, a->flag, (size_t)a->n);
+        }
+        gnn_free(a->key), gnn_free(a->idx), gnn_free(a->c), gnn_free(a->cm), gnn_free(a->flag);
+        a->key = k2, a->idx = i2, a->c = c2, a->cm = m2, a->flag = f2, a->cap = cap;
+    }
+    a->key[a->n] = key, a->idx[a->n] = idx, a->c[a->n] = c, a->cm[a->n] = cm, a->flag[a->n] = flag;
+    a->n++;
+    return 0;
+}
+
+static void addends_free(addends *a)
+{
+    gnn_free(a->key), gnn_free(a->idx), gnn_free(a->c), gnn_free(a->cm), gnn_free(a->flag);
+    memset(a, 0, sizeof *a);
+}
+
+/* A CSR over `rows` rows from the addends by key, stable (each row keeps the addends' order):
+ * ptr (rows + 1), idx, c, cm, flag (any output may be NULL). */
+static int by_key(const addends *a, int64_t rows, int64_t **ptr, int64_t **idx, float **c, float **cm, uint8_t **flag)
+{
+    int64_t *p = gnn_calloc((size_t)rows + 1, sizeof(int64_t));
+    int64_t *I = gnn_malloc_array((size_t)a->n + 1, sizeof(int64_t));
+    float *C = c ? gnn_malloc_array((size_t)a->n + 1, sizeof(float)) : NULL;
+    float *M = cm ? gnn_malloc_array((size_t)a->n + 1, sizeof(float)) : NULL;
+    uint8_t *F = flag ? gnn_malloc((size_t)a->n + 1) : NULL;
+    int64_t *at = gnn_malloc_array((size_t)rows + 1, sizeof(int64_t));
+    if (!p || !I || (c && !C) || (cm && !M) || (flag && !F) || !at) {
+        gnn_free(p), gnn_free(I), gnn_free(C), gnn_free(M), gnn_free(F), gnn_free(at);
+        return -1;
+    }
+    for (int64_t e = 0; e < a->n; e++)
+        p[a->key[e] + 1]++;
+    for (int64_t r = 0; r < rows; r++)
+        p[r + 1] += p[r];
+    memcpy(at, p, (size_t)rows * sizeof(int64_t));
+    for (int64_t e = 0; e < a->n; e++) { /* stable: the addends' order within each row */
+        const int64_t o = at[a->key[e]]++;
+        I[o] = a->idx[e];
+        if (C)
+            C[o] = a->c[e];
+        if (M)
+            M[o] = a->cm[e];
+        if (F)
+            F[o] = a->flag[e];
+    }
+    gnn_free(at);
+    *ptr = p, *idx = I;
+    if (c)
+        *c = C;
+    if (cm)
+        *cm = M;
+    if (flag)
+        *flag = F;
+    return 0;
+}
+
+/* the degrees of g and the GCN factors: c_uv = isq_out[u] * isq_in[v], as gnn_aggregate_ref
+ * forms it on gnn_block_full(g) (1.0f / sqrtf((float)deg), one multiply) */
+typedef struct degrees {
+    int64_t *out;      /* (n) */
+    float *isq_out;    /* (n) */
+    float *isq_in;     /* (n) */
+    float *inv_in;     /* (n) 1.0f / (float)deg_in */
+} degrees;
+
+static void degrees_free(degrees *D)
+{
+    gnn_free(D->out), gnn_free(D->isq_out), gnn_free(D->isq_in), gnn_free(D->inv_in);
+}
+
+static int degrees_make(const gnn_csr *g, degrees *D)
+{
+    const int64_t n = g->n;
+    D->out = gnn_calloc((size_t)n + 1, sizeof(int64_t));
+    D->isq_out = gnn_malloc_array((size_t)n + 1, sizeof(float));
+    D->isq_in = gnn_malloc_array((size_t)n + 1, sizeof(float));
+    D->inv_in = gnn_malloc_array((size_t)n + 1, sizeof(float));
+    if (!D->out || !D->isq_out || !D->isq_in || !D->inv_in)
+        return -1;
+    for (int64_t e = 0; e < g->nnz; e++)
+        D->out[g->indices[e]]++;
+    for (int64_t v = 0; v < n; v++) {
+        const int64_t din = gnn_csr_degree(g, v);
+        D->isq_out[v] = D->out[v] > 0 ? 1.0f / sqrtf((float)D->out[v]) : 0.0f;
+        D->isq_in[v] = din > 0 ? 1.0f / sqrtf((float)din) : 0.0f;
+        D->inv_in[v] = din > 0 ? 1.0f / (float)din : 0.0f;
+    }
+    return 0;
+}
+
+/* setup state shared by the steps below */
+typedef struct setup_ctx {
+    const gnn_csr *g;
+    const int32_t *part;
+    const gnn_commplan *plan;
+    int64_t k, rank;
+    int64_t *lid; /* (n) local id of an owned vertex, -1 for the others */
+    degrees D;
+} setup_ctx;
+
+/* step 1: owned vertices, their degrees, the local graph by destination and by source */
+static gnn_status setup_local(setup_ctx *S, gnn_distagg *da)
+{
+    const gnn_csr *g = S->g;
+    for (int64_t v = 0; v < g->n; v++)
+        S->lid[v] = S->part[v] == S->rank ? da->n_own++ : -1;
+    da->own_gid = gnn_malloc_array((size_t)da->n_own + 1, sizeof(int64_t));
+    da->deg_in = gnn_malloc_array((size_t)da->n_own + 1, sizeof(int64_t));
+    da->inv_deg = gnn_malloc_array((size_t)da->n_own + 1, sizeof(float));
+    if (!da->own_gid || !da->deg_in || !da->inv_deg)
+        return GNN_ERR_NOMEM;
+    addends loc = { 0 };
+    for (int64_t v = 0; v < g->n; v++) {
+        const int64_t l = S->lid[v];
+        if (l < 0)
+            continue;
+        da->own_gid[l] = v;
+        da->deg_in[l] = gnn_csr_degree(g, v);
+        da->inv_deg[l] = S->D.inv_in[v];
+        for (int64_t e = g->indptr[v]; e < g->indptr[v + 1]; e++) { /* g's CSR order of row v */
+            const int64_t u = g->indices[e];
+            if (S->part[u] == S->rank && add(&loc, l, S->lid[u], S->D.isq_out[u] * S->D.isq_in[v], 0.0f, 0)) {
+                addends_free(&loc);
+                return GNN_ERR_NOMEM;
+            }
+        }
+    }
+    int bad = by_key(&loc, da->n_own, &da->loc_ptr, &da->loc_src, &da->loc_c, NULL, NULL);
+    if (!bad) { /* the transpose: key = source, the addends already by v then position */
+        addends t = loc;
+        t.key = loc.idx, t.idx = loc.key;
+        bad = by_key(&t, da->n_own, &da->loct_ptr, &da->loct_dst, &da->loct_c, NULL, NULL);
+    }
+    addends_free(&loc);
+    return bad ? GNN_ERR_NOMEM : GNN_OK;
+}
+
+/* step 2: the forward send rows (= backward received rows), to every other rank q ascending:
+ * the post rows u, then the pre rows v with their pre sources in g's CSR order of row v; and
+ * the backward addends by source (a post row: itself; a pre row: dout[v] * b_uv per pre edge) */
+static gnn_status setup_send(setup_ctx *S, gnn_distagg *da)
+{
+    const gnn_commplan *P = S->plan;
+    const int64_t k = S->k, r = S->rank;
+    da->send_off = gnn_calloc((size_t)k + 1, sizeof(int64_t));
+    da->send_npost = gnn_calloc((size_t)k + 1, sizeof(int64_t));
+    if (!da->send_off || !da->send_npost)
+        return GNN_ERR_NOMEM;
+    for (int64_t q = 0; q < k; q++) {
+        const int64_t p = r * k + q;
+        da->send_npost[q] = q == r ? 0 : P->post_ptr[p + 1] - P->post_ptr[p];
+        da->send_off[q + 1] = da->send_off[q] + (q == r ? 0 : gnn_commplan_rows(P, p));
+    }
+    da->n_send = da->send_off[k];
+    da->send_gid = gnn_malloc_array((size_t)da->n_send + 1, sizeof(int64_t));
+    da->send_pre = gnn_malloc((size_t)da->n_send + 1);
+    if (!da->send_gid || !da->send_pre)
+        return GNN_ERR_NOMEM;
+    addends src = { 0 }, bwd = { 0 };
+    gnn_status st = GNN_OK;
+    for (int64_t q = 0; q < k && !st; q++) {
+        if (q == r)
+            continue;
+        const int64_t p = r * k + q;
+        int64_t row = da->send_off[q];
+        for (int64_t i = P->post_ptr[p]; i < P->post_ptr[p + 1]; i++, row++) {
+            const int64_t u = P->post_rows[i];
+            da->send_gid[row] = u;
+            da->send_pre[row] = 0;
+            if (add(&src, row, S->lid[u], 1.0f, 0.0f, 0) || add(&bwd, S->lid[u], row, 0.0f, 0.0f, 0))
+                st = GNN_ERR_NOMEM;
+        }
+        for (int64_t i = P->pre_ptr[p]; i < P->pre_ptr[p + 1] && !st; i++, row++) {
+            const int64_t v = P->pre_rows[i];
+            da->send_gid[row] = v;
+            da->send_pre[row] = 1;
+            for (int64_t e = S->g->indptr[v]; e < S->g->indptr[v + 1] && !st; e++) {
+                const int64_t u = S->g->indices[e];
+                if (S->part[u] != r || gnn_distagg_edge_post(P, r, q, u, v) != 0)
+                    continue;
+                const float c = S->D.isq_out[u] * S->D.isq_in[v];
+                if (add(&src, row, S->lid[u], c, 0.0f, 0) || add(&bwd, S->lid[u], row, c, S->D.inv_in[v], 1))
+                    st = GNN_ERR_NOMEM;
+            }
+        }
+    }
+    if (!st && (by_key(&src, da->n_send, &da->send_ptr, &da->send_src, &da->send_c, NULL, NULL) ||
+                by_key(&bwd, da->n_own, &da->bwd_ptr, &da->bwd_row, &da->bwd_c, &da->bwd_cm, &da->bwd_pre)))
+        st = GNN_ERR_NOMEM;
+    addends_free(&src);
+    addends_free(&bwd);
+    return st;
+}
+
+/* the index of u in the sorted ids [lo, hi) of ids (u is there) */
+static int64_t find_id(const int64_t *ids, int64_t lo, int64_t hi, int64_t u)
+{
+    while (lo < hi) {
+        const int64_t m = lo + (hi - lo) / 2;
+        if (ids[m] < u)
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    return lo;
+}
+
+/* step 3: the forward received rows (= backward send rows), from every other rank q
+ * ascending: its post rows u, then its pre rows v. A post row's entries are its post edges
+ * u -> v by v ascending, then position in row v (each occurrence of a repeated edge); a pre
+ * row's entry is v. Then the forward addends by destination, each v's in row order. */
+static gnn_status setup_recv(setup_ctx *S, gnn_distagg *da)
+{
+    const gnn_commplan *P = S->plan;
+    const gnn_csr *g = S->g;
+    const int64_t k = S->k, r = S->rank;
+    da->recv_off = gnn_calloc((size_t)k + 1, sizeof(int64_t));
+    da->recv_npost = gnn_calloc((size_t)k + 1, sizeof(int64_t));
+    if (!da->recv_off || !da->recv_npost)
+        return GNN_ERR_NOMEM;
+    for (int64_t q = 0; q < k; q++) {
+        const int64_t p = q * k + r;
+        da->recv_npost[q] = q == r ? 0 : P->post_ptr[p + 1] - P->post_ptr[p];
+        da->recv_off[q + 1] = da->recv_off[q] + (q == r ? 0 : gnn_commplan_rows(P, p));
+    }
+    da->n_recv = da->recv_off[k];
+    da->recv_gid = gnn_malloc_array((size_t)da->n_recv + 1, sizeof(int64_t));
+    da->recv_pre = gnn_malloc((size_t)da->n_recv + 1);
+    if (!da->recv_gid || !da->recv_pre)
+        return GNN_ERR_NOMEM;
+    addends dst = { 0 }, fwd = { 0 };
+    gnn_status st = GNN_OK;
+    for (int64_t q = 0; q < k && !st; q++) {
+        if (q == r)
+            continue;
+        const int64_t p = q * k + r;
+        int64_t row = da->recv_off[q];
+        for (int64_t i = P->post_ptr[p]; i < P->post_ptr[p + 1]; i++, row++)
+            da->recv_gid[row] = P->post_rows[i], da->recv_pre[row] = 0;
+        for (int64_t i = P->pre_ptr[p]; i < P->pre_ptr[p + 1] && !st; i++, row++) {
+            const int64_t v = P->pre_rows[i];
+            da->recv_gid[row] = v, da->recv_pre[row] = 1;
+            if (add(&dst, row, S->lid[v], 1.0f, 0.0f, 1))
+                st = GNN_ERR_NOMEM;
+        }
+    }
+    /* the post edges, scanned by v ascending then position: each one's row from the plan */
+    for (int64_t v = 0; v < g->n && !st; v++) {
+        if (S->lid[v] < 0)
+            continue;
+        for (int64_t e = g->indptr[v]; e < g->indptr[v + 1] && !st; e++) {
+            const int64_t u = g->indices[e], q = S->part[u];
+            if (q == r || gnn_distagg_edge_post(P, q, r, u, v) != 1)
+                continue;
+            const int64_t p = q * k + r;
+            const int64_t row = da->recv_off[q] + find_id(P->post_rows, P->post_ptr[p], P->post_ptr[p + 1], u) -
+                                P->post_ptr[p];
+            if (add(&dst, row, S->lid[v], S->D.isq_out[u] * S->D.isq_in[v], 0.0f, 0))
+                st = GNN_ERR_NOMEM;
+        }
+    }
+    if (!st && by_key(&dst, da->n_recv, &da->recv_ptr, &da->recv_dst, &da->recv_c, NULL, NULL))
+        st = GNN_ERR_NOMEM;
+    for (int64_t s = 0; s < da->n_recv && !st; s++) /* every row's addends to its destinations */
+        for (int64_t i = da->recv_ptr[s]; i < da->recv_ptr[s + 1] && !st; i++)
+            if (add(&fwd, da->recv_dst[i], s, da->recv_c[i], 0.0f, da->recv_pre[s]))
+                st = GNN_ERR_NOMEM;
+    if (!st && by_key(&fwd, da->n_own, &da->fwd_ptr, &da->fwd_row, &da->fwd_c, NULL, &da->fwd_pre))
+        st = GNN_ERR_NOMEM;
+    addends_free(&dst);
+    addends_free(&fwd);
+    return st;
+}
+
+gnn_status gnn_distagg_setup_ref(const gnn_csr *g, const int32_t *part, int64_t k, int64_t rank,
+                                 const gnn_commplan *plan, gnn_distagg *out)
+{
+    memset(out, 0, sizeof *out);
+    out->n = g->n, out->k = k, out->rank = rank, out->tag = GNN_DISTAGG_TAG;
+    setup_ctx S = { .g = g, .part = part, .plan = plan, .k = k, .rank = rank };
+    S.lid = gnn_malloc_array((size_t)g->n + 1, sizeof(int64_t));
+    gnn_status st = !S.lid || degrees_make(g, &S.D) ? GNN_ERR_NOMEM : GNN_OK;
+    if (!st)
+        st = setup_local(&S, out);
+    if (!st)
+        st = setup_send(&S, out);
+    if (!st)
+        st = setup_recv(&S, out);
+    gnn_free(S.lid);
+    degrees_free(&S.D);
+    if (st)
+        gnn_distagg_free(out);
+    return st;
+}
+
+/* ---- the exchange ---------------------------------------------------------------------------- */
+
+/* @sec{SuperGCN 2} ("Quantization of communication to Int2"), Fig. 1 step 5: pack the rows
+ * (quantize, or copy fp32) into one message per peer and post it */
+gnn_status gnn_distagg_xchg_post(gnn_comm *c, const gnn_distagg *da, const gnn_quant_ops *quant, gnn_distagg_rows send,
+                                 const float *rows, int64_t d, const gnn_quant_cfg *q, unsigned dir,
+                                 gnn_distagg_xchg *x)
+{
+    const int64_t k = da->k;
+    memset(x, 0, sizeof *x);
+    x->bits = q ? q->bits : 32;
+    x->row_bytes = gnn_quant_row_bytes(d, x->bits);
+    const int64_t db = gnn_quant_data_bytes(d, x->bits), n = send.off[k];
+    x->sbuf = gnn_malloc((size_t)(n * x->row_bytes) + 1);
+    x->scounts = gnn_malloc_array((size_t)k, sizeof(int64_t));
+    x->sdispls = gnn_malloc_array((size_t)k, sizeof(int64_t));
+    gnn_status st = !x->sbuf || !x->scounts || !x->sdispls ? GNN_ERR_NOMEM : GNN_OK;
+    for (int64_t p = 0; p < k && !st; p++) {
+        const int64_t b = send.off[p], nq = send.off[p + 1] - b, np = send.npost[p];
+        uint8_t *msg = x->sbuf + b * x->row_bytes;
+        x->scounts[p] = nq * x->row_bytes;
+        x->sdispls[p] = b * x->row_bytes;
+        if (nq == 0)
+            continue;
+        if (x->bits == 32) {
+            memcpy(msg, rows + b * d, (size_t)(nq * d) * sizeof(float));
+            continue;
+        }
+        /* codes of every row in row order, then every row's parameters: post rows first */
+        gnn_quant_cfg cfg = *q;
+        cfg.dir = dir;
+        cfg.draw0 = gnn_quant_draw0(0, k, da->rank, p, d);
+        st = gnn_quant_pack(quant, rows + b * d, np, d, send.gid + b, &cfg, msg, msg + nq * db);
+        cfg.draw0 = gnn_quant_draw0(1, k, da->rank, p, d);
+        if (!st)
+            st = gnn_quant_pack(quant, rows + (b + np) * d, nq - np, d, send.gid + b + np, &cfg, msg + np * db,
+                                msg + nq * db + np * GNN_QUANT_PARAM_BYTES);
+    }
+    if (!st)
+        st = gnn_comm_ialltoallv(c, x->sbuf, x->scounts, x->sdispls, GNN_DT_U8, da->tag, &x->req);
+    if (st) {
+        gnn_free(x->sbuf), gnn_free(x->scounts), gnn_free(x->sdispls);
+        memset(x, 0, sizeof *x);
+    }
+    return st;
+}
+
+/* Fig. 1 step 5, after the overlapped local work: wait, check, unpack (dequantize) */
+gnn_status gnn_distagg_xchg_finish(gnn_comm *c, const gnn_distagg *da, const gnn_quant_ops *quant,
+                                   gnn_distagg_rows recv, int64_t d, gnn_distagg_xchg *x, float *rows)
+{
+    const gnn_comm_seg *segs = NULL;
+    int n_segs = 0;
+    const int64_t k = da->k, db = gnn_quant_data_bytes(d, x->bits);
+    gnn_status st = gnn_comm_wait(c, x->req, &segs, &n_segs);
+    int64_t got = 0;
+    for (int i = 0; i < n_segs && !st; i++) {
+        const int64_t src = segs[i].src, b = recv.off[src], nq = recv.off[src + 1] - b;
+        if (i > 0 && (segs[i].src <= segs[i - 1].src || segs[i].step != segs[0].step)) {
+            /* one segment per sender, all of this exchange (a delayed one from an earlier step) */
+            st = gnn_err_set(&c->err, GNN_ERR_COMM, "distagg: a second segment from rank %lld, or one of another step "
+                             "(%lld, not %lld)", (long long)src, (long long)segs[i].step, (long long)segs[0].step);
+            break;
+        }
+        if (segs[i].count != nq * x->row_bytes) {
+            st = gnn_err_set(&c->err, GNN_ERR_COMM,
+                             "distagg: rank %lld sent %lld bytes, the plan gives %lld rows x %lld",
+                             (long long)src, (long long)segs[i].count, (long long)nq, (long long)x->row_bytes);
+            break;
+        }
+        got += nq;
+        if (nq == 0)
+            continue;
+        const uint8_t *msg = segs[i].data;
+        if (x->bits == 32)
+            memcpy(rows + b * d, msg, (size_t)(nq * d) * sizeof(float));
+        else
+            st = gnn_quant_unpack(quant, msg, msg + nq * db, nq, d, x->bits, rows + b * d);
+    }
+    if (!st && got != recv.off[k])
+        st = gnn_err_set(&c->err, GNN_ERR_COMM, "distagg: received %lld of the %lld rows the plan gives (a segment is "
+                         "missing)", (long long)got, (long long)recv.off[k]);
+    if (x->req)
+        gnn_comm_req_free(c, x->req);
+    gnn_free(x->sbuf), gnn_free(x->scounts), gnn_free(x->sdispls);
+    memset(x, 0, sizeof *x);
+    return st;
+}
+
+/* ---- forward and backward -------------------------------------------------------------------- */
+
+/* acc_row += a * c (GCN products) or += a (mul = 0) */
+static void axpy(float *acc, const float *a, float c, int mul, int64_t d)
+{
+    if (mul)
+        for (int64_t f = 0; f < d; f++)
+            acc[f] += a[f] * c;
+    else
+        for (int64_t f = 0; f < d; f++)
+            acc[f] += a[f];
+}
+
+static gnn_status distagg_forward_ref(gnn_comm *c, const gnn_distagg *da, const float *x, int64_t d,
+                                      gnn_agg_kind kind, const gnn_quant_cfg *q, float *out)
+{
+    const int gcn = kind == GNN_AGG_GCN;
+    float *send = gnn_calloc((size_t)(da->n_send * d) + 1, sizeof(float));
+    float *recv = gnn_calloc((size_t)(da->n_recv * d) + 1, sizeof(float));
+    if (!send || !recv) {
+        gnn_free(send), gnn_free(recv);
+        return GNN_ERR_NOMEM;
+    }
+    /* 1. @alg{SuperGCN 2, lines 4-8} the send rows: a post row is x[u]; a pre row the sum of its
+     * pre sources in g's CSR order of row v (step 4, pre-aggregation) */
+    for (int64_t s = 0; s < da->n_send; s++)
+        for (int64_t i = da->send_ptr[s]; i < da->send_ptr[s + 1]; i++)
+            axpy(send + s * d, x + da->send_src[i] * d, da->send_c[i], gcn && da->send_pre[s], d);
+    /* 2. post the exchange (step 5) */
+    gnn_distagg_xchg X;
+    gnn_status st = gnn_distagg_xchg_post(c, da, &gnn_quant_ref,
+                                          (gnn_distagg_rows){ da->send_off, da->send_npost, da->send_gid }, send, d, q,
+                                          0, &X);
+    if (st)
+        goto free_rows;
+    /* 3. the local graph while the rows travel: v's local in-edges in g's CSR order */
+    for (int64_t v = 0; v < da->n_own; v++) {
+        float *out_v = out + v * d;
+        for (int64_t f = 0; f < d; f++)
+            out_v[f] = 0.0f;
+        for (int64_t i = da->loc_ptr[v]; i < da->loc_ptr[v + 1]; i++)
+            axpy(out_v, x + da->loc_src[i] * d, da->loc_c[i], gcn, d);
+    }
+    /* 4. wait, unpack, then the received rows by sender and message order (step 6) */
+    st = gnn_distagg_xchg_finish(c, da, &gnn_quant_ref,
+                                 (gnn_distagg_rows){ da->recv_off, da->recv_npost, da->recv_gid }, d, &X, recv);
+    if (st)
+        goto free_rows;
+    for (int64_t v = 0; v < da->n_own; v++) {
+        float *out_v = out + v * d;
+        for (int64_t i = da->fwd_ptr[v]; i < da->fwd_ptr[v + 1]; i++)
+            axpy(out_v, recv + da->fwd_row[i] * d, da->fwd_c[i], gcn && !da->fwd_pre[i], d);
+        if (kind == GNN_AGG_MEAN && da->deg_in[v] > 0)
+            for (int64_t f = 0; f < d; f++)
+                out_v[f] *= da->inv_deg[v];
+    }
+free_rows:
+    gnn_free(send);
+    gnn_free(recv);
+    return st;
+}
+
+static gnn_status distagg_backward_ref(gnn_comm *c, const gnn_distagg *da, const float *dout, int64_t d,
+                                       gnn_agg_kind kind, const gnn_quant_cfg *q, float *dx)
+{
+    const int mul = kind != GNN_AGG_SUM; /* b_uv: MEAN 1/deg_in(v), SUM 1 (no product), GCN c_uv */
+    const int mean = kind == GNN_AGG_MEAN;
+    float *send = gnn_calloc((size_t)(da->n_recv * d) + 1, sizeof(float));
+    float *recv = gnn_calloc((size_t)(da->n_send * d) + 1, sizeof(float));
+    if (!send || !recv) {
+        gnn_free(send), gnn_free(recv);
+        return GNN_ERR_NOMEM;
+    }
+    /* 1. the rows back to each sender of the forward: for a post row u, g_u = the sum of
+     * dout[v] * b_uv over its post edges by v then position; for a pre row v, dout[v] */
+    for (int64_t s = 0; s < da->n_recv; s++)
+        for (int64_t i = da->recv_ptr[s]; i < da->recv_ptr[s + 1]; i++) {
+            const int64_t v = da->recv_dst[i];
+            axpy(send + s * d, dout + v * d, mean ? da->inv_deg[v] : da->recv_c[i], mul && !da->recv_pre[s], d);
+        }
+    /* 2. post the exchange: the forward's rows the other way */
+    gnn_distagg_xchg X;
+    gnn_status st = gnn_distagg_xchg_post(c, da, &gnn_quant_ref,
+                                          (gnn_distagg_rows){ da->recv_off, da->recv_npost, da->recv_gid }, send, d, q,
+                                          1, &X);
+    if (st)
+        goto free_rows;
+    /* 3. the local graph transposed while they travel: u's out-edges by v then position */
+    for (int64_t u = 0; u < da->n_own; u++) {
+        float *dx_u = dx + u * d;
+        for (int64_t f = 0; f < d; f++)
+            dx_u[f] = 0.0f;
+        for (int64_t i = da->loct_ptr[u]; i < da->loct_ptr[u + 1]; i++) {
+            const int64_t v = da->loct_dst[i];
+            axpy(dx_u, dout + v * d, mean ? da->inv_deg[v] : da->loct_c[i], mul, d);
+        }
+    }
+    /* 4. wait, unpack, then the received rows by sender and message order: a post row as it
+     * is, a pre row v times b_uv per pre edge u -> v */
+    st = gnn_distagg_xchg_finish(c, da, &gnn_quant_ref,
+                                 (gnn_distagg_rows){ da->send_off, da->send_npost, da->send_gid }, d, &X, recv);
+    if (st)
+        goto free_rows;
+    for (int64_t u = 0; u < da->n_own; u++)
+        for (int64_t i = da->bwd_ptr[u]; i < da->bwd_ptr[u + 1]; i++)
+            axpy(dx + u * d, recv + da->bwd_row[i] * d, mean ? da->bwd_cm[i] : da->bwd_c[i], mul && da->bwd_pre[i], d);
+free_rows:
+    gnn_free(send);
+    gnn_free(recv);
+    return st;
+}
+
+const gnn_distagg_ops gnn_distagg_ref = {
+    .name = "ref",
+    .caps = GNN_CAP_DETERMINISTIC,
+    .setup = gnn_distagg_setup_ref,
+    .forward = distagg_forward_ref,
+    .backward = distagg_backward_ref,
+};
