@@ -84,7 +84,7 @@ static const cli_flag k_train_flags[] = {
     CLI_FLAG_THREADS(T, threads, "OpenMP threads (under the simulator: --threads-per-rank)"),
     { .name = "adapt-threads", .type = CLI_CHOICE, CLI_AT(T, cfg.adapt_threads), .choices = k_on_off,
       .help = "one rank: run a step on fewer threads when that is measured to be faster, as when another "
-              "process holds a core (one step in 32 tries another team size; the results are the same bits; "
+              "process holds a core (a few steps try another team size; the results are the same bits; "
               "the report's team_mean says what ran; docs/openmp.md)" },
     { .name = "eval-every", .type = CLI_INT, CLI_AT(T, cfg.eval_every), .meta = "K", .lo = 0, .hi = 1000000,
       .note = "0 = the last epoch only", .help = "full-graph evaluation every K epochs" },

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #ifdef __linux__
 #include <dirent.h>
 #endif
@@ -10,14 +11,12 @@
 #include <omp.h>
 #endif
 
-/* Cores this process may run on. */
+/* Cores of the machine that are online: the other tasks procs_running counts may run on any of
+ * them, not only on the ones this process may use. */
 static int cores(void)
 {
-#ifdef GNN_HAVE_OPENMP
-    return omp_get_num_procs();
-#else
-    return 1;
-#endif
+    const long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n >= 1 && n <= 1 << 20 ? (int)n : 1;
 }
 
 /* Linux's procs_running (/proc/stat): tasks running or runnable right now, the caller
