@@ -1,5 +1,6 @@
 /* oracle/comm_spmd.h -- the rank-side bodies of the oracle entries that run over a
- * communicator (oracle/op_comm.c, oracle/op_comm_layouts.c), internal to oracle/.
+ * communicator (oracle/op_comm.c, oracle/op_comm_layouts.c, oracle/op_distagg.c), internal to
+ * oracle/.
  *
  * Each body is an SPMD function: every rank of a communicator calls it with the same case
  * and checks its own part of the result against a verifier written from the specification
@@ -33,5 +34,11 @@ typedef struct gnn_comm_spmd_entry {
 
 /* The entries with an SPMD body, NULL-terminated (entry == NULL). */
 extern const gnn_comm_spmd_entry gnn_oracle_comm_spmd[];
+
+/* SuperGCN's distributed aggregation (oracle/op_distagg.c): distagg.fwd and distagg.bwd run
+ * their own simulated check in the oracle; this body runs one of their cases on any
+ * communicator, for gnnref commcheck (sim against mpirun). */
+gnn_status gnn_oracle_distagg_rank(gnn_comm *c, const gnn_oracle_case *cs, gnn_comm_spmd_result *out);
+extern const gnn_oracle_entry gnn_oracle_distagg_fwd, gnn_oracle_distagg_bwd;
 
 #endif

@@ -456,5 +456,7 @@ const gnn_comm_spmd_entry gnn_oracle_comm_spmd[] = {
     { &gnn_oracle_comm_alltoallv, gnn_oracle_comm_alltoallv_rank },
     { &gnn_oracle_comm_allgatherv, gnn_oracle_comm_allgatherv_rank },
     { &gnn_oracle_comm_checks, checks_rank },
+    { &gnn_oracle_distagg_fwd, gnn_oracle_distagg_rank },
+    { &gnn_oracle_distagg_bwd, gnn_oracle_distagg_rank },
     { NULL, NULL },
 };

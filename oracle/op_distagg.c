@@ -29,25 +29,31 @@
  * or 4: range over ranks - 1 parts (the last rank owns nothing), 5: everything on rank 0 (no
  * cut edges); the plan by gnn_commplan_ref; x (or dout) with spread exponents. */
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gnnref/aggregate.h"
 #include "gnnref/commplan.h"
+#include "gnnref/crc32c.h"
 #include "gnnref/distagg.h"
 #include "gnnref/oracle.h"
 #include "gnnref/partition.h"
 #include "gnnref/sim.h"
 #include "gnnref/tensor.h"
+#include "oracle/comm_spmd.h"
+
+extern const gnn_oracle_entry gnn_oracle_distagg_bwd;
 
 #define MAX_RANKS 8
 
-enum { P_GEN, P_SCALE, P_EF, P_RANKS, P_METHOD, P_PLAN, P_KIND, P_D, P_BITS, P_ROUND, P_DUP, N_PARAMS };
+/* ranks first: gnnref commcheck runs the presets whose parameter 0 is its rank count */
+enum { P_RANKS, P_GEN, P_SCALE, P_EF, P_METHOD, P_PLAN, P_KIND, P_D, P_BITS, P_ROUND, P_DUP, N_PARAMS };
 static const gnn_oracle_param k_params[N_PARAMS] = {
+    { "ranks", GNN_PARAM_INT, 1, MAX_RANKS, "simulated ranks = parts" },
     { "gen", GNN_PARAM_INT, 0, 1, "graph: 0 R-MAT (Graph500), 1 SBM (4 classes)" },
     { "scale", GNN_PARAM_INT, 1, 14, "2^scale vertices" },
     { "ef", GNN_PARAM_INT, 1, 64, "edge factor (R-MAT) or average degree (SBM)" },
-    { "ranks", GNN_PARAM_INT, 1, MAX_RANKS, "simulated ranks = parts" },
     { "method", GNN_PARAM_INT, 0, 5,
       "part vector: 0 random, 1 range, 2 hash, 3 metis, 4 range over ranks-1 (last rank empty), 5 all on rank 0" },
     { "plan", GNN_PARAM_INT, 0, 3, "0 pre, 1 post, 2 hybrid, 3 degree" },
@@ -58,83 +64,101 @@ static const gnn_oracle_param k_params[N_PARAMS] = {
     { "dup", GNN_PARAM_INT, 0, 1, "1: repeat every third edge and add a self-loop on every fifth vertex" },
 };
 
-static void free_csr(void *p) { gnn_csr_free(p); }
-static void free_plan(void *p) { gnn_commplan_free(p); }
-static void free_block(void *p) { gnn_block_free(p); }
-
 typedef struct input {
-    const gnn_csr *g;
+    gnn_dataset ds;      /* the generated graph */
+    gnn_csr dup;         /* with repeated edges and self-loops (dup=1) */
+    const gnn_csr *g;    /* ds.graph or dup */
     int32_t *part;
     int64_t k;
-    gnn_commplan *plan;
+    gnn_commplan plan;
 } input;
+
+static void input_free(input *in)
+{
+    gnn_commplan_free(&in->plan);
+    gnn_free(in->part);
+    gnn_csr_free(&in->dup);
+    gnn_dataset_free(&in->ds);
+    memset(in, 0, sizeof *in);
+}
 
 /* repeated edges (every third edge again) and self-loops (every fifth vertex): the multiplicity
  * a plan of distinct edges must still honour */
-static gnn_oracle_outcome with_repeats(gnn_oracle_ctx *ctx, const gnn_csr *g, const gnn_csr **out)
+static gnn_status with_repeats(const gnn_csr *g, gnn_csr *h, gnn_err *err)
 {
     const int64_t n = g->n, m = g->nnz + g->nnz / 3 + n / 5 + 1;
-    int64_t *src = gnn_oracle_alloc(ctx, sizeof(int64_t) * (size_t)m);
-    int64_t *dst = gnn_oracle_alloc(ctx, sizeof(int64_t) * (size_t)m);
-    gnn_csr *h = gnn_oracle_alloc(ctx, sizeof *h);
-    if (!src || !dst || !h)
-        return gnn_oracle_fail(ctx, "out of memory");
-    int64_t at = 0;
-    for (int64_t v = 0; v < n; v++)
-        for (int64_t e = g->indptr[v]; e < g->indptr[v + 1]; e++) {
-            src[at] = g->indices[e], dst[at++] = v;
-            if (e % 3 == 0)
+    int64_t *src = gnn_malloc(sizeof(int64_t) * (size_t)m), *dst = gnn_malloc(sizeof(int64_t) * (size_t)m);
+    gnn_status st = GNN_ERR_NOMEM;
+    if (src && dst) {
+        int64_t at = 0;
+        for (int64_t v = 0; v < n; v++)
+            for (int64_t e = g->indptr[v]; e < g->indptr[v + 1]; e++) {
                 src[at] = g->indices[e], dst[at++] = v;
-        }
-    for (int64_t v = 0; v < n; v += 5)
-        src[at] = v, dst[at++] = v;
-    gnn_err err = { "" };
-    const gnn_status st = gnn_csr_from_edges(h, n, at, src, dst, 0, &err);
-    if (st)
-        return gnn_oracle_fail(ctx, "gnn_csr_from_edges: %s (%s)", gnn_status_str(st), err.msg);
-    gnn_oracle_defer(ctx, free_csr, h);
-    *out = h;
-    return GNN_ORACLE_PASS;
+                if (e % 3 == 0)
+                    src[at] = g->indices[e], dst[at++] = v;
+            }
+        for (int64_t v = 0; v < n; v += 5)
+            src[at] = v, dst[at++] = v;
+        st = gnn_csr_from_edges(h, n, at, src, dst, 0, err);
+    }
+    gnn_free(src);
+    gnn_free(dst);
+    return st;
 }
 
-static gnn_oracle_outcome make_input(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, input *in)
+/* The case's graph, part vector and plan, without an oracle context (the simulated run and
+ * gnnref commcheck's SPMD body, on every rank of an mpirun, build the same). On failure err
+ * says why and in is left empty. */
+static gnn_status input_build(const gnn_oracle_case *c, input *in, gnn_err *err)
 {
-    gnn_oracle_outcome o = gnn_oracle_case_graph(ctx, (int)gnn_oracle_int(c, P_GEN), (int)gnn_oracle_int(c, P_SCALE),
-                                                 gnn_oracle_int(c, P_EF), c->seed * 0x9E3779B97F4A7C15ull + 43, &in->g);
-    if (o == GNN_ORACLE_PASS && gnn_oracle_int(c, P_DUP))
-        o = with_repeats(ctx, in->g, &in->g);
-    if (o != GNN_ORACLE_PASS)
-        return o;
+    memset(in, 0, sizeof *in);
+    gnn_status st = gnn_oracle_case_dataset(&in->ds, (int)gnn_oracle_int(c, P_GEN), (int)gnn_oracle_int(c, P_SCALE),
+                                            gnn_oracle_int(c, P_EF), c->seed * 0x9E3779B97F4A7C15ull + 43, err);
+    in->g = &in->ds.graph;
+    if (!st && gnn_oracle_int(c, P_DUP) && !(st = with_repeats(in->g, &in->dup, err)))
+        in->g = &in->dup;
     const int64_t n = in->g->n, method = gnn_oracle_int(c, P_METHOD);
     in->k = gnn_oracle_int(c, P_RANKS);
-    in->part = gnn_oracle_alloc(ctx, ((size_t)n + 1) * sizeof(int32_t));
-    in->plan = gnn_oracle_alloc(ctx, sizeof *in->plan);
-    if (!in->part || !in->plan)
-        return gnn_oracle_fail(ctx, "out of memory");
-    gnn_err err = { "" };
-    if (method == 4 || method == 5) { /* a rank that owns nothing; no cut edge at all */
+    if (!st && !(in->part = gnn_malloc(((size_t)n + 1) * sizeof(int32_t))))
+        st = gnn_err_set(err, GNN_ERR_NOMEM, "out of memory");
+    if (!st && (method == 4 || method == 5)) { /* a rank that owns nothing; no cut edge at all */
         const int64_t parts = method == 5 ? 1 : (in->k > 1 ? in->k - 1 : 1);
         for (int64_t v = 0; v < n; v++)
             in->part[v] = (int32_t)(v * parts / (n > 0 ? n : 1));
-    } else {
-        if (in->k > n)
-            return gnn_oracle_fail(ctx, "invalid case: ranks=%lld > %lld vertices", (long long)in->k, (long long)n);
+    } else if (!st && in->k > n) {
+        st = gnn_err_set(err, GNN_ERR_INVAL, "invalid case: ranks=%lld > %lld vertices", (long long)in->k,
+                         (long long)n);
+    } else if (!st) {
         static const gnn_part_method methods[4] = { GNN_PART_RANDOM, GNN_PART_RANGE, GNN_PART_HASH, GNN_PART_METIS };
         gnn_part_options po;
         gnn_part_defaults(&po);
         po.method = methods[method];
         po.k = in->k;
         po.seed = c->seed;
-        const gnn_status st = gnn_partition_assign(in->g, NULL, &po, in->part, NULL, &err);
-        if (st)
-            return gnn_oracle_fail(ctx, "gnn_partition_assign (%s, k = %lld): %s (%s)", gnn_part_method_name(po.method),
-                                   (long long)in->k, gnn_status_str(st), err.msg);
+        st = gnn_partition_assign(in->g, NULL, &po, in->part, NULL, err);
     }
-    const gnn_status st = gnn_commplan_build(&gnn_commplan_ref, in->g, in->part, in->k,
-                                             (gnn_plan_kind)gnn_oracle_int(c, P_PLAN), in->plan, &err);
-    gnn_oracle_defer(ctx, free_plan, in->plan);
+    if (!st)
+        st = gnn_commplan_build(&gnn_commplan_ref, in->g, in->part, in->k, (gnn_plan_kind)gnn_oracle_int(c, P_PLAN),
+                                &in->plan, err);
     if (st)
-        return gnn_oracle_fail(ctx, "gnn_commplan_build: %s (%s)", gnn_status_str(st), err.msg);
+        input_free(in);
+    return st;
+}
+
+static void free_input(void *p) { input_free(p); }
+static void free_block(void *p) { gnn_block_free(p); }
+
+static gnn_oracle_outcome make_input(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, input **out)
+{
+    input *in = gnn_oracle_alloc(ctx, sizeof *in);
+    if (!in)
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_err err = { "" };
+    const gnn_status st = input_build(c, in, &err);
+    if (st)
+        return gnn_oracle_fail(ctx, "the case's input: %s (%s)", gnn_status_str(st), err.msg);
+    gnn_oracle_defer(ctx, free_input, in);
+    *out = in;
     return GNN_ORACLE_PASS;
 }
 
@@ -182,10 +206,10 @@ static gnn_status rank_fn(gnn_comm *c, void *arg)
     const int r = c->rank;
     const input *in = J->in;
     gnn_distagg A, B;
-    gnn_status st = gnn_distagg_setup(J->ref, in->g, in->part, in->k, r, in->plan, &A, &c->err);
+    gnn_status st = gnn_distagg_setup(J->ref, in->g, in->part, in->k, r, &in->plan, &A, &c->err);
     if (st)
         return st;
-    if ((st = gnn_distagg_setup(J->impl, in->g, in->part, in->k, r, in->plan, &B, &c->err))) {
+    if ((st = gnn_distagg_setup(J->impl, in->g, in->part, in->k, r, &in->plan, &B, &c->err))) {
         gnn_distagg_free(&A);
         return st;
     }
@@ -226,7 +250,7 @@ static gnn_oracle_outcome quant_bounds(gnn_oracle_ctx *ctx, const input *in, con
             const int64_t u = g->indices[e];
             if (in->part[u] == in->part[v])
                 continue;
-            const int post = gnn_distagg_edge_post(in->plan, in->part[u], in->part[v], u, v);
+            const int post = gnn_distagg_edge_post(&in->plan, in->part[u], in->part[v], u, v);
             if (post < 0)
                 return gnn_oracle_fail(ctx, "the plan lacks cut edge %lld -> %lld", (long long)u, (long long)v);
             const double din = (double)gnn_csr_degree(g, v);
@@ -292,8 +316,8 @@ static gnn_oracle_outcome check_bytes(gnn_oracle_ctx *ctx, const input *in, cons
     const int64_t P = in->k, rb = gnn_quant_row_bytes(J->d, bits);
     for (int64_t i = 0; i < P; i++)
         for (int64_t j = 0; j < P; j++) {
-            const int64_t rows = i == j ? 0 : J->bwd ? gnn_commplan_rows(in->plan, j * P + i)
-                                                     : gnn_commplan_rows(in->plan, i * P + j);
+            const int64_t rows = i == j ? 0 : J->bwd ? gnn_commplan_rows(&in->plan, j * P + i)
+                                                     : gnn_commplan_rows(&in->plan, i * P + j);
             const int64_t got = J->bytes[call][i][j], want = rows * rb, msgs = J->msgs[call][i][j];
             if (got != want || msgs != (want > 0))
                 return gnn_oracle_fail(ctx,
@@ -369,16 +393,16 @@ static gnn_oracle_outcome check_rank(gnn_oracle_ctx *ctx, const input *in, const
 
 static gnn_oracle_outcome run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, int bwd)
 {
-    input in;
+    input *in = NULL;
     gnn_oracle_outcome o = make_input(ctx, c, &in);
     if (o != GNN_ORACLE_PASS)
         return o;
     const int bits = (int)gnn_oracle_int(c, P_BITS);
     if (bits != 2 && bits != 4 && bits != 8 && bits != 32)
         return gnn_oracle_fail(ctx, "invalid case: bits=%d (expected 2, 4, 8 or 32)", bits);
-    const gnn_csr *g = in.g;
+    const gnn_csr *g = in->g;
     const int64_t n = g->n, d = gnn_oracle_int(c, P_D);
-    const int P = (int)in.k;
+    const int P = (int)in->k;
     job *J = gnn_oracle_alloc(ctx, sizeof *J);
     float *x = gnn_oracle_alloc(ctx, sizeof(float) * (size_t)(n * d + 1));
     float *want = gnn_oracle_alloc(ctx, sizeof(float) * (size_t)(n * d + 1));
@@ -390,23 +414,23 @@ static gnn_oracle_outcome run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, int
         return gnn_oracle_fail(ctx, "out of memory");
     gnn_oracle_draws dx = gnn_oracle_draws_make(c, 1);
     gnn_oracle_fill_spread(&dx, x, n * d);
-    *J = (job){ .in = &in, .d = d, .kind = (gnn_agg_kind)gnn_oracle_int(c, P_KIND), .bwd = bwd, .bits = bits,
+    *J = (job){ .in = in, .d = d, .kind = (gnn_agg_kind)gnn_oracle_int(c, P_KIND), .bwd = bwd, .bits = bits,
                 .ref = c->entry->ref->ops, .impl = c->impl->ops, .x = x };
     J->q = (gnn_quant_cfg){ .bits = bits, .round = (gnn_quant_round)gnn_oracle_int(c, P_ROUND), .seed = c->seed,
                             .step = 3, .layer = 1 };
     for (int64_t v = 0; v < n; v++)
-        J->n_own[in.part[v]]++;
+        J->n_own[in->part[v]]++;
     for (int call = 0; call < N_CALLS; call++)
         for (int r = 0; r < P; r++)
             if (!(J->out[call][r] = gnn_oracle_alloc_out(ctx, "out", sizeof(float) * (size_t)(J->n_own[r] * d))))
                 return gnn_oracle_fail(ctx, "out of memory");
-    if ((o = single_rank(ctx, &in, J, want, sabs)) != GNN_ORACLE_PASS)
+    if ((o = single_rank(ctx, in, J, want, sabs)) != GNN_ORACLE_PASS)
         return o;
     for (int64_t e = 0; e < g->nnz; e++)
         deg[g->indices[e]] += bwd; /* backward: out-degree */
     for (int64_t v = 0; v < n && !bwd; v++)
         deg[v] = gnn_csr_degree(g, v);
-    if (bits < 32 && (o = quant_bounds(ctx, &in, J, qerr)) != GNN_ORACLE_PASS)
+    if (bits < 32 && (o = quant_bounds(ctx, in, J, qerr)) != GNN_ORACLE_PASS)
         return o;
 
     gnn_sim_config cfg;
@@ -423,7 +447,7 @@ static gnn_oracle_outcome run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, int
     for (int call = 0; call < N_CALLS; call++)
         if (bits < 32 || call < CALL_REFQ) {
             int64_t tr = 0, tb = 0;
-            if ((o = check_bytes(ctx, &in, J, call, call < CALL_REFQ ? 32 : bits, &tr, &tb)) != GNN_ORACLE_PASS)
+            if ((o = check_bytes(ctx, in, J, call, call < CALL_REFQ ? 32 : bits, &tr, &tb)) != GNN_ORACLE_PASS)
                 return o;
             if (call == CALL_REF32)
                 rows = tr, bytes32 = tb;
@@ -434,21 +458,120 @@ static gnn_oracle_outcome run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, int
     for (int r = 0; r < P; r++) {
         int64_t m = 0;
         for (int64_t v = 0; v < n; v++)
-            if (in.part[v] == r)
+            if (in->part[v] == r)
                 gids[m++] = v;
-        if ((o = check_rank(ctx, &in, J, r, gids, want, sabs, deg, qerr, worst)) != GNN_ORACLE_PASS)
+        if ((o = check_rank(ctx, in, J, r, gids, want, sabs, deg, qerr, worst)) != GNN_ORACLE_PASS)
             return o;
     }
     if (bits < 32)
         gnn_oracle_note(ctx, "%d ranks, %s plan: %lld cut edges, %lld rows; bytes: fp32 %lld, int%d %lld; worst "
-                        "|diff|/bound fp32 %.3f, int%d %.3f", P, gnn_plan_kind_name(in.plan->kind),
-                        (long long)in.plan->n_edges, (long long)rows, (long long)bytes32, bits, (long long)bytesq,
+                        "|diff|/bound fp32 %.3f, int%d %.3f", P, gnn_plan_kind_name(in->plan.kind),
+                        (long long)in->plan.n_edges, (long long)rows, (long long)bytes32, bits, (long long)bytesq,
                         worst[0], bits, worst[1]);
     else
         gnn_oracle_note(ctx, "%d ranks, %s plan: %lld cut edges, %lld rows; bytes: fp32 %lld; worst |diff|/bound %.3f",
-                        P, gnn_plan_kind_name(in.plan->kind), (long long)in.plan->n_edges, (long long)rows,
+                        P, gnn_plan_kind_name(in->plan.kind), (long long)in->plan.n_edges, (long long)rows,
                         (long long)bytes32, worst[0]);
     return GNN_ORACLE_PASS;
+}
+
+/* ---- gnnref commcheck: the same calls on any communicator ---------------------------------- */
+
+/* One rank of a case of distagg.fwd or distagg.bwd (the case's entry says which) on
+ * communicator c (c->size == the case's ranks): ref and cpu, at fp32 and at the case's bits.
+ * pass: ref and cpu agree bitwise on this rank and every pair's bytes are the plan's; crc:
+ * CRC32C of the cpu outputs in call order, which ci/mpi-check.sh compares between the
+ * simulator and mpirun (oracle/comm_spmd.h). */
+gnn_status gnn_oracle_distagg_rank(gnn_comm *c, const gnn_oracle_case *cs, gnn_comm_spmd_result *out)
+{
+    input in;
+    gnn_err err = { "" };
+    /* one rank at a time: under the simulator the ranks are threads of one process, and METIS
+     * 5.1 (its GKlib) is not safe to call from several threads at once (concurrent calls gave
+     * the ranks different part vectors); under mpirun each process builds its own */
+    static pthread_mutex_t build_lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&build_lock);
+    gnn_status st = input_build(cs, &in, &err);
+    pthread_mutex_unlock(&build_lock);
+    if (st)
+        return gnn_err_set(&c->err, st, "distagg case input: %s", err.msg);
+    const int bits = (int)gnn_oracle_int(cs, P_BITS);
+    const int64_t n = in.g->n, d = gnn_oracle_int(cs, P_D);
+    const gnn_agg_kind kind = (gnn_agg_kind)gnn_oracle_int(cs, P_KIND);
+    const gnn_quant_cfg q = { .bits = bits, .round = (gnn_quant_round)gnn_oracle_int(cs, P_ROUND), .seed = cs->seed,
+                              .step = 3, .layer = 1 };
+    float *x = gnn_malloc_array((size_t)(n * d) + 1, sizeof(float));
+    float *xl = NULL, *o_ref = NULL, *o_cpu = NULL;
+    gnn_distagg A, B;
+    memset(&A, 0, sizeof A);
+    memset(&B, 0, sizeof B);
+    if (!x) {
+        st = GNN_ERR_NOMEM;
+        goto done;
+    }
+    gnn_oracle_draws dx = gnn_oracle_draws_make(cs, 1);
+    gnn_oracle_fill_spread(&dx, x, n * d);
+    if ((st = gnn_distagg_setup(&gnn_distagg_ref, in.g, in.part, in.k, c->rank, &in.plan, &A, &c->err)) ||
+        (st = gnn_distagg_setup(&gnn_distagg_cpu, in.g, in.part, in.k, c->rank, &in.plan, &B, &c->err)))
+        goto done;
+    const int64_t m = A.n_own;
+    xl = gnn_malloc_array((size_t)(m * d) + 1, sizeof(float));
+    o_ref = gnn_malloc_array((size_t)(m * d) + 1, sizeof(float));
+    o_cpu = gnn_malloc_array((size_t)(m * d) + 1, sizeof(float));
+    if (!xl || !o_ref || !o_cpu) {
+        st = GNN_ERR_NOMEM;
+        goto done;
+    }
+    for (int64_t l = 0; l < m; l++)
+        memcpy(xl + l * d, x + A.own_gid[l] * d, sizeof(float) * (size_t)d);
+    uint32_t crc = 0;
+    const int P = c->size;
+    const int64_t *B0 = c->traffic.bytes + (size_t)GNN_COMM_IALLTOALLV * (size_t)P;
+    const int bwd = cs->entry == &gnn_oracle_distagg_bwd;
+    for (int call = 0; call < 2 && !st; call++) {
+        const int b = call ? bits : 32;
+        gnn_quant_cfg qc = q;
+        qc.bits = b;
+        for (int impl = 0; impl < 2 && !st; impl++) {
+            int64_t before[MAX_RANKS];
+            for (int r = 0; r < P; r++)
+                before[r] = B0[r];
+            const gnn_distagg_ops *ops = impl ? &gnn_distagg_cpu : &gnn_distagg_ref;
+            const gnn_distagg *da = impl ? &B : &A;
+            float *o = impl ? o_cpu : o_ref;
+            st = bwd ? gnn_distagg_backward(ops, c, da, xl, d, kind, &qc, o)
+                     : gnn_distagg_forward(ops, c, da, xl, d, kind, &qc, o);
+            for (int r = 0; r < P && !st && out->pass; r++) {
+                const int64_t rows = r == c->rank ? 0 : bwd ? gnn_commplan_rows(&in.plan, (int64_t)r * P + c->rank)
+                                                            : gnn_commplan_rows(&in.plan, (int64_t)c->rank * P + r);
+                const int64_t want = rows * gnn_quant_row_bytes(d, b), got = B0[r] - before[r];
+                if (got != want) {
+                    out->pass = 0;
+                    snprintf(out->detail, sizeof out->detail, "%s %s int%d: rank %d sent rank %d %lld bytes, the "
+                             "plan gives %lld", ops->name, bwd ? "backward" : "forward", b, c->rank, r,
+                             (long long)got, (long long)want);
+                }
+            }
+        }
+        if (st)
+            break;
+        if (out->pass && memcmp(o_ref, o_cpu, sizeof(float) * (size_t)(m * d))) {
+            out->pass = 0;
+            snprintf(out->detail, sizeof out->detail, "%s int%d: ref and cpu differ on rank %d",
+                     bwd ? "backward" : "forward", b, c->rank);
+        }
+        crc = gnn_crc32c(crc, o_cpu, sizeof(float) * (size_t)(m * d));
+    }
+    out->crc = crc;
+done:
+    gnn_free(x);
+    gnn_free(xl);
+    gnn_free(o_ref);
+    gnn_free(o_cpu);
+    gnn_distagg_free(&A);
+    gnn_distagg_free(&B);
+    input_free(&in);
+    return st;
 }
 
 static gnn_oracle_outcome fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c) { return run(ctx, c, 0); }

@@ -27,6 +27,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "gnnref/dataset.h"
 #include "gnnref/graph.h"
 #include "gnnref/rng.h"
 #include "gnnref/sample.h"
@@ -302,6 +303,9 @@ const char *gnn_oracle_guarded_name(const gnn_oracle_ctx *ctx, const void *p);
  * factor ef), 1 = a 4-class SBM (expected degree ef, 70% inside the class); 2^scale vertices. */
 gnn_oracle_outcome gnn_oracle_case_graph(gnn_oracle_ctx *ctx, int gen, int scale, int64_t ef, uint64_t seed,
                                          const gnn_csr **g);
+/* The same graph into ds (the caller frees it with gnn_dataset_free), for code that runs a case
+ * without an oracle context (the SPMD bodies of gnnref commcheck). */
+gnn_status gnn_oracle_case_dataset(gnn_dataset *ds, int gen, int scale, int64_t ef, uint64_t seed, gnn_err *err);
 /* Run fn(p) after the case (for structures the kernels allocate: blocks, sampled lists). */
 void gnn_oracle_defer(gnn_oracle_ctx *ctx, void (*fn)(void *), void *p);
 
