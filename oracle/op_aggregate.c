@@ -65,6 +65,11 @@ static const char *const k_agg_presets[] = {
     "n_dst=40,n_src=90,d=13,deg=1..9,zero=7",
     "n_dst=33,n_src=60,d=1100,deg=3..6,zero=4",
     "n_dst=200,n_src=300,d=16,deg=0..3,zero=5",
+    /* outputs past GNN_AGG_NT_BYTES (8 MiB; forward n_dst d, backward n_src d floats): the cpu
+     * kernels store their rows non-temporally, 16-byte aligned rows of whole 4-float vectors
+     * (d = 1000) or, where a row is not (d = 1001: every other row misaligned), as before */
+    "n_dst=2100,n_src=2200,d=1000,deg=0..3",
+    "n_dst=2100,n_src=2200,d=1001,deg=0..2,zero=3",
     NULL,
 };
 
