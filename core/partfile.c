@@ -97,6 +97,12 @@ gnn_status gnn_part_vector_read(const char *path, int64_t n, int64_t k, int32_t 
         buf[len] = 0;
         int64_t id = 0;
         int blank = 0;
+        const char *nul = memchr(buf, 0, len);
+        if (nul) { /* printed with %s, the line would end at the NUL and look like a valid id */
+            st = gnn_err_set(err, GNN_ERR_FORMAT, "%s:%lld: a NUL byte at column %lld (a part file is text: one "
+                             "decimal part id per line)", path, (long long)line, (long long)(nul - buf) + 1);
+            break;
+        }
         if (too_long || !parse_line(buf, len, &id, &blank)) {
             st = gnn_err_set(err, GNN_ERR_FORMAT, "%s:%lld: expected one part id (a non-negative decimal integer), "
                              "got '%.40s%s'", path, (long long)line, buf, too_long ? "..." : "");

@@ -243,6 +243,14 @@ START_TEST(part_file)
     expect_read_error("0\n1\n1\n", 2, 2, GNN_ERR_FORMAT, "bad.part:3");
     expect_read_error("0\n\n1\n", 2, 2, GNN_ERR_FORMAT, "bad.part:2: empty line");
     expect_read_error("", 1, 2, GNN_ERR_FORMAT, "0 part ids");
+    { /* a NUL byte is named as one (printed, the line would end there and read as "0") */
+        FILE *g = fopen(path, "wb");
+        ck_assert_ptr_nonnull(g);
+        ck_assert_uint_eq(fwrite("0\n0\0009\n1\n", 1, 7, g), 7);
+        fclose(g);
+        ck_assert_int_eq(gnn_part_vector_read(path, 3, 2, back, NULL, &err), GNN_ERR_FORMAT);
+        ck_assert_msg(strstr(err.msg, ".part:2: a NUL byte at column 2"), "%s", err.msg);
+    }
     ck_assert_int_eq(gnn_part_vector_read(tmp("missing.part"), 2, 2, back, NULL, &err), GNN_ERR_IO);
     ck_assert_msg(strstr(err.msg, "missing.part"), "%s", err.msg);
     ck_assert_int_eq(gnn_part_vector_write(tmp("no/such/dir.part"), part, 6, &err), GNN_ERR_IO);
