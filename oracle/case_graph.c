@@ -1,8 +1,10 @@
 /* oracle/case_graph.c -- the generated graphs that the sampler and partition entries share:
  * R-MAT (Graph500 parameters: a hub, many isolated vertices) or a 4-class SBM (70% of the
  * expected degree inside the class), 2^scale vertices, no features or labels. */
+#include <string.h>
 #include "gnnref/dataset.h"
 #include "gnnref/oracle.h"
+#include "gnnref/tensor.h"
 
 static void free_dataset(void *p) { gnn_dataset_free(p); }
 
@@ -44,4 +46,37 @@ gnn_oracle_outcome gnn_oracle_case_graph(gnn_oracle_ctx *ctx, int gen, int scale
     gnn_oracle_defer(ctx, free_dataset, ds);
     *g = &ds->graph;
     return GNN_ORACLE_PASS;
+}
+
+static void free_csr(void *p) { gnn_csr_free(p); }
+
+gnn_status gnn_oracle_case_multigraph(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, const gnn_csr *g, gnn_csr *out)
+{
+    const int64_t n = g->n;
+    memset(out, 0, sizeof *out);
+    out->indptr = gnn_malloc(((size_t)n + 1) * sizeof(int64_t));
+    out->indices = gnn_malloc((size_t)(g->nnz + 2 * n + 1) * sizeof(int64_t));
+    out->owns = 1;
+    out->n = n;
+    if (!out->indptr || !out->indices) {
+        gnn_csr_free(out);
+        return GNN_ERR_NOMEM;
+    }
+    gnn_oracle_defer(ctx, free_csr, out);
+    gnn_oracle_draws d = gnn_oracle_draws_make(c, 5);
+    int64_t at = 0;
+    out->indptr[0] = 0;
+    for (int64_t v = 0; v < n; v++) {
+        const int64_t row = at;
+        for (int64_t e = g->indptr[v]; e < g->indptr[v + 1]; e++)
+            if (gnn_oracle_draw_uint(&d, 4) != 0)
+                out->indices[at++] = g->indices[e];
+        if (v % 7 == 3 && at > row)
+            out->indices[at++] = out->indices[row];
+        if (v % 5 == 0)
+            out->indices[at++] = v;
+        out->indptr[v + 1] = at;
+    }
+    out->nnz = at;
+    return GNN_OK;
 }

@@ -363,39 +363,6 @@ typedef struct part_input {
     int64_t k;
 } part_input;
 
-/* directed=1: a multigraph from g (stream 5): each in-edge dropped with probability 1/4; row
- * v % 7 == 3 repeats its first remaining in-edge at the end; row v % 5 == 0 ends with v. */
-static gnn_status mutate(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, const gnn_csr *g, gnn_csr *out)
-{
-    const int64_t n = g->n;
-    memset(out, 0, sizeof *out);
-    out->indptr = gnn_malloc(((size_t)n + 1) * sizeof(int64_t));
-    out->indices = gnn_malloc((size_t)(g->nnz + 2 * n + 1) * sizeof(int64_t));
-    out->owns = 1;
-    out->n = n;
-    if (!out->indptr || !out->indices) {
-        gnn_csr_free(out);
-        return GNN_ERR_NOMEM;
-    }
-    gnn_oracle_defer(ctx, free_csr, out);
-    gnn_oracle_draws d = gnn_oracle_draws_make(c, 5);
-    int64_t at = 0;
-    out->indptr[0] = 0;
-    for (int64_t v = 0; v < n; v++) {
-        const int64_t row = at;
-        for (int64_t e = g->indptr[v]; e < g->indptr[v + 1]; e++)
-            if (gnn_oracle_draw_uint(&d, 4) != 0)
-                out->indices[at++] = g->indices[e];
-        if (v % 7 == 3 && at > row)
-            out->indices[at++] = out->indices[row];
-        if (v % 5 == 0)
-            out->indices[at++] = v;
-        out->indptr[v + 1] = at;
-    }
-    out->nnz = at;
-    return GNN_OK;
-}
-
 static gnn_oracle_outcome make_input(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, part_input *in)
 {
     const int gen = (int)gnn_oracle_int(c, P_GEN), scale = (int)gnn_oracle_int(c, P_SCALE);
@@ -412,7 +379,7 @@ static gnn_oracle_outcome make_input(gnn_oracle_ctx *ctx, const gnn_oracle_case 
     in->g = cg;
     if (gnn_oracle_int(c, P_DIRECTED)) {
         gnn_csr *m = gnn_oracle_alloc(ctx, sizeof *m);
-        if (!m || mutate(ctx, c, cg, m))
+        if (!m || gnn_oracle_case_multigraph(ctx, c, cg, m))
             return gnn_oracle_fail(ctx, "out of memory");
         in->g = m;
     }

@@ -306,6 +306,10 @@ gnn_oracle_outcome gnn_oracle_case_graph(gnn_oracle_ctx *ctx, int gen, int scale
 /* The same graph into ds (the caller frees it with gnn_dataset_free), for code that runs a case
  * without an oracle context (the SPMD bodies of gnnref commcheck). */
 gnn_status gnn_oracle_case_dataset(gnn_dataset *ds, int gen, int scale, int64_t ef, uint64_t seed, gnn_err *err);
+/* A directed multigraph from g for a case (the partition and plan entries' directed=1; draws
+ * of stream 5), freed after it: each in-edge dropped with probability 1/4, row v % 7 == 3
+ * repeats its first remaining in-edge at the end, row v % 5 == 0 ends with v. */
+gnn_status gnn_oracle_case_multigraph(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, const gnn_csr *g, gnn_csr *out);
 /* Run fn(p) after the case (for structures the kernels allocate: blocks, sampled lists). */
 void gnn_oracle_defer(gnn_oracle_ctx *ctx, void (*fn)(void *), void *p);
 
