@@ -1,7 +1,9 @@
 /* cli/cmd_train.c -- `gnnref train`: GraphSAGE, GCN, GAT or GIN, mini-batch or full-batch
  * (docs/models.md), on one rank or data-parallel on P ranks of the simulator or MPI
  * (docs/comm.md), or on partitions (--partitions DIR or --remote MODE: every rank trains on
- * its own part, include/gnnref/train_part.h, docs/hec.md): rank 0 prints and writes the report.
+ * its own part, include/gnnref/train_part.h, docs/hec.md), or full batch on partitions
+ * (--mode fullbatch with --partitions DIR or --parts K: SuperGCN, include/gnnref/
+ * train_fullbatch.h, docs/fullbatch.md): rank 0 prints and writes the report.
  * This file: the flags (one table, cli/flags.h), the rules between them, loading the dataset
  * and launching the ranks (cli/train_run.c) on the backend; cli/train_report.c reports. */
 #include <stddef.h>
@@ -27,6 +29,15 @@ static const cli_choice k_gat_variants[] = {
     { "velickovic", GNN_GAT_VELICKOVIC, 0 }, { "distgnn", GNN_GAT_DISTGNN, 0 }, { NULL, 0, 0 }
 };
 static const cli_choice k_on_off[] = { { "on", 1, 0 }, { "off", 0, 0 }, { NULL, 0, 0 } };
+static const cli_choice k_plans[] = {
+    { "pre", GNN_PLAN_PRE, 0 }, { "post", GNN_PLAN_POST, 0 }, { "hybrid", GNN_PLAN_HYBRID, 0 },
+    { "degree", GNN_PLAN_DEGREE, 0 }, { NULL, 0, 0 }
+};
+static const cli_choice k_comm_bits[] = { { "32", 32, 0 }, { "8", 8, 0 }, { "4", 4, 0 }, { "2", 2, 0 }, { NULL, 0, 0 } };
+static const cli_choice k_rounds[] = {
+    { "stochastic", GNN_QUANT_STOCHASTIC, 0 }, { "nearest", GNN_QUANT_NEAREST, 0 }, { NULL, 0, 0 }
+};
+static const cli_choice k_lp_resample[] = { { "epoch", 0, 0 }, { "once", 1, 0 }, { NULL, 0, 0 } };
 static const cli_choice k_remotes[] = {
     { "drop", GNN_REMOTE_DROP, 0 }, { "hec", GNN_REMOTE_HEC, 0 }, { "fetch", GNN_REMOTE_FETCH, 0 }, { NULL, 0, 0 }
 };
@@ -97,16 +108,16 @@ static const cli_flag k_part_flags[] = {
     { .name = "partitions", .type = CLI_STR, CLI_AT(T, parts_dir), .meta = "DIR",
       .help = "a saved partition set (gnnref partition --data DATA --parts P -o DIR) with P = ranks parts; each "
               "rank loads its own part; the set carries its split (no --split); --data is then only needed by "
-              "--remote fetch, and is checked to be the set's dataset when given" },
+              "--remote fetch and --mode fullbatch, and is checked to be the set's dataset when given" },
     { .name = "remote", .type = CLI_CHOICE, CLI_AT(T, pc.remote), .choices = k_remotes, .bits = TRAIN_TAG_PARTS,
       .help = "how a rank sees the vertices it does not own: drop them (no communication), the Historical "
               "Embedding Cache filled by the owners' asynchronous pushes (hec, the default with --partitions), or "
               "pull their features every step from the whole topology (fetch, the exact baseline); without "
               "--partitions, --data is partitioned in memory with K = ranks" },
     { .name = "part-method", .type = CLI_CHOICE, CLI_AT(T, po.method), .choices = cli_part_methods,
-      .bits = TRAIN_TAG_PARTS | TRAIN_TAG_MEMORY, .help = "in memory: the part vector (random: seed --seed)" },
+      .bits = TRAIN_TAG_MEMORY, .help = "in memory: the part vector (random: seed --seed)" },
     { .name = "part-balance", .type = CLI_CUSTOM, CLI_AT(T, po.balance), .meta = "LIST",
-      .parse = cli_flag_parse_balance, .json = cli_flag_json_balance, .bits = TRAIN_TAG_PARTS | TRAIN_TAG_MEMORY,
+      .parse = cli_flag_parse_balance, .json = cli_flag_json_balance, .bits = TRAIN_TAG_MEMORY,
       .help = "in memory: METIS balance constraints (train, val, test, degree)" },
     { .name = "hec-cs", .type = CLI_INT, CLI_AT(T, pc.hec_cs), .meta = "N", .lo = 0, .hi = INT32_MAX,
       .note = "0 = auto", .bits = TRAIN_TAG_HEC,
@@ -121,6 +132,29 @@ static const cli_flag k_part_flags[] = {
       .bits = TRAIN_TAG_HEC, .help = "hec: pushes arrive D steps later" },
     CLI_END
 };
+
+static const cli_flag k_fb_flags[] = {
+    { .name = "parts", .type = CLI_INT, CLI_AT(T, fb_parts), .meta = "K", .lo = 1, .hi = 1 << 20,
+      .bits = TRAIN_TAG_FB | CLI_NULL_UNSET,
+      .help = "partition --data in memory into K = ranks parts (--part-method, --part-balance) and train on them" },
+    { .name = "plan", .type = CLI_CHOICE, CLI_AT(T, fc.plan), .choices = k_plans, .bits = TRAIN_TAG_FB,
+      .help = "which rows cross ranks (docs/commplan.md): pre (partial sums), post (raw source rows), hybrid (a "
+              "minimum vertex cover per rank pair: the fewest rows) or degree (SuperGCN's older heuristic)" },
+    { .name = "comm-bits", .type = CLI_CHOICE, CLI_AT(T, fc.bits), .choices = k_comm_bits, .bits = TRAIN_TAG_FB,
+      .help = "bits per value of the training exchanges' rows (docs/quant.md); evaluation exchanges fp32" },
+    { .name = "round", .type = CLI_CHOICE, CLI_AT(T, fc.round), .choices = k_rounds, .bits = TRAIN_TAG_FB,
+      .help = "int2/4/8 rounding: stochastic (the paper, unbiased) or nearest (the public SuperGCN code)" },
+    { .name = "quant-backward", .type = CLI_CHOICE, CLI_AT(T, fc.quant_backward), .choices = k_on_off,
+      .bits = TRAIN_TAG_FB, .help = "quantize the backward's gradient rows too (off: they travel as fp32)" },
+    { .name = "lp-rate", .type = CLI_REAL, CLI_AT(T, fc.lp_rate), .meta = "R", .rlo = 0, .rhi = 1,
+      .bits = TRAIN_TAG_FB | CLI_HI_OPEN, .note = "0 = off; SuperGCN: 0.62",
+      .help = "label propagation: this share of the training vertices adds a learned embedding of its label to its "
+              "input, the rest are supervised; evaluation propagates every training label" },
+    { .name = "lp-resample", .type = CLI_CHOICE, CLI_AT(T, fc.lp_once), .choices = k_lp_resample,
+      .bits = TRAIN_TAG_FB, .help = "draw the label propagation mask every epoch (SuperGCN's code) or once "
+                                    "(the paper's text)" },
+    CLI_END
+};
 #undef T
 
 static const cli_group k_groups[] = {
@@ -128,6 +162,10 @@ static const cli_group k_groups[] = {
     { k_part_flags, 0,
       "training on partitions (DistGNN-MB: every rank trains on its own part, draws its seeds from its own\n"
       "train vertices, and the gradients are allreduced; docs/hec.md; minibatch; sage, gat, gin):" },
+    { k_fb_flags, 0,
+      "full batch on partitions (SuperGCN: --mode fullbatch with --partitions DIR or --parts K; every rank owns\n"
+      "its part's vertices, every layer aggregates over the whole graph through the plan's exchange;\n"
+      "docs/fullbatch.md; sage, gcn, gin):" },
     { cli_backend_flags, offsetof(train_opts, backend),
       "communicator (docs/comm.md, docs/simulator.md); without --partitions or --remote, data parallelism:\n"
       "every rank holds the graph, takes a slice of each mini-batch, and the gradients are allreduced:" },
@@ -151,6 +189,7 @@ static void train_defaults(train_opts *o)
     gnn_part_defaults(&o->po);
     o->po.balance = GNN_BALANCE_TRAIN | GNN_BALANCE_DEGREE;
     gnn_part_train_defaults(&o->pc);
+    gnn_fb_defaults(&o->fc);
     cli_backend_defaults(&o->backend);
 }
 
@@ -177,32 +216,44 @@ static int check_model_flags(train_opts *o, const cli_args *a)
     return CLI_CONTINUE;
 }
 
-/* Training on partitions: --partitions DIR, --remote MODE, or both. The flags of partitioning
- * in memory and of the HEC apply only there. */
+/* Training on partitions: --partitions DIR, --remote MODE, or both (mini-batch, DistGNN-MB);
+ * or --mode fullbatch with --partitions DIR or --parts K (SuperGCN). The flags of partitioning
+ * in memory, of the HEC and of full batch apply only where they act. */
 static int check_part_flags(const train_opts *o, const cli_args *a)
 {
-    const int on_parts = o->parts_dir || cli_given(a, "remote");
+    const int full = o->cfg.mode == GNN_MODE_FULLBATCH;
+    const int fb = full && (o->parts_dir || cli_given(a, "parts"));
+    const int on_parts = !fb && (o->parts_dir || cli_given(a, "remote"));
     const char *mem_flag = cli_given_tag(a, TRAIN_TAG_MEMORY), *hec_flag = cli_given_tag(a, TRAIN_TAG_HEC);
-    if (on_parts) {
-        const char *why = o->parts_dir ? "--partitions" : "--remote";
-        if (o->cfg.mode == GNN_MODE_FULLBATCH)
-            return cli_error(CLI_USAGE, "--mode fullbatch does not apply to training on partitions (%s): it is "
-                                        "mini-batch only",
-                             why);
-        if (o->parts_dir && cli_given(a, "split"))
-            return cli_error(CLI_USAGE, "--split does not apply to --partitions: the set carries its own split "
-                                        "(give --split to gnnref partition when making it)");
-        if (o->parts_dir && mem_flag)
-            return cli_error(CLI_USAGE, "%s does not apply to --partitions: the set was partitioned when it was made",
-                             mem_flag);
-    } else if (mem_flag) {
-        return cli_error(CLI_USAGE, "%s applies to training on partitions in memory (--remote drop|hec|fetch)",
+    const char *fb_flag = cli_given_tag(a, TRAIN_TAG_FB);
+    if (fb_flag && !fb)
+        return cli_error(CLI_USAGE, "%s applies to full batch on partitions: --mode fullbatch with --partitions DIR "
+                                    "or --parts K",
+                         fb_flag);
+    if (full && cli_given(a, "remote"))
+        return cli_error(CLI_USAGE, "--remote does not apply to --mode fullbatch: full batch on partitions "
+                                    "(--partitions DIR or --parts K) exchanges every boundary row each layer");
+    if (o->parts_dir && cli_given(a, "parts"))
+        return cli_error(CLI_USAGE, "--parts K partitions in memory; --partitions DIR reads a saved set: give one");
+    if (o->parts_dir && cli_given(a, "split"))
+        return cli_error(CLI_USAGE, "--split does not apply to --partitions: the set carries its own split "
+                                    "(give --split to gnnref partition when making it)");
+    if (mem_flag && o->parts_dir)
+        return cli_error(CLI_USAGE, "%s does not apply to --partitions: the set was partitioned when it was made",
                          mem_flag);
-    }
+    if (mem_flag && !on_parts && !fb)
+        return cli_error(CLI_USAGE, "%s applies to partitioning in memory (--remote drop|hec|fetch, or --mode "
+                                    "fullbatch --parts K)",
+                         mem_flag);
     if (hec_flag && (!on_parts || o->pc.remote != GNN_REMOTE_HEC))
         return cli_error(CLI_USAGE, "%s applies to --remote hec only (%s%s)", hec_flag,
                          on_parts ? "remote is " : "no --remote or --partitions given",
                          on_parts ? gnn_remote_name(o->pc.remote) : "");
+    if (fb && o->cfg.model == GNN_MODEL_GAT)
+        return cli_error(CLI_USAGE, "--model gat: full batch on partitions trains sage, gcn or gin");
+    if (fb && o->backend.kind == CLI_BACKEND_SIM && o->fb_parts > 0 && o->fb_parts != o->backend.sim.ranks)
+        return cli_error(CLI_USAGE, "--parts %lld but --ranks %d: one part per rank", (long long)o->fb_parts,
+                         o->backend.sim.ranks);
     return CLI_CONTINUE;
 }
 
@@ -229,7 +280,7 @@ static int load_dataset(train_job *J, gnn_dataset *ds)
 {
     const train_opts *o = &J->o;
     memset(ds, 0, sizeof *ds);
-    if (o->parts_dir && J->remote != GNN_REMOTE_FETCH && !cli_given(J->args, "data"))
+    if (o->parts_dir && !J->fb && J->remote != GNN_REMOTE_FETCH && !cli_given(J->args, "data"))
         return CLI_OK;
     gnn_err err = { "" };
     gnn_status st = gnn_dataset_open(ds, o->data, &err);
@@ -250,7 +301,8 @@ int gnn_cmd_train(int argc, char **argv)
     if (rc != CLI_CONTINUE)
         return rc;
     J.args = &a;
-    J.remote = J.o.parts_dir || cli_given(&a, "remote") ? (int)J.o.pc.remote : -1;
+    J.fb = J.o.cfg.mode == GNN_MODE_FULLBATCH && (J.o.parts_dir || cli_given(&a, "parts"));
+    J.remote = !J.fb && (J.o.parts_dir || cli_given(&a, "remote")) ? (int)J.o.pc.remote : -1;
     const int nthreads = cli_set_threads(J.o.threads);
     gnn_dataset ds;
     if ((rc = load_dataset(&J, &ds))) {
@@ -265,7 +317,8 @@ int gnn_cmd_train(int argc, char **argv)
     gnn_sim_report rep;
     memset(&rep, 0, sizeof rep);
     gnn_err err = { "" };
-    gnn_status st = cli_backend_run(&J.o.backend, J.remote >= 0 ? train_part_rank : train_rank, &J, &rep, &err);
+    gnn_status st = cli_backend_run(&J.o.backend, J.fb ? train_fb_rank : J.remote >= 0 ? train_part_rank : train_rank, &J,
+                                    &rep, &err);
     if (st) {
         rc = cli_error(cli_status_code(st), "%s", cli_errmsg(&err, st));
     } else if (J.report) { /* rank 0 */
@@ -277,6 +330,8 @@ int gnn_cmd_train(int argc, char **argv)
         json_object_put(J.report);
     gnn_sim_report_free(&rep);
     gnn_partition_free(&J.full);
+    free(J.fb_part);
+    free(J.fb_split);
     cli_shared_destroy(&J.shared);
     gnn_dataset_free(&ds);
     return rc;

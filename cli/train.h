@@ -2,6 +2,7 @@
  *   cmd_train.c     the flags (one table), their checks, loading, launching on the backend;
  *   train_run.c     one rank's run: gnn_train (one rank or data parallel), or gnn_train_part on
  *                   its part of a saved set or of a partition computed in memory;
+ *   train_fb.c      one rank's run of full batch on partitions (gnn_train_fullbatch_dist);
  *   train_report.c  the progress lines and, on rank 0, the summary and the JSON report. */
 #ifndef GNNREF_CLI_TRAIN_H
 #define GNNREF_CLI_TRAIN_H
@@ -11,6 +12,7 @@
 #include "gnnref/dataset.h"
 #include "gnnref/partition.h"
 #include "gnnref/train.h"
+#include "gnnref/train_fullbatch.h"
 #include "gnnref/train_part.h"
 
 /* Tags of train's flags: what applies only to some runs (null in the report otherwise). */
@@ -20,6 +22,7 @@ enum {
     TRAIN_TAG_PARTS = CLI_TAG(2),     /* training on partitions */
     TRAIN_TAG_MEMORY = CLI_TAG(3),    /* ... with the partition computed in memory */
     TRAIN_TAG_HEC = CLI_TAG(4),       /* ... with --remote hec */
+    TRAIN_TAG_FB = CLI_TAG(5),        /* full batch on partitions (SuperGCN) */
 };
 
 typedef struct train_opts {
@@ -33,6 +36,9 @@ typedef struct train_opts {
     const char *parts_dir;    /* --partitions DIR */
     gnn_part_options po;      /* in memory: method and balance (k = ranks, seed = --seed); a set: its manifest's */
     gnn_part_train_config pc; /* --remote and the HEC's sizes */
+    /* full batch on partitions (SuperGCN) */
+    int64_t fb_parts;         /* --parts K (0: not given) */
+    gnn_fb_config fc;         /* --plan, --comm-bits, --round, --quant-backward, --lp-rate, --lp-resample */
     cli_backend backend;
 } train_opts;
 
@@ -43,10 +49,14 @@ typedef struct train_job {
     int nthreads;             /* OpenMP threads of a rank */
     int tty;
     int remote;               /* -1: gnn_train (one rank or data parallel); else a gnn_remote_mode */
+    int fb;                   /* 1: full batch on partitions (gnn_train_fullbatch_dist); remote is -1 */
     /* shared by the ranks of this process, read-only once prepared (train_prepare_parts) */
     cli_shared shared;
     gnn_part_manifest man;    /* --partitions: the set's manifest */
     gnn_partition full;       /* in memory: every part; fetch on a set: the loaded set (its part vector) */
+    int32_t *fb_part;         /* full batch on partitions: the part vector (in memory, or the set's) */
+    uint8_t *fb_split;        /* ... a saved set's split over the whole graph (NULL in memory) */
+    const gnn_fb_report *fb_rep; /* rank 0, for train_finish */
     json_object *report;      /* built by rank 0 */
     int epochs_run;
 } train_job;
@@ -54,6 +64,7 @@ typedef struct train_job {
 /* train_run.c: the SPMD functions cli_backend_run runs on every rank. */
 gnn_status train_rank(gnn_comm *comm, void *arg);
 gnn_status train_part_rank(gnn_comm *comm, void *arg);
+gnn_status train_fb_rank(gnn_comm *comm, void *arg);
 
 /* train_report.c */
 /* What the progress callbacks print: remote is -1 for gnn_train, else the gnn_remote_mode. */

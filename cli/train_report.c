@@ -108,6 +108,36 @@ static json_object *part_report_json(const gnn_part_report *rep, int layers)
     return o;
 }
 
+/* The report's "fullbatch" object (full batch on partitions): the plan's rows, the exchanges'
+ * bytes per layer and direction against the plan's formula, and their modelled times. */
+static json_object *fb_report_json(const gnn_fb_report *r, int layers)
+{
+    json_object *o = json_object_new_object();
+    json_object_object_add(o, "cut_edges", json_object_new_int64(r->cut_edges));
+    json_object_object_add(o, "plan_rows", json_object_new_int64(r->plan_rows));
+    json_object_object_add(o, "rows_pre", json_object_new_int64(r->rows_pre));
+    json_object_object_add(o, "rows_post", json_object_new_int64(r->rows_post));
+    json_object_object_add(o, "rows_hybrid", json_object_new_int64(r->rows_hybrid));
+    json_object_object_add(o, "hybrid_over_pre",
+                           r->rows_pre ? json_object_new_double((double)r->rows_hybrid / (double)r->rows_pre) : NULL);
+    const int64_t own[2] = { r->own_min, r->own_max };
+    json_object_object_add(o, "owned_range", cli_json_i64_array(own, 2, 1));
+    json_object_object_add(o, "fwd_width", cli_json_i64_array(r->fwd_width, layers, 1));
+    json_object_object_add(o, "bwd_width", cli_json_i64_array(r->bwd_width, layers, 1));
+    json_object_object_add(o, "fwd_bytes", cli_json_i64_array(r->fwd_bytes, layers, 1));
+    json_object_object_add(o, "bwd_bytes", cli_json_i64_array(r->bwd_bytes, layers, 1));
+    json_object_object_add(o, "epoch_bytes", json_object_new_int64(r->epoch_bytes));
+    json_object_object_add(o, "epoch_formula_bytes", json_object_new_int64(r->epoch_formula));
+    json_object_object_add(o, "epoch_bytes_match", json_object_new_boolean(r->epoch_bytes == r->epoch_formula));
+    json_object_object_add(o, "eval_bytes", json_object_new_int64(r->eval_bytes));
+    json_object_object_add(o, "n_train", json_object_new_int64(r->n_train));
+    json_object_object_add(o, "lp_propagated", json_object_new_int64(r->lp_propagated));
+    json_object_object_add(o, "xchg_model_s", json_object_new_double(r->xchg_model_s));
+    json_object_object_add(o, "xchg_hidden_s", json_object_new_double(r->xchg_hidden_s));
+    json_object_object_add(o, "xchg_wait_s", json_object_new_double(r->xchg_wait_s));
+    return o;
+}
+
 /* The dataset's name: the loaded one's, or the set's. */
 static const char *job_dataset(const train_job *J) { return J->ds ? J->ds->name : J->man.dataset; }
 
@@ -124,6 +154,10 @@ static json_object *train_config_json(json_object *cfg, const train_job *J, cons
         na |= TRAIN_TAG_MINIBATCH;
     if (!parts)
         na |= TRAIN_TAG_PARTS;
+    if (!J->fb)
+        na |= TRAIN_TAG_FB;
+    if (o->parts_dir || (!parts && !J->fb)) /* partitioned in memory, or not at all */
+        na |= TRAIN_TAG_MEMORY;
     if (J->remote != GNN_REMOTE_HEC)
         na |= TRAIN_TAG_HEC;
     if (o->backend.kind != CLI_BACKEND_SIM)
@@ -186,6 +220,8 @@ static json_object *train_report(const train_job *J, const gnn_train_result *res
     json_object_object_add(r, "final", fin);
     if (rep)
         json_object_object_add(r, "partition_training", part_report_json(rep, J->o.cfg.layers));
+    if (J->fb_rep)
+        json_object_object_add(r, "fullbatch", fb_report_json(J->fb_rep, J->o.cfg.layers));
     return r;
 }
 
@@ -230,6 +266,19 @@ void train_print_header(const train_job *J, int P)
         printf(" remote=%s parts=%s", gnn_remote_name(J->remote), J->o.parts_dir);
     else if (J->remote >= 0)
         printf(" remote=%s parts=memory(%s)", gnn_remote_name(J->remote), gnn_part_method_name(J->o.po.method));
+    if (J->fb) {
+        const gnn_fb_config *fb = &J->o.fc;
+        printf(" plan=%s comm_bits=%d", gnn_plan_kind_name(fb->plan), fb->bits);
+        if (fb->bits < 32)
+            printf(" round=%s%s", fb->round == GNN_QUANT_NEAREST ? "nearest" : "stochastic",
+                   fb->quant_backward ? "" : " (forward only)");
+        if (fb->lp_rate > 0.0f)
+            printf(" lp_rate=%g", (double)fb->lp_rate);
+        if (J->o.parts_dir)
+            printf(" parts=%s", J->o.parts_dir);
+        else
+            printf(" parts=memory(%s)", gnn_part_method_name(J->o.po.method));
+    }
     printf("\n");
 }
 
@@ -257,6 +306,20 @@ static void print_part_summary(const train_job *J, const gnn_part_report *rep, i
            "bytes)\n",
            (long long)rep->halo_edges_dropped, (long long)rep->solid_total, (long long)rep->halo_total,
            (long long)rep->train_total, (long long)rep->eval_bytes);
+}
+
+/* Rank 0, after full batch on partitions: the plan's rows and the exchanges against the formula. */
+static void print_fb_summary(const gnn_fb_report *r)
+{
+    printf("plan: rows per exchange %lld (pre %lld, post %lld, hybrid %lld: hybrid/pre %.3f)  cut edges %lld  "
+           "owned %lld..%lld\n",
+           (long long)r->plan_rows, (long long)r->rows_pre, (long long)r->rows_post, (long long)r->rows_hybrid,
+           r->rows_pre ? (double)r->rows_hybrid / (double)r->rows_pre : 0.0, (long long)r->cut_edges,
+           (long long)r->own_min, (long long)r->own_max);
+    printf("exchanges: one epoch %lld bytes, plan formula %lld (%s); evaluation %lld bytes; modelled %.4f s, "
+           "hidden by overlap %.4f s, waited %.4f s\n",
+           (long long)r->epoch_bytes, (long long)r->epoch_formula, r->epoch_bytes == r->epoch_formula ? "equal" : "DIFFER",
+           (long long)r->eval_bytes, r->xchg_model_s, r->xchg_hidden_s, r->xchg_wait_s);
 }
 
 gnn_status train_finish(gnn_comm *comm, train_job *J, const gnn_train_result *res, const gnn_part_report *rep)
@@ -289,6 +352,8 @@ gnn_status train_finish(gnn_comm *comm, train_job *J, const gnn_train_result *re
     if (me == 0) {
         if (rep)
             print_part_summary(J, rep, c->layers);
+        if (J->fb_rep)
+            print_fb_summary(J->fb_rep);
         printf("final: train_acc %.4f  val_acc %.4f  test_acc %.4f  best_val_acc %.4f (epoch %d)  "
                "test_acc_at_best_val %.4f  majority_class %.4f\n",
                res->train_acc, res->val_acc, res->test_acc, res->best_val_acc, res->best_epoch,

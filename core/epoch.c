@@ -153,6 +153,13 @@ done:
 gnn_status gnn_step_reduce_update(model *m, const gnn_train_config *c, gnn_comm *comm, float *gbuf, int64_t n_params,
                                   uint32_t step, double sums[2], double *phase)
 {
+    return gnn_step_reduce_update_extra(m, c, comm, gbuf, n_params, NULL, 0, step, sums, phase);
+}
+
+gnn_status gnn_step_reduce_update_extra(model *m, const gnn_train_config *c, gnn_comm *comm, float *gbuf,
+                                        int64_t n_params, float *extra_g, int64_t n_extra, uint32_t step,
+                                        double sums[2], double *phase)
+{
     if (gnn_comm_size(comm) > 1) { /* ARed: one f32 allreduce of every layer's gradient, packed */
         const double t0 = gnn_now_s();
         int64_t o = 0;
@@ -160,7 +167,9 @@ gnn_status gnn_step_reduce_update(model *m, const gnn_train_config *c, gnn_comm 
             memcpy(gbuf + o, m->layer[l].g, (size_t)m->layer[l].count * sizeof(float));
             o += m->layer[l].count;
         }
-        gnn_status st = gnn_comm_allreduce(comm, gbuf, gbuf, n_params, GNN_DT_F32);
+        if (n_extra > 0)
+            memcpy(gbuf + o, extra_g, (size_t)n_extra * sizeof(float));
+        gnn_status st = gnn_comm_allreduce(comm, gbuf, gbuf, n_params + n_extra, GNN_DT_F32);
         if (!st)
             st = gnn_comm_allreduce(comm, sums, sums, 2, GNN_DT_F64);
         if (st)
@@ -170,6 +179,8 @@ gnn_status gnn_step_reduce_update(model *m, const gnn_train_config *c, gnn_comm 
             memcpy(m->layer[l].g, gbuf + o, (size_t)m->layer[l].count * sizeof(float));
             o += m->layer[l].count;
         }
+        if (n_extra > 0)
+            memcpy(extra_g, gbuf + o, (size_t)n_extra * sizeof(float));
         phase[GNN_PHASE_COMM] += gnn_now_s() - t0;
     }
     const double t1 = gnn_now_s();

@@ -60,5 +60,11 @@ gnn_status gnn_train_epochs(const epoch_plan *plan, const epoch_ops *ops, void *
  * communicator has more than one rank. */
 gnn_status gnn_step_reduce_update(model *m, const gnn_train_config *c, gnn_comm *comm, float *gbuf, int64_t n_params,
                                   uint32_t step, double sums[2], double *phase);
+/* The same with n_extra more gradients (extra_g) summed in the same allreduce, after the
+ * layers' (gbuf: n_params + n_extra); their update is the caller's (the distributed full-batch
+ * trainer's label embedding). */
+gnn_status gnn_step_reduce_update_extra(model *m, const gnn_train_config *c, gnn_comm *comm, float *gbuf,
+                                        int64_t n_params, float *extra_g, int64_t n_extra, uint32_t step,
+                                        double sums[2], double *phase);
 
 #endif

@@ -204,6 +204,23 @@ static gnn_status input_linear_bwd(const model *m, const lcache *C, const float 
  * bits of linear + ReLU (same sums in the same order; dz = dy * 1.0f is dy), so ref's and opt's
  * losses do not change (opt's table is cpu-blocked, which keeps ref's order); the blas context
  * runs the OpenBLAS kernel (gnn_update_cpu, fixed tiles: the same bits at any thread count). */
+/* Layer l's aggregation: the block's, or the distributed one of m->dist. */
+static gnn_status agg_fwd(const model *m, int l, const gnn_block *blk, const float *x, int64_t d, gnn_agg_kind kind,
+                          float *out)
+{
+    if (m->dist)
+        return m->dist->forward(m->dist->ctx, l, x, d, kind, out);
+    return gnn_aggregate_forward(m->agg, blk, x, d, kind, out);
+}
+
+static gnn_status agg_bwd(const model *m, int l, const gnn_block *blk, const float *dout, int64_t d,
+                          gnn_agg_kind kind, float *dx)
+{
+    if (m->dist)
+        return m->dist->backward(m->dist->ctx, l, dout, d, kind, dx);
+    return gnn_aggregate_backward(m->agg, blk, dout, d, kind, dx);
+}
+
 static int gcn_fused(const model *m, const mlayer *S)
 {
     return m->kind == GNN_MODEL_GCN && !S->project_first && !S->last && !m->ln;
@@ -268,7 +285,7 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
     case GNN_MODEL_SAGE:
         if (!(C->t0 = falloc(nd * S->in)) || !(C->t1 = falloc(nd * S->out)))
             return GNN_ERR_NOMEM;
-        if ((st = gnn_aggregate_forward(m->agg, blk, C->x, S->in, GNN_AGG_MEAN, C->t0)) ||
+        if ((st = agg_fwd(m, l, blk, C->x, S->in, GNN_AGG_MEAN, C->t0)) ||
             (st = gnn_nn_linear_fwd(m->nn, C->t0, nd, S->in, P + S->o_w, P + S->o_b, S->out, C->z)) ||
             (st = gnn_nn_linear_fwd(m->nn, C->x, nd, S->in, P + S->o_w2, NULL, S->out, C->t1))) /* dst = src 0..nd-1 */
             return st;
@@ -282,7 +299,7 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
             if (!(C->t0 = falloc(ns * S->out)))
                 return GNN_ERR_NOMEM;
             if ((st = input_linear_fwd(m, C, ns, S->in, P + S->o_w, NULL, S->out, C->t0)) ||
-                (st = gnn_aggregate_forward(m->agg, blk, C->t0, S->out, GNN_AGG_GCN, C->z)))
+                (st = agg_fwd(m, l, blk, C->t0, S->out, GNN_AGG_GCN, C->z)))
                 return st;
             add_bias(C->z, nd, S->out, P + S->o_b);
             if (k->train == 0) { /* x W is not needed for the backward of evaluation */
@@ -292,7 +309,7 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
         } else { /* t0 = A_hat x (nd, in); z = t0 W + b */
             if (!(C->t0 = falloc(nd * S->in)))
                 return GNN_ERR_NOMEM;
-            if ((st = gnn_aggregate_forward(m->agg, blk, C->x, S->in, GNN_AGG_GCN, C->t0)))
+            if ((st = agg_fwd(m, l, blk, C->x, S->in, GNN_AGG_GCN, C->t0)))
                 return st;
             if (gcn_fused(m, S)) { /* y = ReLU(t0 W + b) in one call: the layer is done */
                 C->y = C->z;
@@ -308,7 +325,7 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
     case GNN_MODEL_GIN:
         if (!(C->t0 = falloc(nd * S->in)) || !(C->t1 = falloc(nd * S->mid)))
             return GNN_ERR_NOMEM;
-        if ((st = gnn_aggregate_forward(m->agg, blk, C->x, S->in, GNN_AGG_SUM, C->t0)))
+        if ((st = agg_fwd(m, l, blk, C->x, S->in, GNN_AGG_SUM, C->t0)))
             return st;
         for (int64_t i = 0; i < nd * S->in; i++) /* (1 + eps) h_v with eps = 0, added last */
             C->t0[i] += C->x[i];
@@ -424,7 +441,7 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
             (st = gnn_nn_linear_bwd(m->nn, C->x, dz, nd, S->in, P + S->o_w2, S->out, s2, G + S->o_w2, NULL)))
             goto done;
         if (dx) {
-            if ((st = gnn_aggregate_backward(m->agg, blk, s1, S->in, GNN_AGG_MEAN, dx)))
+            if ((st = agg_bwd(m, l, blk, s1, S->in, GNN_AGG_MEAN, dx)))
                 goto done;
             for (int64_t i = 0; i < nd * S->in; i++) /* self path of the dst rows */
                 dx[i] += s2[i];
@@ -437,7 +454,7 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
                 goto done;
             }
             col_sums(dz, nd, S->out, G + S->o_b);
-            if ((st = gnn_aggregate_backward(m->agg, blk, dz, S->out, GNN_AGG_GCN, s1)) ||
+            if ((st = agg_bwd(m, l, blk, dz, S->out, GNN_AGG_GCN, s1)) ||
                 (st = input_linear_bwd(m, C, s1, ns, S->in, P + S->o_w, S->out, dx, G + S->o_w, NULL)))
                 goto done;
         } else {
@@ -451,7 +468,7 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
             else
                 st = gnn_nn_linear_bwd(m->nn, C->t0, dz, nd, S->in, P + S->o_w, S->out, dx ? s1 : NULL, G + S->o_w,
                                        G + S->o_b);
-            if (st || (dx && (st = gnn_aggregate_backward(m->agg, blk, s1, S->in, GNN_AGG_GCN, dx))))
+            if (st || (dx && (st = agg_bwd(m, l, blk, s1, S->in, GNN_AGG_GCN, dx))))
                 goto done;
         }
         break;
@@ -465,7 +482,7 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
                                       G + S->o_w, G + S->o_b)))
             goto done;
         if (dx) {
-            if ((st = gnn_aggregate_backward(m->agg, blk, s2, S->in, GNN_AGG_SUM, dx)))
+            if ((st = agg_bwd(m, l, blk, s2, S->in, GNN_AGG_SUM, dx)))
                 goto done;
             for (int64_t i = 0; i < nd * S->in; i++)
                 dx[i] += s2[i];

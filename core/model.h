@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 #include "gnnref/act.h"
+#include "gnnref/dataset.h"
 #include "gnnref/aggregate.h"
 #include "gnnref/gat.h"
 #include "gnnref/graph.h"
@@ -39,6 +40,16 @@ typedef struct mlayer {
     float *p, *g, *m, *v;
 } mlayer;
 
+/* Where a layer's aggregation runs when it is not the block's (gnn_aggregate_*): the distributed
+ * full-batch trainer (core/train_fullbatch.c) sets it so that layer l aggregates over the whole
+ * partitioned graph (include/gnnref/distagg.h). x, out (n_own, d): the rank's owned rows, which
+ * are then the block's src and dst rows. NULL: the block's aggregation. */
+typedef struct magg_hook {
+    gnn_status (*forward)(void *ctx, int l, const float *x, int64_t d, gnn_agg_kind kind, float *out);
+    gnn_status (*backward)(void *ctx, int l, const float *dout, int64_t d, gnn_agg_kind kind, float *dx);
+    void *ctx;
+} magg_hook;
+
 typedef struct model {
     gnn_model_kind kind;
     gnn_gat_variant variant;
@@ -51,6 +62,7 @@ typedef struct model {
     const gnn_gat_ops *gat;
     const gnn_act_ops *act;
     const gnn_spmm_ops *spmm; /* layer 0's product when the input features are CSR */
+    const magg_hook *dist;    /* NULL, or the distributed aggregation (sage, gcn, gin) */
 } model;
 
 /* What a layer's forward keeps for its backward. x is the layer's input after dropout
@@ -113,6 +125,9 @@ static inline void gnn_model_zero_grads(model *m)
     for (int l = 0; l < m->L; l++)
         memset(m->layer[l].g, 0, (size_t)m->layer[l].count * sizeof(float));
 }
+
+/* Test accuracy of always predicting the most common train label of ds (core/train.c). */
+double gnn_majority_rate(const gnn_dataset *ds);
 
 /* Glorot weights, zero biases, LayerNorm gamma 1 (parameter indices: model.c). */
 gnn_status gnn_model_init(model *m, const gnn_train_config *c, int64_t in, int64_t classes);

@@ -465,7 +465,7 @@ static gnn_status trainer_init(trainer *T, const gnn_dataset *ds, gnn_err *err)
 }
 
 /* Test accuracy of always predicting the most common train label. */
-static double majority_rate(const gnn_dataset *ds)
+double gnn_majority_rate(const gnn_dataset *ds)
 {
     int64_t *count = calloc((size_t)ds->num_classes, sizeof(int64_t));
     if (!count)
@@ -529,7 +529,7 @@ gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epo
     T.rank = gnn_comm_rank(c->comm);
     if ((st = trainer_init(&T, ds, err)))
         goto done;
-    res->majority_rate = majority_rate(ds);
+    res->majority_rate = gnn_majority_rate(ds);
     const int full = c->mode == GNN_MODE_FULLBATCH;
     /* every rank shuffles all train ids alike (id 0) and takes its slice of each batch */
     const epoch_plan plan = { .cfg = c, .steps = full ? 1 : (T.n_train + c->batch - 1) / c->batch,

@@ -17,6 +17,7 @@
  *   backward the transpose, the same rows the other way ([CODE] super_gnn Aggregator.backward). */
 #include <math.h>
 #include <string.h>
+#include <time.h>
 #include "gnnref/distagg.h"
 #include "gnnref/tensor.h"
 
@@ -360,6 +361,14 @@ gnn_status gnn_distagg_setup_ref(const gnn_csr *g, const int32_t *part, int64_t 
 
 /* ---- the exchange ---------------------------------------------------------------------------- */
 
+/* Wall seconds, for the optional gnn_distagg.times (never part of a result). */
+static double wall_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 /* @sec{SuperGCN 2} ("Quantization of communication to Int2"), Fig. 1 step 5: pack the rows
  * (quantize, or copy fp32) into one message per peer and post it */
 gnn_status gnn_distagg_xchg_post(gnn_comm *c, const gnn_distagg *da, const gnn_quant_ops *quant, gnn_distagg_rows send,
@@ -367,6 +376,7 @@ gnn_status gnn_distagg_xchg_post(gnn_comm *c, const gnn_distagg *da, const gnn_q
                                  gnn_distagg_xchg *x)
 {
     const int64_t k = da->k;
+    const double t0 = da->times ? wall_s() : 0.0;
     memset(x, 0, sizeof *x);
     x->bits = q ? q->bits : 32;
     x->row_bytes = gnn_quant_row_bytes(d, x->bits);
@@ -401,6 +411,9 @@ gnn_status gnn_distagg_xchg_post(gnn_comm *c, const gnn_distagg *da, const gnn_q
     if (st) {
         gnn_free(x->sbuf), gnn_free(x->scounts), gnn_free(x->sdispls);
         memset(x, 0, sizeof *x);
+    } else if (da->times) {
+        x->posted_s = wall_s();
+        da->times->post_s += x->posted_s - t0;
     }
     return st;
 }
@@ -412,7 +425,14 @@ gnn_status gnn_distagg_xchg_finish(gnn_comm *c, const gnn_distagg *da, const gnn
     const gnn_comm_seg *segs = NULL;
     int n_segs = 0;
     const int64_t k = da->k, db = gnn_quant_data_bytes(d, x->bits);
+    const double t0 = da->times ? wall_s() : 0.0;
     gnn_status st = gnn_comm_wait(c, x->req, &segs, &n_segs);
+    if (da->times) {
+        const double t1 = wall_s();
+        da->times->local_s += t0 - x->posted_s;
+        da->times->wait_s += t1 - t0;
+        da->times->calls++;
+    }
     int64_t got = 0;
     for (int i = 0; i < n_segs && !st; i++) {
         const int64_t src = segs[i].src, b = recv.off[src], nq = recv.off[src + 1] - b;

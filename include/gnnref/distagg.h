@@ -79,11 +79,20 @@ extern "C" {
 /* the ialltoallv tag a new gnn_distagg uses (the caller may set another in [0, GNN_COMM_MAX_TAG)) */
 #define GNN_DISTAGG_TAG 900
 
-/* One rank's structures (built by setup; read-only afterwards). Local ids index the owned
- * rows: own_gid[l] is the global id of local row l. */
+/* Where the exchange adds its wall times when gnn_distagg.times is set (the caller's; never part
+ * of a result): post_s packing and posting, local_s from the post to the wait (the work the
+ * transfer overlaps), wait_s in the wait; calls the exchanges finished. */
+typedef struct gnn_distagg_times {
+    double post_s, local_s, wait_s;
+    int64_t calls;
+} gnn_distagg_times;
+
+/* One rank's structures (built by setup; read-only afterwards, but for *times). Local ids
+ * index the owned rows: own_gid[l] is the global id of local row l. */
 typedef struct gnn_distagg {
     int64_t n, k, rank;  /* global vertices, ranks, this rank */
     int tag;             /* ialltoallv tag of both exchanges */
+    gnn_distagg_times *times; /* NULL (setup's default), or where the exchanges add their times */
     int64_t n_own;
     int64_t *own_gid;    /* (n_own) ascending */
     int64_t *deg_in;     /* (n_own) global in-degree */
@@ -182,6 +191,7 @@ typedef struct gnn_distagg_xchg {
     gnn_comm_req *req;
     int64_t row_bytes;
     int bits;
+    double posted_s;        /* when the post returned (with da->times) */
 } gnn_distagg_xchg;
 /* Pack rows (send.off[k], d) by send's layout with quant (bits 32 when q is NULL) and post the
  * ialltoallv on da->tag; dir 0 forward, 1 backward. On error nothing is left allocated. */

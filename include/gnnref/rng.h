@@ -36,7 +36,8 @@ typedef enum gnn_rng_tag {
     GNN_TAG_PARTITION = 11,
     GNN_TAG_ATTN_DROPOUT = 12, /* GAT attention dropout; id = dst vertex (global), draw = edge position * heads + head */
     GNN_TAG_FAULT = 13,   /* simulator fault injection; step = message sequence, id = src * P + dst */
-    GNN_TAG_KVSTORE = 14  /* feature-store pulls of `gnnref partcheck`: step = pull, id = rank, draw = position */
+    GNN_TAG_KVSTORE = 14, /* feature-store pulls of `gnnref partcheck`: step = pull, id = rank, draw = position */
+    GNN_TAG_LABEL_MASK = 15 /* label propagation (SuperGCN): step = epoch (0: drawn once), layer 0, id = vertex, draw 0 */
 } gnn_rng_tag;
 
 /* One Philox4x32-10 block: out = Philox(ctr, key). */
