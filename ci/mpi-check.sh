@@ -19,6 +19,11 @@
 #      --balance train,degree -o SET`, then `train --partitions SET --remote hec` with 4 sim
 #      ranks and under mpirun -np 4 (every MPI rank loads only its own part): the per-step
 #      losses must be bitwise identical, as in 2.
+#   4b. Full batch on partitions (SuperGCN): on the same set, GCN with the hybrid plan, int2
+#      stochastic exchanges both ways and label propagation 0.62, 4 sim ranks and mpirun -np 4:
+#      the per-step losses bitwise identical, and the report's "fullbatch" figures (bytes per
+#      layer and direction, the epoch's bytes against the plan's formula, which must be equal)
+#      the same but for the measured times.
 #   5. A failure on one rank: with rank 2's part file missing, the 4-rank simulator and
 #      mpirun -np 4 must both stop within the time limit (no rank left waiting in a
 #      collective) with exit status 2, naming the file.
@@ -195,6 +200,14 @@ if "partition_training" in ra or "partition_training" in rb:
     same = pa == pb
     ok = ok and same and (hits > 0 or not hec)
     note = f"; partition figures {'equal' if same else 'DIFFER'}" + (f", {hits} HEC hits" if hec else "")
+if "fullbatch" in ra or "fullbatch" in rb:
+    fa = {k: v for k, v in (ra.get("fullbatch") or {}).items() if not k.endswith("_s")}
+    fb = {k: v for k, v in (rb.get("fullbatch") or {}).items() if not k.endswith("_s")}
+    same = fa == fb
+    match = fa.get("epoch_bytes_match") is True
+    ok = ok and same and match
+    note = (f"; full-batch figures {'equal' if same else 'DIFFER'}, epoch bytes "
+            f"{fa.get('epoch_bytes')} {'=' if match else '!='} plan formula {fa.get('epoch_formula_bytes')}")
 print(f"{4:<3} {label:<40} {len(a):<10} {len(b):<10} {'PASS' if ok else 'FAIL'}"
       f" ({n_same} of {max(len(a), len(b))} step losses bitwise equal{note})")
 for (sa, la), (sb, lb) in zip(a, b):
@@ -290,6 +303,19 @@ else
     fail=1
 fi
 
+# ---- 4b. full batch on partitions (SuperGCN): the same set, hybrid int2 with label
+# propagation, 4-rank sim vs MPI: bitwise step losses, the same bytes, equal to the plan's formula
+TRAIN_FB="train --data builtin --partitions $T/set4 --mode fullbatch --model gcn --plan hybrid --comm-bits 2"
+TRAIN_FB="$TRAIN_FB --lp-rate 0.62 --epochs 4 --hidden 16"
+# shellcheck disable=SC2086
+if [ -d "$T/set4" ] &&
+    run train-fb-sim "$TOOL" $TRAIN_FB --backend sim --ranks 4 --json "$T/fs.json" &&
+    run train-fb-mpi mpirun -np 4 --oversubscribe "$TOOL" $TRAIN_FB --backend mpi --json "$T/fm.json"; then
+    compare_steps "train --mode fullbatch hybrid int2 steps" "$T/fs.json" "$T/fm.json" || fail=1
+else
+    fail=1
+fi
+
 # ---- 5. one rank fails: a missing part file is rank 2's alone. Every rank must stop (no
 # rank left waiting in a collective), with the exit status the simulator gives (2: bad input)
 if [ -d "$T/set4" ]; then
@@ -350,4 +376,5 @@ if [ $fail -ne 0 ]; then
 fi
 echo "mpi-check: PASS (np $NPS: every collective bitwise equal to the simulator; 4-rank training losses bitwise equal;" \
     "4-rank db_halo tables and feature pulls identical; 4-rank hec training on a saved set bitwise equal;" \
+    "4-rank full-batch hybrid int2 training bitwise equal, its bytes the plan's formula;" \
     "a failure on one rank stops every rank with exit 2; a skipped post reported, every bit flip detected)"

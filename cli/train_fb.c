@@ -22,8 +22,8 @@ static gnn_status prepare_fb(void *arg, int P, gnn_err *err)
     const int64_t n = ds->graph.n;
     gnn_status st;
     if (o->fb_parts > 0 && o->fb_parts != P)
-        return gnn_err_set(err, GNN_ERR_INVAL, "--parts %lld but %d ranks: one part per rank", (long long)o->fb_parts,
-                           P);
+        return gnn_err_set(err, GNN_ERR_INVAL, "--parts %lld but the run has %d rank%s: one part per rank",
+                           (long long)o->fb_parts, P, P == 1 ? "" : "s");
     if (P > n)
         return gnn_err_set(err, GNN_ERR_INVAL, "%d ranks for %lld vertices: at most one rank per vertex", P,
                            (long long)n);
