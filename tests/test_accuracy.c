@@ -24,6 +24,7 @@
  * CK_EXCLUDE_TAGS=slow leaves the suite out (the sanitizer build does). */
 #include <check.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +193,122 @@ START_TEST(facebook_4_ranks)
 }
 END_TEST
 
+/* ---- full batch on partitions (SuperGCN, issue 22; docs/fullbatch.md) ------------------------- */
+
+/* The figures of a full-batch run's report: test accuracy and the "fullbatch" object. */
+typedef struct fb_fig {
+    double test_acc;
+    int64_t epoch_bytes, epoch_formula, rows_pre, rows_post, rows_hybrid;
+} fb_fig;
+
+static fb_fig train_fb(const char *flags)
+{
+    char args[2048];
+    snprintf(args, sizeof args, "train %s --json %s", flags, tmp("fb.json"));
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s: %s", args, out);
+    json_object *r = json_object_from_file(tmp("fb.json"));
+    ck_assert_msg(r != NULL, "%s: no JSON report", args);
+    fb_fig f = { 0 };
+    f.test_acc = json_object_get_double(get(get(r, "final"), "test_acc"));
+    json_object *fb = NULL;
+    if (json_object_object_get_ex(r, "fullbatch", &fb)) {
+        f.epoch_bytes = json_object_get_int64(get(fb, "epoch_bytes"));
+        f.epoch_formula = json_object_get_int64(get(fb, "epoch_formula_bytes"));
+        f.rows_pre = json_object_get_int64(get(fb, "rows_pre"));
+        f.rows_post = json_object_get_int64(get(fb, "rows_post"));
+        f.rows_hybrid = json_object_get_int64(get(fb, "rows_hybrid"));
+    }
+    json_object_put(r);
+    return f;
+}
+
+/* Facebook as the native format without a split (each run splits with its own --seed). */
+static int facebook_native(char *data, size_t cap)
+{
+    struct stat sb;
+    if (stat(FACEBOOK "/meta.txt", &sb) != 0)
+        return 0;
+    char args[1024];
+    snprintf(data, cap, "%s", tmp("facebook-nosplit.gnn"));
+    if (stat(data, &sb) != 0) {
+        snprintf(args, sizeof args, "convert %s -o %s", FACEBOOK, data);
+        ck_assert_msg(tool(args, out, sizeof out) == 0, "%s: %s", args, out);
+    }
+    return 1;
+}
+
+/* The issue's accuracy acceptance: GCN on Facebook (split 50/25/25), 4 simulated ranks, hybrid
+ * plan, 200 epochs, mean over seeds 1-5 of the final test accuracy: fp32 within 0.5 point of
+ * the single-rank full batch, int2 with stochastic rounding within 1 point of fp32. int2 with
+ * nearest rounding is printed beside them (not asserted). */
+START_TEST(fullbatch_facebook_accuracy)
+{
+    NEED_TOOL();
+    char data[512];
+    if (!facebook_native(data, sizeof data)) {
+        fprintf(stderr, "fullbatch_facebook_accuracy: SKIP (%s not found)\n", FACEBOOK);
+        return;
+    }
+    static const char *const variant[4] = { "", "--backend sim --ranks 4 --parts 4",
+                                            "--backend sim --ranks 4 --parts 4 --comm-bits 2",
+                                            "--backend sim --ranks 4 --parts 4 --comm-bits 2 --round nearest" };
+    double mean[4] = { 0 };
+    char flags[1024];
+    for (int seed = 1; seed <= 5; seed++) {
+        double acc[4];
+        for (int v = 0; v < 4; v++) {
+            snprintf(flags, sizeof flags,
+                     "--data %s --split 0.5,0.25,0.25 --seed %d --mode fullbatch --model gcn --epochs 200 --quiet %s",
+                     data, seed, variant[v]);
+            acc[v] = train_fb(flags).test_acc;
+            mean[v] += acc[v] / 5.0;
+        }
+        fprintf(stderr, "fullbatch gcn facebook seed %d: one rank %.4f  4 ranks fp32 %.4f  int2 stochastic %.4f  "
+                        "int2 nearest %.4f\n",
+                seed, acc[0], acc[1], acc[2], acc[3]);
+    }
+    fprintf(stderr, "fullbatch gcn facebook, mean of 5 seeds: one rank %.4f  fp32 %.4f (%+.2f points)  int2 "
+                    "stochastic %.4f (%+.2f vs fp32)  int2 nearest %.4f (%+.2f vs fp32)\n",
+            mean[0], mean[1], 100 * (mean[1] - mean[0]), mean[2], 100 * (mean[2] - mean[1]), mean[3],
+            100 * (mean[3] - mean[1]));
+    ck_assert_msg(fabs(mean[1] - mean[0]) <= 0.005, "fp32 on 4 ranks %.4f is not within 0.5 point of one rank's %.4f",
+                  mean[1], mean[0]);
+    ck_assert_msg(fabs(mean[2] - mean[1]) <= 0.01, "int2 stochastic %.4f is not within 1 point of fp32's %.4f",
+                  mean[2], mean[1]);
+}
+END_TEST
+
+/* The issue's traffic acceptance on Facebook and the built-in dataset, METIS with 2, 4 and 8
+ * parts: one training epoch's exchanges (hybrid, int2 both ways) are exactly the plan's formula
+ * in bytes, and hybrid sends no more rows than pre or post (per pair, and the optimality
+ * certificate: the commplan oracle and tests/test_commplan.c). Prints hybrid/pre per K. */
+START_TEST(fullbatch_traffic_formula)
+{
+    NEED_TOOL();
+    char fb[512];
+    const int have_fb = facebook_native(fb, sizeof fb);
+    const char *data[2] = { "builtin", fb };
+    for (int d = 0; d < 1 + have_fb; d++)
+        for (int k = 2; k <= 8; k *= 2) {
+            char flags[1024];
+            snprintf(flags, sizeof flags,
+                     "--data %s --split 0.5,0.25,0.25 --mode fullbatch --model gcn --epochs 1 --quiet --backend sim "
+                     "--ranks %d --parts %d --part-method metis --plan hybrid --comm-bits 2",
+                     data[d], k, k);
+            const fb_fig f = train_fb(flags);
+            fprintf(stderr, "fullbatch traffic %s K=%d: rows pre %lld post %lld hybrid %lld (hybrid/pre %.3f); epoch "
+                            "%lld bytes, plan formula %lld\n",
+                    d ? "facebook" : "builtin", k, (long long)f.rows_pre, (long long)f.rows_post,
+                    (long long)f.rows_hybrid, f.rows_pre ? (double)f.rows_hybrid / (double)f.rows_pre : 0.0,
+                    (long long)f.epoch_bytes, (long long)f.epoch_formula);
+            ck_assert(f.epoch_bytes > 0 && f.epoch_bytes == f.epoch_formula);
+            ck_assert(f.rows_hybrid <= f.rows_pre && f.rows_hybrid <= f.rows_post);
+        }
+    if (!have_fb)
+        fprintf(stderr, "fullbatch_traffic_formula: facebook SKIP (%s not found)\n", FACEBOOK);
+}
+END_TEST
+
 Suite *suite_accuracy(void)
 {
     Suite *s = suite_create("accuracy");
@@ -204,5 +321,12 @@ Suite *suite_accuracy(void)
     tcase_add_test(tc, gat_every_mode);
     tcase_add_test(tc, facebook_4_ranks);
     suite_add_tcase(s, tc);
+    TCase *fb = tcase_create("fullbatch"); /* CK_RUN_CASE=fullbatch runs these alone */
+    tcase_add_checked_fixture(fb, NULL, cli_cleanup);
+    tcase_set_tags(fb, "slow");
+    tcase_set_timeout(fb, 1800);
+    tcase_add_test(fb, fullbatch_traffic_formula);
+    tcase_add_test(fb, fullbatch_facebook_accuracy);
+    suite_add_tcase(s, fb);
     return s;
 }
