@@ -4,6 +4,7 @@
 #include <string.h>
 #include "gnnref/dataset.h"
 #include "gnnref/oracle.h"
+#include "gnnref/partition.h"
 #include "gnnref/tensor.h"
 
 static void free_dataset(void *p) { gnn_dataset_free(p); }
@@ -79,4 +80,26 @@ gnn_status gnn_oracle_case_multigraph(gnn_oracle_ctx *ctx, const gnn_oracle_case
     }
     out->nnz = at;
     return GNN_OK;
+}
+
+gnn_status gnn_oracle_case_parts(const gnn_csr *g, int method, int64_t k, uint64_t seed, int32_t *part, gnn_err *err)
+{
+    const int64_t n = g->n;
+    if (method == 4 || method == 5) { /* a rank that owns nothing; no cut edge at all */
+        const int64_t parts = method == 5 ? 1 : (k > 1 ? k - 1 : 1);
+        for (int64_t v = 0; v < n; v++)
+            part[v] = (int32_t)(v * parts / (n > 0 ? n : 1));
+        return GNN_OK;
+    }
+    if (method < 0 || method > 5)
+        return gnn_err_set(err, GNN_ERR_INVAL, "invalid case: method=%d", method);
+    if (k > n)
+        return gnn_err_set(err, GNN_ERR_INVAL, "invalid case: ranks=%lld > %lld vertices", (long long)k, (long long)n);
+    static const gnn_part_method methods[4] = { GNN_PART_RANDOM, GNN_PART_RANGE, GNN_PART_HASH, GNN_PART_METIS };
+    gnn_part_options po;
+    gnn_part_defaults(&po);
+    po.method = methods[method];
+    po.k = k;
+    po.seed = seed;
+    return gnn_partition_assign(g, NULL, &po, part, NULL, err);
 }

@@ -121,22 +121,8 @@ static gnn_status input_build(const gnn_oracle_case *c, input *in, gnn_err *err)
     in->k = gnn_oracle_int(c, P_RANKS);
     if (!st && !(in->part = gnn_malloc(((size_t)n + 1) * sizeof(int32_t))))
         st = gnn_err_set(err, GNN_ERR_NOMEM, "out of memory");
-    if (!st && (method == 4 || method == 5)) { /* a rank that owns nothing; no cut edge at all */
-        const int64_t parts = method == 5 ? 1 : (in->k > 1 ? in->k - 1 : 1);
-        for (int64_t v = 0; v < n; v++)
-            in->part[v] = (int32_t)(v * parts / (n > 0 ? n : 1));
-    } else if (!st && in->k > n) {
-        st = gnn_err_set(err, GNN_ERR_INVAL, "invalid case: ranks=%lld > %lld vertices", (long long)in->k,
-                         (long long)n);
-    } else if (!st) {
-        static const gnn_part_method methods[4] = { GNN_PART_RANDOM, GNN_PART_RANGE, GNN_PART_HASH, GNN_PART_METIS };
-        gnn_part_options po;
-        gnn_part_defaults(&po);
-        po.method = methods[method];
-        po.k = in->k;
-        po.seed = c->seed;
-        st = gnn_partition_assign(in->g, NULL, &po, in->part, NULL, err);
-    }
+    if (!st)
+        st = gnn_oracle_case_parts(in->g, (int)method, in->k, c->seed, in->part, err);
     if (!st)
         st = gnn_commplan_build(&gnn_commplan_ref, in->g, in->part, in->k, (gnn_plan_kind)gnn_oracle_int(c, P_PLAN),
                                 &in->plan, err);

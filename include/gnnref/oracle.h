@@ -306,6 +306,12 @@ gnn_oracle_outcome gnn_oracle_case_graph(gnn_oracle_ctx *ctx, int gen, int scale
 /* The same graph into ds (the caller frees it with gnn_dataset_free), for code that runs a case
  * without an oracle context (the SPMD bodies of gnnref commcheck). */
 gnn_status gnn_oracle_case_dataset(gnn_dataset *ds, int gen, int scale, int64_t ef, uint64_t seed, gnn_err *err);
+/* A part vector for a case of the distributed entries (distagg, dsample): method 0 random,
+ * 1 range, 2 hash, 3 METIS (gnn_partition_assign with seed), 4 range over k - 1 parts (the last
+ * rank owns nothing), 5 every vertex on rank 0 (no cut edge). part: (g->n). GNN_ERR_INVAL when
+ * k exceeds the vertices (methods 0-3). METIS 5.1 is not thread-safe: callers that may run at
+ * once serialize it. */
+gnn_status gnn_oracle_case_parts(const gnn_csr *g, int method, int64_t k, uint64_t seed, int32_t *part, gnn_err *err);
 /* A directed multigraph from g for a case (the partition and plan entries' directed=1; draws
  * of stream 5), freed after it: each in-edge dropped with probability 1/4, row v % 7 == 3
  * repeats its first remaining in-edge at the end, row v % 5 == 0 ends with v. */
