@@ -24,6 +24,9 @@
 #      the per-step losses bitwise identical, and the report's "fullbatch" figures (bytes per
 #      layer and direction, the epoch's bytes against the plan's formula, which must be equal)
 #      the same but for the measured times.
+#   4c. Distributed sampling (DistDGLv2): on the same set, GraphSAGE with --sampling distributed
+#      (each hop's vertices sampled by their owners; no --data), 4 sim ranks and mpirun -np 4:
+#      the per-step losses and the run's figures (sampling requests and replies) identical.
 #   5. A failure on one rank: with rank 2's part file missing, the 4-rank simulator and
 #      mpirun -np 4 must both stop within the time limit (no rank left waiting in a
 #      collective) with exit status 2, naming the file.
@@ -316,6 +319,18 @@ else
     fail=1
 fi
 
+# ---- 4c. distributed sampling (DistDGLv2) on the same set, 4-rank sim vs MPI ----------
+TRAIN_DS="train --partitions $T/set4 --sampling distributed --layers 2 --fanouts 5,10 --batch 256 --epochs 1"
+TRAIN_DS="$TRAIN_DS --hidden 16"
+# shellcheck disable=SC2086
+if [ -d "$T/set4" ] &&
+    run train-ds-sim "$TOOL" $TRAIN_DS --backend sim --ranks 4 --json "$T/ds.json" &&
+    run train-ds-mpi mpirun -np 4 --oversubscribe "$TOOL" $TRAIN_DS --backend mpi --json "$T/dm.json"; then
+    compare_steps "train --sampling distributed steps" "$T/ds.json" "$T/dm.json" || fail=1
+else
+    fail=1
+fi
+
 # ---- 5. one rank fails: a missing part file is rank 2's alone. Every rank must stop (no
 # rank left waiting in a collective), with the exit status the simulator gives (2: bad input)
 if [ -d "$T/set4" ]; then
@@ -377,4 +392,5 @@ fi
 echo "mpi-check: PASS (np $NPS: every collective bitwise equal to the simulator; 4-rank training losses bitwise equal;" \
     "4-rank db_halo tables and feature pulls identical; 4-rank hec training on a saved set bitwise equal;" \
     "4-rank full-batch hybrid int2 training bitwise equal, its bytes the plan's formula;" \
+    "4-rank distributed-sampling training bitwise equal;" \
     "a failure on one rank stops every rank with exit 2; a skipped post reported, every bit flip detected)"

@@ -29,6 +29,9 @@ static const cli_choice k_gat_variants[] = {
     { "velickovic", GNN_GAT_VELICKOVIC, 0 }, { "distgnn", GNN_GAT_DISTGNN, 0 }, { NULL, 0, 0 }
 };
 static const cli_choice k_on_off[] = { { "on", 1, 0 }, { "off", 0, 0 }, { NULL, 0, 0 } };
+static const cli_choice k_samplings[] = {
+    { "local", GNN_SAMPLING_LOCAL, 0 }, { "distributed", GNN_SAMPLING_DISTRIBUTED, 0 }, { NULL, 0, 0 }
+};
 static const cli_choice k_plans[] = {
     { "pre", GNN_PLAN_PRE, 0 }, { "post", GNN_PLAN_POST, 0 }, { "hybrid", GNN_PLAN_HYBRID, 0 },
     { "degree", GNN_PLAN_DEGREE, 0 }, { NULL, 0, 0 }
@@ -114,6 +117,10 @@ static const cli_flag k_part_flags[] = {
               "Embedding Cache filled by the owners' asynchronous pushes (hec, the default with --partitions), or "
               "pull their features every step from the whole topology (fetch, the exact baseline); without "
               "--partitions, --data is partitioned in memory with K = ranks" },
+    { .name = "sampling", .type = CLI_CHOICE, CLI_AT(T, pc.sampling), .choices = k_samplings, .bits = TRAIN_TAG_PARTS,
+      .help = "where the blocks are sampled: local (the part's graph, or fetch's whole topology) or distributed "
+              "(DistDGLv2: each hop's vertices sampled by their owners, the blocks bitwise one machine's; the "
+              "features pulled as fetch does, which it implies; no --data needed with --partitions; docs/dsample.md)" },
     { .name = "part-method", .type = CLI_CHOICE, CLI_AT(T, po.method), .choices = cli_part_methods,
       .bits = TRAIN_TAG_MEMORY, .help = "in memory: the part vector (random: seed --seed)" },
     { .name = "part-balance", .type = CLI_CUSTOM, CLI_AT(T, po.balance), .meta = "LIST",
@@ -223,16 +230,17 @@ static int check_part_flags(const train_opts *o, const cli_args *a)
 {
     const int full = o->cfg.mode == GNN_MODE_FULLBATCH;
     const int fb = full && (o->parts_dir || cli_given(a, "parts"));
-    const int on_parts = !fb && (o->parts_dir || cli_given(a, "remote"));
+    const int on_parts = !fb && (o->parts_dir || cli_given(a, "remote") || cli_given(a, "sampling"));
     const char *mem_flag = cli_given_tag(a, TRAIN_TAG_MEMORY), *hec_flag = cli_given_tag(a, TRAIN_TAG_HEC);
     const char *fb_flag = cli_given_tag(a, TRAIN_TAG_FB);
     if (fb_flag && !fb)
         return cli_error(CLI_USAGE, "%s applies to full batch on partitions: --mode fullbatch with --partitions DIR "
                                     "or --parts K",
                          fb_flag);
-    if (full && cli_given(a, "remote"))
-        return cli_error(CLI_USAGE, "--remote does not apply to --mode fullbatch: full batch on partitions "
-                                    "(--partitions DIR or --parts K) exchanges every boundary row each layer");
+    if (full && (cli_given(a, "remote") || cli_given(a, "sampling")))
+        return cli_error(CLI_USAGE, "%s does not apply to --mode fullbatch: full batch on partitions "
+                                    "(--partitions DIR or --parts K) exchanges every boundary row each layer",
+                         cli_given(a, "remote") ? "--remote" : "--sampling");
     if (o->parts_dir && cli_given(a, "parts"))
         return cli_error(CLI_USAGE, "--parts K partitions in memory; --partitions DIR reads a saved set: give one");
     if (o->parts_dir && cli_given(a, "split"))
@@ -245,6 +253,10 @@ static int check_part_flags(const train_opts *o, const cli_args *a)
         return cli_error(CLI_USAGE, "%s applies to partitioning in memory (--remote drop|hec|fetch, or --mode "
                                     "fullbatch --parts K)",
                          mem_flag);
+    if (o->pc.sampling == GNN_SAMPLING_DISTRIBUTED && cli_given(a, "remote") && o->pc.remote != GNN_REMOTE_FETCH)
+        return cli_error(CLI_USAGE, "--sampling distributed pulls the sampled vertices' features as --remote fetch "
+                                    "does (remote is %s)",
+                         gnn_remote_name(o->pc.remote));
     if (hec_flag && (!on_parts || o->pc.remote != GNN_REMOTE_HEC))
         return cli_error(CLI_USAGE, "%s applies to --remote hec only (%s%s)", hec_flag,
                          on_parts ? "remote is " : "no --remote or --partitions given",
@@ -270,6 +282,8 @@ static int train_options(int argc, char **argv, train_opts *o, cli_args *a)
         return rc;
     if ((rc = cli_backend_check(&o->backend, a)))
         return rc;
+    if (o->pc.sampling == GNN_SAMPLING_DISTRIBUTED)
+        o->pc.remote = GNN_REMOTE_FETCH; /* the features of the sampled vertices are pulled */
     o->po.seed = o->cfg.seed; /* in memory: METIS and random draw from --seed (a set: its manifest's) */
     return CLI_CONTINUE;
 }
@@ -280,7 +294,8 @@ static int load_dataset(train_job *J, gnn_dataset *ds)
 {
     const train_opts *o = &J->o;
     memset(ds, 0, sizeof *ds);
-    if (o->parts_dir && !J->fb && J->remote != GNN_REMOTE_FETCH && !cli_given(J->args, "data"))
+    const int needs_topology = J->remote == GNN_REMOTE_FETCH && o->pc.sampling != GNN_SAMPLING_DISTRIBUTED;
+    if (o->parts_dir && !J->fb && !needs_topology && !cli_given(J->args, "data"))
         return CLI_OK;
     gnn_err err = { "" };
     gnn_status st = gnn_dataset_open(ds, o->data, &err);
@@ -302,7 +317,8 @@ int gnn_cmd_train(int argc, char **argv)
         return rc;
     J.args = &a;
     J.fb = J.o.cfg.mode == GNN_MODE_FULLBATCH && (J.o.parts_dir || cli_given(&a, "parts"));
-    J.remote = !J.fb && (J.o.parts_dir || cli_given(&a, "remote")) ? (int)J.o.pc.remote : -1;
+    J.remote = !J.fb && (J.o.parts_dir || cli_given(&a, "remote") || cli_given(&a, "sampling")) ? (int)J.o.pc.remote
+                                                                                                    : -1;
     const int nthreads = cli_set_threads(J.o.threads);
     gnn_dataset ds;
     if ((rc = load_dataset(&J, &ds))) {

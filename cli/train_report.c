@@ -105,6 +105,11 @@ static json_object *part_report_json(const gnn_part_report *rep, int layers)
     json_object_object_add(o, "pull_bytes", json_object_new_int64(rep->pull_bytes));
     json_object_object_add(o, "halo_edges_dropped", json_object_new_int64(rep->halo_edges_dropped));
     json_object_object_add(o, "eval_bytes", json_object_new_int64(rep->eval_bytes));
+    /* distributed sampling (zero otherwise): per block, summed over the ranks */
+    json_object_object_add(o, "sample_local", cli_json_i64_array(rep->sample_local, layers, 1));
+    json_object_object_add(o, "sample_remote", cli_json_i64_array(rep->sample_remote, layers, 1));
+    json_object_object_add(o, "sample_request_bytes", cli_json_i64_array(rep->sample_request_bytes, layers, 1));
+    json_object_object_add(o, "sample_reply_bytes", cli_json_i64_array(rep->sample_reply_bytes, layers, 1));
     return o;
 }
 
@@ -301,6 +306,14 @@ static void print_part_summary(const train_job *J, const gnn_part_report *rep, i
         printf("  pushed rows %lld bytes %lld\n", (long long)rows, (long long)rep->push_bytes);
     } else if (J->remote == GNN_REMOTE_FETCH) {
         printf("fetch: pulled bytes %lld\n", (long long)rep->pull_bytes);
+    }
+    if (J->o.pc.sampling == GNN_SAMPLING_DISTRIBUTED) {
+        printf("distributed sampling, per block (input layer first): vertices sampled where they live / requested, "
+               "request and reply bytes:");
+        for (int l = 0; l < layers; l++)
+            printf(" l%d %lld/%lld %lld+%lld", l, (long long)rep->sample_local[l], (long long)rep->sample_remote[l],
+                   (long long)rep->sample_request_bytes[l], (long long)rep->sample_reply_bytes[l]);
+        printf("\n");
     }
     printf("halo edges dropped %lld  (all ranks: solid %lld, halo %lld, train %lld; evaluation exchanged %lld "
            "bytes)\n",

@@ -56,9 +56,11 @@ static gnn_status prepare_parts(void *arg, int P, gnn_err *err)
     gnn_status st;
     if (o->parts_dir) {
         const gnn_part_manifest *m = &J->man;
+        const int dist = o->pc.sampling == GNN_SAMPLING_DISTRIBUTED;
         if ((st = gnn_partition_manifest_load(o->parts_dir, &J->man, err)) ||
             (st = cli_set_check(m, o->parts_dir, P, J->ds, o->data,
-                                J->remote == GNN_REMOTE_FETCH ? ": fetch needs the set's dataset as --data" : "", err)))
+                                J->remote == GNN_REMOTE_FETCH && !dist ? ": fetch needs the set's dataset as --data" : "",
+                                err)))
             return st;
         o->po.method = m->method; /* reported: how the set was made */
         o->po.k = m->k;
@@ -109,8 +111,8 @@ gnn_status train_part_rank(gnn_comm *comm, void *arg)
                                    : gnn_part_input_from_dataset(&d, J->ds, &J->full, me, &err);
     if (st)
         goto out;
-    if (J->remote == GNN_REMOTE_FETCH) { /* the whole topology and the part vector */
-        d.in.global = &J->ds->graph;
+    if (J->remote == GNN_REMOTE_FETCH) { /* the part vector, and the whole topology unless the owners sample */
+        d.in.global = J->o.pc.sampling == GNN_SAMPLING_DISTRIBUTED ? NULL : &J->ds->graph;
         d.in.owner = J->full.part;
     }
     if ((st = warn_from_parts(comm, J, &d.in)))

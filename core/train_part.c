@@ -65,6 +65,13 @@ static gnn_status check_config(const gnn_part_input *in, const gnn_train_config 
         return gnn_err_set(err, GNN_ERR_INVAL, "gat: heads 1..%d, slope in [0, 1)", GNN_MAX_HEADS);
     if ((unsigned)pc->remote > GNN_REMOTE_FETCH)
         return gnn_err_set(err, GNN_ERR_INVAL, "remote mode %d: expected drop, hec or fetch", (int)pc->remote);
+    if ((unsigned)pc->sampling > GNN_SAMPLING_DISTRIBUTED ||
+        (pc->sampling == GNN_SAMPLING_DISTRIBUTED && pc->remote != GNN_REMOTE_FETCH))
+        return gnn_err_set(err, GNN_ERR_INVAL, "--sampling distributed pulls the sampled vertices' features: it needs "
+                                               "--remote fetch (remote is %s)",
+                           gnn_remote_name(pc->remote));
+    if (pc->sampling == GNN_SAMPLING_DISTRIBUTED && c->layers > GNN_DSAMPLE_MAX_LAYERS)
+        return gnn_err_set(err, GNN_ERR_INVAL, "distributed sampling: at most %d layers", GNN_DSAMPLE_MAX_LAYERS);
     if (pc->hec_cs < 0 || pc->hec_nc < 0 || pc->hec_ls < 0 || pc->hec_delay < 1 || pc->hec_delay > MAX_DELAY)
         return gnn_err_set(err, GNN_ERR_INVAL, "--hec-cs, --hec-nc >= 0, --hec-ls >= 0, --hec-delay in 1..%d",
                            MAX_DELAY);
@@ -239,13 +246,18 @@ static const epoch_ops part_epoch_ops = { .begin = epoch_begin, .step = epoch_st
 static gnn_status fill_report(ptrainer *T, gnn_part_report *rep)
 {
     const int L = T->m.L;
-    int64_t v[4 * GNN_MAX_LAYERS + 8];
+    int64_t v[8 * GNN_MAX_LAYERS + 8];
     int n = 0;
     for (int l = 0; l < L; l++) {
         v[n++] = T->lookups[l];
         v[n++] = T->hits[l];
         v[n++] = T->pushed[l];
         v[n++] = T->received[l];
+        const int ds = l < GNN_DSAMPLE_MAX_LAYERS;
+        v[n++] = ds ? T->dstats.local[l] : 0;
+        v[n++] = ds ? T->dstats.remote[l] : 0;
+        v[n++] = ds ? T->dstats.request_bytes[l] : 0;
+        v[n++] = ds ? T->dstats.reply_bytes[l] : 0;
     }
     v[n++] = T->push_bytes;
     v[n++] = T->pull_bytes;
@@ -268,6 +280,10 @@ static gnn_status fill_report(ptrainer *T, gnn_part_report *rep)
         rep->hits[l] = v[n++];
         rep->pushed_rows[l] = v[n++];
         rep->received_rows[l] = v[n++];
+        rep->sample_local[l] = v[n++];
+        rep->sample_remote[l] = v[n++];
+        rep->sample_request_bytes[l] = v[n++];
+        rep->sample_reply_bytes[l] = v[n++];
     }
     rep->push_bytes = v[n++];
     rep->pull_bytes = v[n++];

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include "core/model.h"
 #include "gnnref/halo.h"
+#include "gnnref/dsample.h"
 #include "gnnref/hec.h"
 #include "gnnref/impl.h"
 #include "gnnref/kvstore.h"
@@ -53,7 +54,10 @@ typedef struct ptrainer {
     float *normed;                /* row-normalized solid features, or NULL */
     const float *fsolid;          /* (n_solid, f) the features used */
     float *halo_feat;             /* (n_halo, f) evaluation: halo features from their owners */
-    gnn_sampler *sampler;         /* the context's sampler on the graph sampled on */
+    gnn_sampler *sampler;         /* the context's sampler on the graph sampled on (not distributed) */
+    gnn_dsampler *dsampler;       /* distributed sampling: the owners sample (dsample.h) */
+    gnn_part_local lview;         /* ... on this part with lgraph as its graph (gat: self-loops) */
+    gnn_dsample_stats dstats;     /* ... this rank's figures */
     int64_t *train;               /* local ids of labelled train vertices, increasing */
     int64_t n_train;
     int64_t *n_train_all;         /* (P) */
@@ -86,8 +90,9 @@ typedef struct ptrainer {
 } ptrainer;
 
 static inline int hec_mode(const ptrainer *T) { return T->pc.remote == GNN_REMOTE_HEC; }
-/* drop and hec sample the part's local graph; fetch the whole topology */
+/* drop and hec sample the part's local graph; fetch the whole topology (or distributed) */
 static inline int local_mode(const ptrainer *T) { return T->pc.remote != GNN_REMOTE_FETCH; }
+static inline int dist_sampling(const ptrainer *T) { return T->pc.sampling == GNN_SAMPLING_DISTRIBUTED; }
 /* The embedding width of layer l's input (the width of layer l's cache and pushes). */
 static inline int64_t in_width(const ptrainer *T, int l) { return T->m.layer[l].in; }
 

@@ -19,9 +19,12 @@ static gnn_status check_local(const gnn_part_input *in, const gnn_part_train_con
         return gnn_err_set(err, GNN_ERR_INVAL, "part %lld given to rank %d", (long long)in->part->rank, rank);
     if (in->num_features < 1 || in->num_classes < 1 || (in->part->n_solid > 0 && (!in->feat || !in->labels || !in->split)))
         return gnn_err_set(err, GNN_ERR_INVAL, "rank %d: features, labels and split are required", rank);
-    if (pc->remote == GNN_REMOTE_FETCH && (!in->global || !in->owner || in->global->n != in->n_global))
+    if (pc->remote == GNN_REMOTE_FETCH && pc->sampling != GNN_SAMPLING_DISTRIBUTED &&
+        (!in->global || !in->owner || in->global->n != in->n_global))
         return gnn_err_set(err, GNN_ERR_INVAL, "fetch needs the whole topology (%lld vertices) and the part vector",
                            (long long)in->n_global);
+    if (pc->sampling == GNN_SAMPLING_DISTRIBUTED && !in->owner)
+        return gnn_err_set(err, GNN_ERR_INVAL, "distributed sampling needs the part vector");
     if (in->n_global > INT32_MAX)
         return gnn_err_set(err, GNN_ERR_RANGE, "%lld vertices exceed the int32 block-local id range",
                            (long long)in->n_global);
@@ -204,6 +207,17 @@ static gnn_status prepare_graphs(ptrainer *T)
             return st;
         T->lgraph = &T->loops;
     }
+    if (!local_mode(T) && dist_sampling(T)) { /* the owners sample their rows of lgraph */
+        const gnn_part_input *in = T->in;
+        T->lview = *T->L;
+        T->lview.graph = *T->lgraph; /* gat: the loop is the last in-edge, on both sides (graph.h) */
+        if ((st = gnn_dsampler_create(&T->dsampler, &T->lview, in->owner, in->n_global, T->P, NULL, T->impl->sampler,
+                                      T->impl->idmap, GNN_IDMAP_DENSE, err)) ||
+            (st = gnn_kvstore_create(&T->kv, T->comm, in->n_global, in->owner, T->f, T->fsolid, T->n_solid, err)))
+            return st;
+        T->kv_made = 1;
+        return GNN_OK;
+    }
     if (!local_mode(T)) {
         const gnn_part_input *in = T->in;
         T->ggraph = in->global;
@@ -298,6 +312,7 @@ void gnn_ptrain_teardown(ptrainer *T)
         gnn_kvstore_free(&T->kv);
     gnn_sampler_destroy(T->sampler);
     gnn_model_free(&T->m);
+    gnn_dsampler_destroy(T->dsampler);
     gnn_csr_free(&T->loops);
     gnn_csr_free(&T->gloops);
     gnn_free(T->normed);

@@ -42,11 +42,40 @@ static void pstep_free(pstep *S)
 
 /* ---- line 6: the mini-batch -------------------------------------------------------------- */
 
+/* Distributed sampling (DistDGLv2, dsample.h): every rank takes part in each hop's exchange,
+ * also with no seeds; the blocks carry global ids, as fetch's, and are bitwise fetch's. */
+static gnn_status sample_distributed(ptrainer *T, pstep *S)
+{
+    const gnn_train_config *c = &T->cfg;
+    const int L = T->m.L;
+    const double t0 = gnn_now_s();
+    int64_t *gseeds = gnn_malloc((size_t)(S->n_seeds + 1) * sizeof(int64_t));
+    if (!gseeds)
+        return GNN_ERR_NOMEM;
+    for (int64_t i = 0; i < S->n_seeds; i++)
+        gseeds[i] = T->L->vid_o[S->seeds[i]];
+    const gnn_sample_params base = { .seed = c->seed, .step = S->key.step };
+    gnn_status st = gnn_dsample_blocks(T->dsampler, T->comm, gseeds, S->n_seeds, c->fanouts, L, &base, S->blk,
+                                       &T->dstats);
+    gnn_free(gseeds);
+    if (st)
+        return gnn_err_set(T->err, st, "distributed sampling: %s", gnn_comm_errmsg(T->comm));
+    for (int l = 0; l < L; l++) {
+        S->sums[1] += (double)S->blk[l].nnz;
+        if (S->n_seeds == 0) /* an empty mini-batch has no blocks */
+            gnn_block_free(&S->blk[l]);
+    }
+    S->phase[GNN_PHASE_SAMPLE] += gnn_now_s() - t0;
+    return GNN_OK;
+}
+
 /* Sample L blocks from the seeds: on the local graph (hec, drop; halo rows are empty, so halos
  * are never expanded) or the whole topology (fetch, from the seeds' global ids). Sampling draws
  * with the global id, so a solid vertex samples what it samples on the whole graph. */
 static gnn_status sample_blocks(ptrainer *T, pstep *S)
 {
+    if (dist_sampling(T))
+        return sample_distributed(T, S);
     if (S->n_seeds == 0)
         return GNN_OK;
     const gnn_train_config *c = &T->cfg;

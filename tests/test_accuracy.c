@@ -190,6 +190,23 @@ START_TEST(facebook_4_ranks)
     ck_assert_msg(tool(args, out, sizeof out) == 0, "%s: %s", args, out);
     compare("facebook, 4 ranks, 1 epoch", data, parts, "--layers 3 --fanouts 5,10,15 --epochs 1 --seed 1", 4, 256,
             1);
+    /* DistDGLv2's distributed sampling on the same set: fetch's blocks, so fetch's accuracy, and
+     * within 1 point of one rank (issue 23) */
+    const char *common = "--layers 3 --fanouts 5,10,15 --epochs 1 --seed 1";
+    snprintf(args, sizeof args, "--data %s %s --batch 256", data, common);
+    const run_fig one = train(args);
+    snprintf(args, sizeof args, "--data %s --partitions %s --remote fetch %s --batch 64 --backend sim --ranks 4", data,
+             parts, common);
+    const run_fig fetch = train(args);
+    snprintf(args, sizeof args, "--partitions %s --sampling distributed %s --batch 64 --backend sim --ranks 4", parts,
+             common);
+    const run_fig dist = train(args);
+    fprintf(stderr, "facebook, 4 ranks, distributed sampling: test %.4f (fetch %.4f, one rank %.4f, %+.2f points)\n",
+            dist.test_acc, fetch.test_acc, one.test_acc, 100 * (dist.test_acc - one.test_acc));
+    ck_assert_msg(dist.test_acc == fetch.test_acc, "distributed sampling %.4f differs from fetch %.4f", dist.test_acc,
+                  fetch.test_acc);
+    ck_assert_msg(fabs(dist.test_acc - one.test_acc) <= 0.01, "distributed sampling %.4f is not within 1 point of one "
+                  "rank's %.4f", dist.test_acc, one.test_acc);
 }
 END_TEST
 

@@ -13,6 +13,7 @@
 #include "gnnref/oracle.h"
 #include "gnnref/partition.h"
 #include "gnnref/sim.h"
+#include "cli_util.h"
 
 /* ---- mutants ---- */
 
@@ -185,6 +186,51 @@ START_TEST(api_checks)
 }
 END_TEST
 
+/* ---- training: --sampling distributed gives fetch's blocks, so fetch's step losses ---- */
+
+static char out[1 << 16];
+
+/* the "steps" of a train report, as text (%.17g: equal text, equal bits) */
+static void steps_of(const char *json, char *buf, size_t cap)
+{
+    FILE *f = fopen(json, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *a = strstr(buf, "\"steps\"");
+    ck_assert_ptr_nonnull(a);
+    char *b = strchr(a, ']');
+    ck_assert_ptr_nonnull(b);
+    b[1] = 0;
+    memmove(buf, a, strlen(a) + 1);
+}
+
+START_TEST(training_equals_fetch)
+{
+    NEED_TOOL();
+    static const char *const models[2] = { "sage --layernorm", "gat --heads 2" };
+    static char a[1 << 20], b[1 << 20];
+    for (int m = 0; m < 2; m++) {
+        char args[1024];
+        const char *common = "--data builtin --layers 2 --fanouts 4,6 --batch 200 --epochs 1 --hidden 8 --quiet "
+                             "--backend sim --ranks 3 --eval-every 0";
+        snprintf(args, sizeof args, "train %s --model %s --remote fetch --json %s", common, models[m], tmp("f.json"));
+        ck_assert_msg(tool(args, out, sizeof out) == 0, "%s: %s", args, out);
+        snprintf(args, sizeof args, "train %s --model %s --sampling distributed --json %s", common, models[m],
+                 tmp("d.json"));
+        ck_assert_msg(tool(args, out, sizeof out) == 0, "%s: %s", args, out);
+        steps_of(tmp("f.json"), a, sizeof a);
+        steps_of(tmp("d.json"), b, sizeof b);
+        ck_assert_msg(strlen(a) > 20 && !strcmp(a, b), "%s: distributed sampling's steps differ from fetch's",
+                      models[m]);
+    }
+    expect_usage_error("train --data builtin --sampling distributed --remote hec", "--remote fetch", out, sizeof out);
+    expect_usage_error("train --data builtin --mode fullbatch --parts 1 --sampling distributed", "--sampling",
+                       out, sizeof out);
+}
+END_TEST
+
 Suite *suite_dsample(void)
 {
     Suite *s = suite_create("dsample");
@@ -193,6 +239,8 @@ Suite *suite_dsample(void)
     tcase_add_test(tc, mutants_caught);
     tcase_add_test(tc, unowned_request_fails);
     tcase_add_test(tc, api_checks);
+    tcase_add_test(tc, training_equals_fetch);
+    tcase_add_checked_fixture(tc, NULL, cli_cleanup);
     suite_add_tcase(s, tc);
     return s;
 }

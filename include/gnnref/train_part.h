@@ -20,7 +20,10 @@
  *          forward pass, by one ialltoallv per layer on tag tag_base + l, received at k + d;
  *   fetch  the exact baseline (hybrid partitioning): every rank holds the whole topology
  *          (`global`), samples on it, and pulls the features of the sampled vertices it does
- *          not own from their owners through the feature store (kvstore.h) every step.
+ *          not own from their owners through the feature store (kvstore.h) every step;
+ *          with sampling = GNN_SAMPLING_DISTRIBUTED (DistDGLv2, dsample.h) a rank holds only its
+ *          part: each hop's frontier is sampled by the owners of its vertices (request/reply),
+ *          and the blocks are bitwise fetch's, so the step losses are too.
  *
  * Determinism: sampling draws with the global id (gnn_sample_params.rng_ids = VID_o), so a
  * solid vertex samples the same neighbors on its part's local graph as on the global graph;
@@ -54,6 +57,9 @@ extern "C" {
 #define GNN_HEC_MAX_DELAY 64 /* the largest hec_delay */
 
 typedef enum gnn_remote_mode { GNN_REMOTE_DROP = 0, GNN_REMOTE_HEC = 1, GNN_REMOTE_FETCH = 2 } gnn_remote_mode;
+/* Where the blocks are sampled: LOCAL the graph the remote mode names (the part's local graph,
+ * or fetch's whole topology); DISTRIBUTED (fetch only) by the owners of each hop's vertices. */
+typedef enum gnn_sampling_mode { GNN_SAMPLING_LOCAL = 0, GNN_SAMPLING_DISTRIBUTED = 1 } gnn_sampling_mode;
 const char *gnn_remote_name(gnn_remote_mode m); /* "drop", "hec", "fetch" */
 gnn_status gnn_remote_parse(const char *s, gnn_remote_mode *m); /* GNN_ERR_INVAL when unknown */
 
@@ -79,6 +85,7 @@ typedef struct gnn_part_train_config {
                                 within its lifespan, or within an epoch when that is shorter */
     int hec_delay;           /* 1 <= d <= GNN_HEC_MAX_DELAY (default 1) */
     int tag_base;            /* layer l pushes on ialltoallv tag tag_base + l (default 100) */
+    gnn_sampling_mode sampling; /* default LOCAL; DISTRIBUTED needs remote fetch (not `global`) */
     /* optional: called on every rank after every (step, layer) of hec mode */
     void (*on_trace)(const gnn_part_trace *t, void *ctx);
     void *trace_ctx;
@@ -87,7 +94,8 @@ void gnn_part_train_defaults(gnn_part_train_config *p);
 
 /* What one rank brings. feat, labels and split cover its solid vertices (local ids
  * 0 .. n_solid - 1); labels < 0 are unlabelled. fetch also needs the whole topology and the
- * part vector (identical on every rank); the other modes ignore them (may be NULL). */
+ * part vector (identical on every rank); distributed sampling only the part vector; the other
+ * modes ignore them (may be NULL). */
 typedef struct gnn_part_input {
     const gnn_part_local *part; /* part->rank must be the communicator rank */
     int64_t n_global;
@@ -113,6 +121,10 @@ typedef struct gnn_part_report {
     int64_t pull_bytes;                       /* fetch: bytes of the pulls (headers, ids, rows) */
     int64_t halo_edges_dropped;               /* sampled edges removed with missed halos */
     int64_t eval_bytes;                       /* bytes of the evaluation's halo exchanges */
+    /* distributed sampling, per block (layer l), summed over ranks */
+    int64_t sample_local[GNN_MAX_LAYERS];     /* frontier vertices sampled where they live */
+    int64_t sample_remote[GNN_MAX_LAYERS];    /* frontier vertices requested from their owners */
+    int64_t sample_request_bytes[GNN_MAX_LAYERS], sample_reply_bytes[GNN_MAX_LAYERS];
 } gnn_part_report;
 
 /* Train on this rank's part (collective). cfg->comm is ignored (comm is the communicator);
