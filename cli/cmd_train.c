@@ -120,7 +120,7 @@ static const cli_flag k_part_flags[] = {
     { .name = "sampling", .type = CLI_CHOICE, CLI_AT(T, pc.sampling), .choices = k_samplings, .bits = TRAIN_TAG_PARTS,
       .help = "where the blocks are sampled: local (the part's graph, or fetch's whole topology) or distributed "
               "(DistDGLv2: each hop's vertices sampled by their owners, the blocks bitwise one machine's; the "
-              "features pulled as fetch does, which it implies; no --data needed with --partitions; docs/dsample.md)" },
+              "features pulled as fetch does, which it implies; no --data needed with --partitions; docs/dist_sampling.md)" },
     { .name = "part-method", .type = CLI_CHOICE, CLI_AT(T, po.method), .choices = cli_part_methods,
       .bits = TRAIN_TAG_MEMORY, .help = "in memory: the part vector (random: seed --seed)" },
     { .name = "part-balance", .type = CLI_CUSTOM, CLI_AT(T, po.balance), .meta = "LIST",

@@ -1,5 +1,5 @@
 /* core/dsample.c -- DistDGLv2's distributed neighbor sampling (include/gnnref/dsample.h,
- * docs/dsample.md; @sec{DistDGLv2 3.3}, section 4.2.2; next-capabilities.md C.2).
+ * docs/dist_sampling.md; @sec{DistDGLv2 3.3}, section 4.2.2; next-capabilities.md C.2).
  *
  * It has no ref/opt pair of its own: the owner's sampling runs the sampler ops it is given (the
  * implementation context's: gnn_sampler_ref or gnn_sampler_cpu) on the part's local graph, and

@@ -1,5 +1,5 @@
 /* oracle/op_dsample.c -- the oracle entry of DistDGLv2's distributed sampling
- * (include/gnnref/dsample.h, docs/dsample.md), run SPMD under the simulator at 1 to 8 ranks,
+ * (include/gnnref/dsample.h, docs/dist_sampling.md), run SPMD under the simulator at 1 to 8 ranks,
  * the implementation at 1, 2 and 4 OpenMP threads per rank.
  *
  *   dsample.blocks  every rank samples L blocks from its own seeds (any owner) through the

@@ -1,5 +1,5 @@
 /* tests/test_dsample.c -- DistDGLv2's distributed sampling (include/gnnref/dsample.h,
- * docs/dsample.md). The blocks against one machine's run from the registry (dsample.blocks, at
+ * docs/dist_sampling.md). The blocks against one machine's run from the registry (dsample.blocks, at
  * 1-5 and 8 simulated ranks); here: mutants that entry must catch (an owner drawing with its
  * local ids instead of the global ones; an owner dropping neighbours), a rank asked
  * for a vertex it does not own failing with a message instead of hanging, and the argument

@@ -1,5 +1,5 @@
 /* include/gnnref/dsample.h -- DistDGLv2's distributed neighbor sampling over gnn_comm
- * (docs/dsample.md; DistDGLv2 sections 3.3 and 4.2.2, @sec{DistDGLv2 3.3};
+ * (docs/dist_sampling.md; DistDGLv2 sections 3.3 and 4.2.2, @sec{DistDGLv2 3.3};
  * ../shared/specs/next-capabilities.md C.2).
  *
  * Graph-partitioned sampling: rank r holds its part (partition.h: gnn_part_local), whose solid
