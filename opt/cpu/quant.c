@@ -7,24 +7,30 @@
  *    thread count nor the blocking can change a bit;
  *  - the codes of a row in chunks of QCH values, 16 (AVX-512F), 8 (AVX2) or 4 (SSE2, every
  *    x86-64) at a time, chosen at run time, the rest one at a time with ref's own functions:
- *    the same f32 operations as ref, element by element: r = (h k - Z k) / (S k) (a division,
- *    never a reciprocal), the same clamps (max_ps(r, -1) maps a NaN to -1 as fmaxf does);
+ *    the same f32 operations as ref, element by element: r = (h k - Z k) / (S k) (a true
+ *    division, except in AVX-512F's fast rows, below), the same clamps (max_ps(r, -1) maps a NaN to -1 as fmaxf does);
  *    floorf(r) as the truncation (float)(int32_t)r minus one where that is above r (exact for
  *    |r| < 2^31, and r is clamped to [-1, M + 1]); nearbyintf(r) as (r + 2^23) - 2^23 (ties to
  *    even in the default rounding mode, exact for 0 <= r < 2^22; for -1 <= r < 0 both give a
  *    value <= 0, which the clamp turns into 0 as ref's does); a row whose values are finite
  *    and >= Z has 0 <= r < M + 1/2, and there the AVX-512 loop drops the clamps that cannot
  *    act (codes_avx512 says why);
+ *  - AVX-512F's fast rows (plain, and 2^-100 <= S k <= 2^100: every row of ordinary data): the
+ *    quotient by the reciprocal and an exact FMA residual, q0 = a y, r = fma(fma(-q0, s, a),
+ *    y, q0), proven to be the correctly rounded a / s because s has 8 significant bits
+ *    (QUOTIENT_AVX512 has the proof; a lane with 0 < a < thr takes vdivps); codes 64 at a time,
+ *    packed together (put64); stochastic rows with their Philox words computed in registers
+ *    next to the codes that use them (stoch_step), and the draw compared in integers;
  *  - the row's min and max lane-wise (AVX-512F or SSE2): the same values (the order of a min is
  *    irrelevant, except for -0 against +0, which Z = min + 0 and the double difference make
- *    equal); the parameters from them by ref's own gnn_quant_range_params_ref;
+ *    equal); the parameters from them by ref's own gnn_quant_range_params_ref, or with AVX-512F
+ *    by the same operations for the 8 rows of a block in the lanes of one vector
+ *    (block_setup_avx512); the next rows prefetched while a block's codes are computed;
  *  - the draws: the chunk's Philox blocks computed side by side (gnn_cpu_philox_blocks, AVX2 or
  *    AVX-512 lanes), the words gnn_rng_float reads, turned into the same floats;
- *  - packing in registers (four codes as one word times a constant: chunk_pack's comment) and
- *    unpacking with per-lane shifts (unpack_avx512, unpack_avx2; elsewhere a loop built for
- *    AVX2 and baseline by GNN_CLONES) instead of ref's bit arithmetic per element: the same
- *    bytes and the same decode, ((float)q (S k') + Z k') / k' clamped, the partial last byte
- *    as ref does it.
+ *  - packing in registers (four codes as one word times a constant: chunk_pack's comment)
+ *    instead of ref's bit arithmetic per element: the same bytes;
+ *  - unpack + dequantize: opt/cpu/quant_unpack.c.
  * Each SIMD path can be forced (opt/cpu/quant_paths.h) so that the oracle checks the paths this
  * CPU does not take.
  * The entry points (core/quant.c) check the arguments: these bodies assume valid input. */
@@ -49,6 +55,10 @@ typedef struct row_consts {
     float k, zk, sk, m, hi; /* hi = M + 1 */
     int stochastic;
     int plain; /* min and max finite and min >= Z: then 0 <= r < M + 1/2 (see codes_avx512) */
+    int fast;  /* plain, and 2^-100 <= S k <= 2^100: the quotient by reciprocal (QUOTIENT below);
+                * 2 where moreover k = 1 and |Z| >= thr 2^24, so that no value has 0 < a < thr */
+    float y;   /* RN(1 / (S k)), where fast */
+    float thr; /* max(2^-116, S k 2^-119): a value a with 0 < a < thr takes the true division */
 } row_consts;
 
 /* Codes of h[j0 .. len) into c, one value at a time: ref's operations exactly (the tails of the
@@ -172,6 +182,128 @@ __attribute__((target("avx2"))) static int codes_avx2(const float *h, int len, c
     return j;
 }
 
+/* The quotient r = RN(a / s) of a plain row, without a division where the proof below holds
+ * (rc->fast rows, lanes with a == 0 or a >= thr), else by vdivps (the whole vector, rarely).
+ * A 16-lane vdivps costs about 6 cycles on the EPYC (Zen 4) we measure on; this is a multiply
+ * and two FMAs. docs/quant.md section 4 states the same argument.
+ *   s = S k > 0 has at most 8 significant bits (S is a bf16, k = 1 or 1/2): s = m 2^e, m an
+ *   integer < 2^8, and 2^-100 <= s <= 2^100, so y = RN(1 / s) is normal, y = (1 / s)(1 + e1),
+ *   |e1| <= 2^-24. Let Q = a / s exactly (ref's r is RN(Q)), 0 <= Q < M + 1/2 in a plain row.
+ *   a = 0: q0 = 0, e = +0, r = +0 = RN(Q) (a = -0 gives +0 where ref gives -0: the same codes).
+ *   a >= thr = max(2^-116, s 2^-119): Q >= 2^-119, so Q and a y are normal and
+ *   1. q0 = RN(a y) = Q (1 + e1)(1 + e2), |q0 - Q| < 2^-22.9 Q (within two ulps);
+ *   2. e = fma(-q0, s, a) is exact: a - q0 s is a multiple of 2^min(al, be + e) (2^al, 2^be
+ *      the ulps of a and q0), at most 2^-22.9 a in magnitude, so at most 10 significant bits,
+ *      and that unit is >= a 2^-33 >= 2^-149 (a >= 2^-116): a float, so the fma is exact;
+ *   3. r = fma(e, y, q0) = RN(q0 + (Q - q0)(1 + e1)) = RN(Q + d), |d| = |Q - q0| |e1| <
+ *      2^-46.9 Q < 2^-22.9 ulp(Q);
+ *   4. Q = A 2^f / (m 2^e) (A < 2^24 the integer significand of a) is never a rounding
+ *      boundary of RN (a midpoint has a 25-bit odd significand, while Q m = A 2^(f-e) forces
+ *      odd(Q's significand) <= odd(A) < 2^24), and its distance to the nearest one is
+ *      >= 2^min(f-e, u-1) / m (u the ulp exponent of Q), that is >= ulp(Q) / 2^9: so no
+ *      boundary lies between Q and Q + d, and r = RN(Q), bit for bit ref's quotient.
+ *   Scaled (stoch_codes16): with y 2^24 and s 2^-24 in place of y and s (both exact: s >= 2^-100
+ *   keeps s 2^-24's 8 bits normal, and y 2^24 <= 2^124), q0, e and r are those above times 2^24,
+ *   1 and 2^24 exactly (a power of two commutes with RN away from the subnormals), so the
+ *   result is R = r 2^24 bit for bit.
+ * The rounding mode is the default (round to nearest even), as ref's and nearbyintf's.
+ * Rows with fast == 2 skip the test of a: there k = 1 and Z != 0 with |Z| >= thr 2^24 (so Z is
+ * normal); a value h > Z is at least the float after Z, that is h - Z >= |Z| 2^-24 >= thr, and
+ * a = RN(h - Z) >= thr too (thr is a power of two or s 2^-119 exactly); h = Z gives a = 0. */
+#define QUOTIENT_NOCHECK_AVX512(r, a, s, y)                                                                \
+    do {                                                                                                   \
+        const __m512 q0_ = _mm512_mul_ps((a), (y));                                                        \
+        (r) = _mm512_fmadd_ps(_mm512_fnmadd_ps(q0_, (s), (a)), (y), q0_);                                  \
+    } while (0)
+#define QUOTIENT_AVX512(r, a, s, y, thr)                                                                   \
+    do {                                                                                                   \
+        QUOTIENT_NOCHECK_AVX512(r, a, s, y);                                                               \
+        const __mmask16 tiny_ = _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask((a), (thr), _CMP_LT_OQ), (a),   \
+                                                        _mm512_setzero_ps(), _CMP_NEQ_UQ);                  \
+        if (__builtin_expect(tiny_ != 0, 0))                                                               \
+            (r) = _mm512_div_ps((a), (s));                                                                 \
+    } while (0)
+
+/* The 64 codes of one step (four vectors of dwords, each < 2^bits, in value order) packed at
+ * out: bytes by vpmovdb, then four codes a dword v = c0 | c1 << 8 | c2 << 16 | c3 << 24 packed
+ * by chunk_pack's multiplies (int2: v * 0x40100401 >> 24, one byte; int4: v * 0x1001, bits
+ * 8..15 and 24..31, two bytes), narrowed by vpmovdb / vpmovdw. */
+static inline __attribute__((always_inline, target("avx512f"))) void put64(__m512i q0, __m512i q1, __m512i q2,
+                                                                          __m512i q3, const int bits, uint8_t *out)
+{
+    const __m512i v = _mm512_inserti64x4(
+        _mm512_castsi256_si512(_mm256_inserti128_si256(_mm256_castsi128_si256(_mm512_cvtepi32_epi8(q0)),
+                                                       _mm512_cvtepi32_epi8(q1), 1)),
+        _mm256_inserti128_si256(_mm256_castsi128_si256(_mm512_cvtepi32_epi8(q2)), _mm512_cvtepi32_epi8(q3), 1), 1);
+    if (bits == 8) {
+        _mm512_storeu_si512((void *)out, v);
+    } else if (bits == 4) {
+        const __m512i t = _mm512_mullo_epi32(v, _mm512_set1_epi32(0x1001));
+        const __m512i p = _mm512_or_si512(_mm512_and_si512(_mm512_srli_epi32(t, 8), _mm512_set1_epi32(0xff)),
+                                          _mm512_and_si512(_mm512_srli_epi32(t, 16), _mm512_set1_epi32(0xff00)));
+        _mm256_storeu_si256((__m256i *)out, _mm512_cvtepi32_epi16(p));
+    } else {
+        const __m512i t = _mm512_srli_epi32(_mm512_mullo_epi32(v, _mm512_set1_epi32(0x40100401)), 24);
+        _mm_storeu_si128((__m128i *)out, _mm512_cvtepi32_epi8(t));
+    }
+}
+
+/* One vector of codes of a fast row (QUOTIENT_AVX512), as the plain loop of codes_avx512. */
+static inline __attribute__((always_inline, target("avx512f"))) __m512i
+fast_codes16(const float *hj, const uint32_t *wj, __m512 k, __m512 zk, __m512 sk, __m512 y, __m512 thr, __m512i mi,
+             const int stochastic, const int unchecked)
+{
+    __m512 r;
+    if (unchecked) { /* k = 1: h k = h */
+        const __m512 a = _mm512_sub_ps(_mm512_loadu_ps(hj), zk);
+        QUOTIENT_NOCHECK_AVX512(r, a, sk, y);
+    } else {
+        const __m512 a = _mm512_sub_ps(_mm512_mul_ps(_mm512_loadu_ps(hj), k), zk);
+        QUOTIENT_AVX512(r, a, sk, y, thr);
+    }
+    if (!stochastic)
+        return _mm512_cvtps_epi32(r);
+    const __m512i ti = _mm512_cvttps_epi32(r);
+    const __m512i wv = _mm512_loadu_si512((const void *)wj);
+    const __m512 u = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(wv, 8)), _mm512_set1_ps(1.0f / 16777216.0f));
+    const __mmask16 up = _mm512_cmp_ps_mask(u, _mm512_sub_ps(r, _mm512_cvtepi32_ps(ti)), _CMP_LT_OQ);
+    return _mm512_min_epi32(_mm512_mask_add_epi32(ti, up, ti, _mm512_set1_epi32(1)), mi);
+}
+
+static inline __attribute__((always_inline, target("avx512f"))) int
+fast_loop(const float *h, int len, const row_consts *rc, const uint32_t *w, const int bits, uint8_t *out,
+          const int stochastic, const int unchecked)
+{
+    const __m512 k = _mm512_set1_ps(rc->k), zk = _mm512_set1_ps(rc->zk), sk = _mm512_set1_ps(rc->sk);
+    const __m512 y = _mm512_set1_ps(rc->y), thr = _mm512_set1_ps(rc->thr);
+    const __m512i mi = _mm512_set1_epi32((int)rc->m);
+    int j = 0;
+    for (; j + 64 <= len; j += 64) {
+        __m512i c[4];
+        for (int v = 0; v < 4; v++) /* w is NULL where nearest */
+            c[v] = fast_codes16(h + j + 16 * v, stochastic ? w + j + 16 * v : NULL, k, zk, sk, y, thr, mi, stochastic,
+                                unchecked);
+        put64(c[0], c[1], c[2], c[3], bits, out + j * bits / 8);
+    }
+    for (; j + 16 <= len; j += 16) {
+        const __m512i c = fast_codes16(h + j, stochastic ? w + j : NULL, k, zk, sk, y, thr, mi, stochastic, unchecked);
+        put_codes(_mm512_cvtepi32_epi8(c), 16, bits, out + j * bits / 8);
+    }
+    return j;
+}
+
+/* fast_loop specialised for each (bits, rounding, test of a), so that each loop is straight. */
+#define FAST_LOOP_BITS(st, un)                                                                             \
+    (bits == 2 ? fast_loop(h, len, rc, w, 2, out, st, un)                                                  \
+               : bits == 4 ? fast_loop(h, len, rc, w, 4, out, st, un) : fast_loop(h, len, rc, w, 8, out, st, un))
+__attribute__((target("avx512f"))) static int codes_fast_avx512(const float *h, int len, const row_consts *rc,
+                                                                const uint32_t *w, int bits, uint8_t *out)
+{
+    if (rc->stochastic)
+        return rc->fast == 2 ? FAST_LOOP_BITS(1, 1) : FAST_LOOP_BITS(1, 0);
+    return rc->fast == 2 ? FAST_LOOP_BITS(0, 1) : FAST_LOOP_BITS(0, 0);
+}
+
 /* AVX-512F: the same operations, 16 values a step (the comparisons give masks; max_ps and
  * min_ps treat a NaN as SSE's do). */
 __attribute__((target("avx512f"))) static int codes_avx512(const float *h, int len, const row_consts *rc,
@@ -182,6 +314,8 @@ __attribute__((target("avx512f"))) static int codes_avx512(const float *h, int l
     const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f), inv24 = _mm512_set1_ps(1.0f / 16777216.0f);
     const __m512 magic = _mm512_set1_ps(8388608.0f);
     int j = 0;
+    if (rc->fast)
+        return codes_fast_avx512(h, len, rc, w, bits, out);
     if (rc->plain) {
         /* Every value of the row is finite and >= Z, so r = (h k - Z k) / (S k) >= 0, and
          * r <= M (1 + 2^-24)^3 < M + 1/2 (S >= (max - Z) / M up to the f32 rounding of S0,
@@ -229,7 +363,6 @@ __attribute__((target("avx512f"))) static int codes_avx512(const float *h, int l
 /* Codes of one chunk of len <= QCH values into c, by path: PATH_AUTO (AVX-512F, else AVX2,
  * else SSE2, as the CPU has them), or one path forced (the oracle checks each: a CPU takes
  * only one of them; a forced path the CPU lacks falls back to the next one down). */
-enum { PATH_AUTO = 0, PATH_AVX2 = 1, PATH_SSE2 = 2, PATH_SCALAR = 3 };
 static void chunk_pack(const uint8_t *c, int len, int bits, uint8_t *out);
 
 /* The packed codes of one chunk of len <= QCH values at out. The SIMD paths write whole
@@ -382,16 +515,308 @@ static void row_setup(const float *h, int64_t d, const gnn_quant_cfg *q, uint8_t
     rc->hi = rc->m + 1.0f;
     rc->stochastic = q->round == GNN_QUANT_STOCHASTIC;
     rc->plain = d > 0 && isfinite(mn) && isfinite(mx) && mn >= z;
+    rc->fast = rc->plain && rc->sk >= 0x1p-100f && rc->sk <= 0x1p100f;
+    rc->y = 1.0f / rc->sk;
+    rc->thr = rc->sk * 0x1p-119f > 0x1p-116f ? rc->sk * 0x1p-119f : 0x1p-116f;
+    if (rc->fast && rc->k == 1.0f && z != 0.0f && fabsf(z) >= rc->thr * 0x1p24f)
+        rc->fast = 2;
 }
+
+#define QROWS 8
+#ifndef QPF
+#define QPF (32 * 1024)
+#endif
+#ifdef QUANT_X86
+/* The 8 lane-wise vectors v[0..8) reduced by OP (min or max), result r in lane r (0..7): pairs
+ * of vectors halved by 128-bit shuffles twice, then the four lanes of each 128-bit lane. */
+#define REDUCE8(OP, v, out)                                                                                \
+    do {                                                                                                   \
+        __m512 t_[4];                                                                                      \
+        for (int p_ = 0; p_ < 4; p_++)                                                                     \
+            t_[p_] = OP(_mm512_shuffle_f32x4(v[2 * p_], v[2 * p_ + 1], _MM_SHUFFLE(1, 0, 1, 0)),           \
+                        _mm512_shuffle_f32x4(v[2 * p_], v[2 * p_ + 1], _MM_SHUFFLE(3, 2, 3, 2)));          \
+        const __m512 u0_ = OP(_mm512_shuffle_f32x4(t_[0], t_[1], _MM_SHUFFLE(2, 0, 2, 0)),                 \
+                              _mm512_shuffle_f32x4(t_[0], t_[1], _MM_SHUFFLE(3, 1, 3, 1)));                \
+        const __m512 u1_ = OP(_mm512_shuffle_f32x4(t_[2], t_[3], _MM_SHUFFLE(2, 0, 2, 0)),                 \
+                              _mm512_shuffle_f32x4(t_[2], t_[3], _MM_SHUFFLE(3, 1, 3, 1)));                \
+        const __m512 g_ = OP(_mm512_unpacklo_ps(u0_, u1_), _mm512_unpackhi_ps(u0_, u1_));                  \
+        const __m512 h_ = OP(g_, _mm512_shuffle_ps(g_, g_, _MM_SHUFFLE(1, 0, 3, 2)));                      \
+        (out) = _mm512_permutexvar_ps(                                                                     \
+            _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 0, 4, 8, 12, 1, 5, 9, 13), h_);                    \
+    } while (0)
+
+/* row_setup for the nr <= QROWS rows of a block at once (d >= 1; AVX-512F): each row's min and
+ * max lane-wise (two accumulators, the lanes past d filled with h[0]), the 8 rows reduced
+ * together (REDUCE8), then the parameters of the 8 rows in the lanes of one vector: the same
+ * operations as gnn_quant_range_params_ref and row_setup, lane by lane (bf16_down and bf16_up
+ * as integer selects, the double difference and division in 8 double lanes, cvtpd2ps as the
+ * C conversion), where one row at a time waits on each step of its chain and on its branches. */
+__attribute__((target("avx512f"))) static void block_setup_avx512(const float *x, int nr, int64_t d,
+                                                                  const gnn_quant_cfg *q, uint8_t *params,
+                                                                  row_consts *rc)
+{
+    __m512 lo[QROWS], hi[QROWS];
+    const int64_t dv = d / 16 * 16;
+    const __mmask16 tail = (__mmask16)((1u << (d - dv)) - 1u);
+    for (int r = 0; r < QROWS; r++) { /* rows past nr (the last block) repeat row 0 */
+        const float *h = x + (r < nr ? r : 0) * d;
+        const __m512 first = _mm512_set1_ps(h[0]);
+        __m512 l0 = first, u0 = first, l1 = first, u1 = first;
+        int64_t f = 0;
+        for (; f + 32 <= dv; f += 32) {
+            const __m512 v0 = _mm512_loadu_ps(h + f), v1 = _mm512_loadu_ps(h + f + 16);
+            l0 = _mm512_min_ps(l0, v0);
+            u0 = _mm512_max_ps(u0, v0);
+            l1 = _mm512_min_ps(l1, v1);
+            u1 = _mm512_max_ps(u1, v1);
+        }
+        if (f < dv) {
+            const __m512 v0 = _mm512_loadu_ps(h + f);
+            l0 = _mm512_min_ps(l0, v0);
+            u0 = _mm512_max_ps(u0, v0);
+        }
+        if (tail) {
+            const __m512 v1 = _mm512_mask_loadu_ps(first, tail, h + dv);
+            l1 = _mm512_min_ps(l1, v1);
+            u1 = _mm512_max_ps(u1, v1);
+        }
+        lo[r] = _mm512_min_ps(l0, l1);
+        hi[r] = _mm512_max_ps(u0, u1);
+    }
+    __m512 mn, mx;
+    REDUCE8(_mm512_min_ps, lo, mn);
+    REDUCE8(_mm512_max_ps, hi, mx);
+    const __m512i ffff = _mm512_set1_epi32(0xffff), one = _mm512_set1_epi32(1);
+    /* Z = bf16_down(mn + 0): the high half, one further from zero where negative and inexact,
+     * except 0xFF7F (the lowest finite bf16) */
+    const __m512i uz = _mm512_castps_si512(_mm512_add_ps(mn, _mm512_setzero_ps()));
+    const __m512i hz = _mm512_srli_epi32(uz, 16);
+    const __mmask16 keepz = _mm512_testn_epi32_mask(uz, ffff) |
+                            _mm512_testn_epi32_mask(uz, _mm512_set1_epi32(INT32_MIN)) |
+                            _mm512_cmpeq_epi32_mask(hz, _mm512_set1_epi32(0xFF7F));
+    const __m512i zb = _mm512_mask_add_epi32(hz, (__mmask16)~keepz, hz, one);
+    const __m512 z = _mm512_castsi512_ps(_mm512_slli_epi32(zb, 16));
+    /* S0 = (float)(((double)mx - (double)Z) / M), S = bf16_up(S0) where S0 > 0, else 1 */
+    const __m512d md = _mm512_set1_pd((double)((1 << q->bits) - 1));
+    const __m256 s0h = _mm512_cvtpd_ps(_mm512_div_pd(
+        _mm512_sub_pd(_mm512_cvtps_pd(_mm512_castps512_ps256(mx)), _mm512_cvtps_pd(_mm512_castps512_ps256(z))), md));
+    const __m512 s0 = _mm512_castpd_ps(_mm512_zextpd256_pd512(_mm256_castps_pd(s0h)));
+    const __m512i us = _mm512_castps_si512(s0), hs = _mm512_srli_epi32(us, 16);
+    const __mmask16 keeps =
+        _mm512_testn_epi32_mask(us, ffff) | _mm512_cmpeq_epi32_mask(hs, _mm512_set1_epi32(0x7F7F));
+    const __m512i sb = _mm512_mask_mov_epi32(_mm512_set1_epi32(0x3F80),
+                                             _mm512_cmp_ps_mask(s0, _mm512_setzero_ps(), _CMP_GT_OQ),
+                                             _mm512_mask_add_epi32(hs, (__mmask16)~keeps, hs, one));
+    const __m512 s = _mm512_castsi512_ps(_mm512_slli_epi32(sb, 16));
+    _mm512_mask_storeu_epi32((void *)params, (__mmask16)((1u << nr) - 1u),
+                             _mm512_or_si512(zb, _mm512_slli_epi32(sb, 16))); /* Z, S little-endian */
+    /* row_setup's constants */
+    const __m512 inf = _mm512_set1_ps(INFINITY);
+    const __mmask16 wide = _mm512_cmp_ps_mask(_mm512_abs_ps(_mm512_sub_ps(mx, z)), inf, _CMP_EQ_OQ);
+    const __m512 k = _mm512_mask_mov_ps(_mm512_set1_ps(1.0f), wide, _mm512_set1_ps(0.5f));
+    const __m512 zk = _mm512_mul_ps(z, k), sk = _mm512_mul_ps(s, k);
+    const __mmask16 plain = _mm512_cmp_ps_mask(_mm512_abs_ps(mn), inf, _CMP_LT_OQ) &
+                            _mm512_cmp_ps_mask(_mm512_abs_ps(mx), inf, _CMP_LT_OQ) &
+                            _mm512_cmp_ps_mask(mn, z, _CMP_GE_OQ);
+    const __mmask16 fast = plain & _mm512_cmp_ps_mask(sk, _mm512_set1_ps(0x1p-100f), _CMP_GE_OQ) &
+                           _mm512_cmp_ps_mask(sk, _mm512_set1_ps(0x1p100f), _CMP_LE_OQ);
+    const __m512 y = _mm512_div_ps(_mm512_set1_ps(1.0f), sk);
+    const __m512 thr = _mm512_max_ps(_mm512_mul_ps(sk, _mm512_set1_ps(0x1p-119f)), _mm512_set1_ps(0x1p-116f));
+    const __mmask16 fast2 =
+        fast & (__mmask16)~wide & _mm512_cmp_ps_mask(z, _mm512_setzero_ps(), _CMP_NEQ_UQ) &
+        _mm512_cmp_ps_mask(_mm512_abs_ps(z), _mm512_mul_ps(thr, _mm512_set1_ps(0x1p24f)), _CMP_GE_OQ);
+    float kv[16], zkv[16], skv[16], yv[16], tv[16];
+    _mm512_storeu_ps(kv, k);
+    _mm512_storeu_ps(zkv, zk);
+    _mm512_storeu_ps(skv, sk);
+    _mm512_storeu_ps(yv, y);
+    _mm512_storeu_ps(tv, thr);
+    const float m = (float)((1 << q->bits) - 1);
+    for (int r = 0; r < nr; r++) {
+        rc[r].k = kv[r];
+        rc[r].zk = zkv[r];
+        rc[r].sk = skv[r];
+        rc[r].y = yv[r];
+        rc[r].thr = tv[r];
+        rc[r].m = m;
+        rc[r].hi = m + 1.0f;
+        rc[r].stochastic = q->round == GNN_QUANT_STOCHASTIC;
+        rc[r].plain = (plain >> r) & 1;
+        rc[r].fast = (fast2 >> r) & 1 ? 2 : (fast >> r) & 1;
+    }
+}
+#endif
+
+#ifdef QUANT_X86
+/* Stochastic codes of a fast row with its Philox words computed in registers (AVX-512F), 32
+ * values (8 blocks, one per 64-bit lane) a group, G groups side by side. The rounds are
+ * gnn_rng_block's (as philox_lanes.c's AVX-512 path: a state word in the low half of a 64-bit
+ * lane, vpmuludq reads only those halves); in rounds 1 and 2 the counter words 1..3 are the same
+ * in every lane, so one of the two products of those rounds is a scalar. Lane j then holds the
+ * words of values 4j .. 4j+3 of the group: words 0, 1 (and 2, 3) of the blocks interleave into
+ * one vector of dwords, and the values are permuted to the same order (values 4j, 4j+1 and
+ * 4j+2, 4j+3), so each value meets its own word: the same draws, the same codes. The four codes
+ * of values 4j .. 4j+3 then meet in qword j (per-lane shifts, one or) and one vpmovq* narrows
+ * them to the packed bytes. */
+typedef struct philox_keys {
+    uint32_t k0[10], k1[10];
+} philox_keys;
+
+static inline __attribute__((always_inline, target("avx512f"))) __m512i
+stoch_codes16(__m512 x, __m512i wv, __m512 k, __m512 zk, __m512 sk, __m512 y24, __m512 s24, __m512 thr, __m512i m24,
+              const int unchecked)
+{
+    /* R = r 2^24 (QUOTIENT scaled, exact); then q = t + (u < r - t) with t = floor(r), u = W 2^-24
+     * (W = w >> 8) is, in integers, floor((min(ceil(R), M 2^24) + 2^24 - 1 - W) / 2^24), already
+     * clamped to M: with C = ceil(R) and t 2^24 <= R < (t + 1) 2^24, u < r - t <=> W + t 2^24 < R
+     * <=> W + t 2^24 < C <=> C + 2^24 - 1 - W >= (t + 1) 2^24, and t 2^24 <= C + 2^24 - 1 - W <
+     * (t + 2) 2^24; where R > M 2^24 (t = M, code M whatever the draw) C is replaced by M 2^24,
+     * which gives M; the sum stays below 2^32 (int8: M = 255). */
+    __m512 R;
+    if (unchecked) {
+        const __m512 a = _mm512_sub_ps(x, zk);
+        QUOTIENT_NOCHECK_AVX512(R, a, s24, y24);
+    } else {
+        const __m512 a = _mm512_sub_ps(_mm512_mul_ps(x, k), zk);
+        QUOTIENT_NOCHECK_AVX512(R, a, s24, y24);
+        const __mmask16 tiny = _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(a, thr, _CMP_LT_OQ), a,
+                                                       _mm512_setzero_ps(), _CMP_NEQ_UQ);
+        if (__builtin_expect(tiny != 0, 0))
+            R = _mm512_mul_ps(_mm512_div_ps(a, sk), _mm512_set1_ps(16777216.0f));
+    }
+    const __m512i c =
+        _mm512_min_epu32(_mm512_cvt_roundps_epu32(R, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC), m24);
+    const __m512i nw = _mm512_xor_si512(_mm512_srli_epi32(wv, 8), _mm512_set1_epi32(0xffffff));
+    return _mm512_srli_epi32(_mm512_add_epi32(c, nw), 24);
+}
+
+static inline __attribute__((always_inline, target("avx512f"))) void
+stoch_step(const float *h, uint32_t q, const gnn_rng_stream *st, const philox_keys *ks, const row_consts *rc,
+           const int bits, uint8_t *out, const int unchecked, const int G)
+{
+    const __m512i m0 = _mm512_set1_epi64(0xD2511F53u), m1 = _mm512_set1_epi64(0xCD9E8D57u);
+    const __m512i lane = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+    __m512i c0[4], c1[4], c2[4], c3[4];
+    /* round 1: c1 = id_lo, c2 = ctr_hi, c3 = step in every lane */
+    const uint64_t p1s = (uint64_t)0xCD9E8D57u * st->ctr_hi;
+    const uint32_t r1c0 = (uint32_t)(p1s >> 32) ^ st->ctr_id_lo ^ ks->k0[0], r1c1 = (uint32_t)p1s;
+    const __m512i x3 = _mm512_set1_epi64(st->step ^ ks->k1[0]);
+    for (int g = 0; g < G; g++) {
+        const __m512i p0 = _mm512_mul_epu32(_mm512_add_epi64(_mm512_set1_epi64(q + 8u * (uint32_t)g), lane), m0);
+        c2[g] = _mm512_xor_si512(_mm512_srli_epi64(p0, 32), x3);
+        c3[g] = p0;
+    }
+    /* round 2: c0 = r1c0 and c1 = r1c1 in every lane */
+    const uint64_t p0s = (uint64_t)0xD2511F53u * r1c0;
+    const __m512i x0 = _mm512_set1_epi64(r1c1 ^ ks->k0[1]), hp0 = _mm512_set1_epi64((uint32_t)(p0s >> 32) ^ ks->k1[1]);
+    const __m512i lp0 = _mm512_set1_epi64((uint32_t)p0s);
+    for (int g = 0; g < G; g++) {
+        const __m512i p1 = _mm512_mul_epu32(c2[g], m1);
+        c0[g] = _mm512_xor_si512(_mm512_srli_epi64(p1, 32), x0);
+        c2[g] = _mm512_xor_si512(hp0, c3[g]);
+        c1[g] = p1;
+        c3[g] = lp0;
+    }
+    for (int rd = 2; rd < 10; rd++) {
+        const __m512i kk0 = _mm512_set1_epi64(ks->k0[rd]), kk1 = _mm512_set1_epi64(ks->k1[rd]);
+        for (int g = 0; g < G; g++) {
+            const __m512i p0 = _mm512_mul_epu32(c0[g], m0), p1 = _mm512_mul_epu32(c2[g], m1);
+            c0[g] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1, 32), c1[g], kk0, 0x96);
+            c2[g] = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0, 32), c3[g], kk1, 0x96);
+            c1[g] = p1;
+            c3[g] = p0;
+        }
+    }
+    const __m512 k = _mm512_set1_ps(rc->k), zk = _mm512_set1_ps(rc->zk), sk = _mm512_set1_ps(rc->sk);
+    const __m512 y24 = _mm512_set1_ps(rc->y * 16777216.0f), s24 = _mm512_set1_ps(rc->sk * (1.0f / 16777216.0f));
+    const __m512 thr = _mm512_set1_ps(rc->thr);
+    const __m512i m24 = _mm512_set1_epi32((int)((uint32_t)rc->m << 24));
+    /* words 0, 1 of block j (low halves of lane j of c0, c1) to dwords 2j, 2j + 1; 2, 3 alike */
+    const __m512i iw = _mm512_setr_epi32(0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
+    const __m512i ia = _mm512_setr_epi32(0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29);
+    const __m512i ib = _mm512_setr_epi32(2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31);
+    /* shifts of the codes of values 4j, 4j+1 (sa) and 4j+2, 4j+3 (sb) in qword j: the bytes of
+     * the four as chunk_pack places them, little-endian */
+    const __m512i sa = bits == 2 ? _mm512_set1_epi64(6 | (int64_t)4 << 32)
+                                 : bits == 4 ? _mm512_set1_epi64(4) : _mm512_set1_epi64((int64_t)8 << 32);
+    const __m512i sbv = bits == 2 ? _mm512_set1_epi64(2)
+                                  : bits == 4 ? _mm512_set1_epi64(12 | (int64_t)8 << 32)
+                                              : _mm512_set1_epi64(16 | (int64_t)24 << 32);
+    for (int g = 0; g < G; g++) {
+        const __m512 v0 = _mm512_loadu_ps(h + 32 * g), v1 = _mm512_loadu_ps(h + 32 * g + 16);
+        const __m512i wa = _mm512_permutex2var_epi32(c0[g], iw, c1[g]);
+        const __m512i wb = _mm512_permutex2var_epi32(c2[g], iw, c3[g]);
+        const __m512i qa =
+            stoch_codes16(_mm512_permutex2var_ps(v0, ia, v1), wa, k, zk, sk, y24, s24, thr, m24, unchecked);
+        const __m512i qb =
+            stoch_codes16(_mm512_permutex2var_ps(v0, ib, v1), wb, k, zk, sk, y24, s24, thr, m24, unchecked);
+        const __m512i t = _mm512_or_si512(_mm512_sllv_epi32(qa, sa), _mm512_sllv_epi32(qb, sbv));
+        const __m512i uq = _mm512_or_si512(t, _mm512_srli_epi64(t, 32));
+        uint8_t *o = out + 32 * g * bits / 8;
+        if (bits == 2)
+            _mm_storel_epi64((__m128i *)o, _mm512_cvtepi64_epi8(uq));
+        else if (bits == 4)
+            _mm_storeu_si128((__m128i *)o, _mm512_cvtepi64_epi16(uq));
+        else
+            _mm256_storeu_si256((__m256i *)o, _mm512_cvtepi64_epi32(uq));
+    }
+}
+
+static inline __attribute__((always_inline, target("avx512f"))) int64_t
+stoch_row(const float *h, int64_t d, uint32_t blk0, const gnn_rng_stream *st, const philox_keys *ks,
+          const row_consts *rc, const int bits, uint8_t *out, const int unchecked)
+{
+    int64_t f = 0;
+    for (; f + 128 <= d; f += 128)
+        stoch_step(h + f, blk0 + (uint32_t)(f / 4), st, ks, rc, bits, out + f * bits / 8, unchecked, 4);
+    for (; f + 32 <= d; f += 32)
+        stoch_step(h + f, blk0 + (uint32_t)(f / 4), st, ks, rc, bits, out + f * bits / 8, unchecked, 1);
+    return f;
+}
+
+/* The whole groups of 32 values of a fast stochastic row; returns how many values were done. */
+__attribute__((target("avx512f"))) static int64_t stoch_fused_avx512(const float *h, int64_t d, uint32_t blk0,
+                                                                   const gnn_rng_stream *st, const row_consts *rc,
+                                                                   int bits, uint8_t *out)
+{
+    philox_keys ks;
+    uint32_t a = st->key[0], b = st->key[1];
+    for (int r = 0; r < 10; r++) {
+        ks.k0[r] = a;
+        ks.k1[r] = b;
+        a += 0x9E3779B9u;
+        b += 0xBB67AE85u;
+    }
+    const int un = rc->fast == 2;
+    if (bits == 2)
+        return un ? stoch_row(h, d, blk0, st, &ks, rc, 2, out, 1) : stoch_row(h, d, blk0, st, &ks, rc, 2, out, 0);
+    if (bits == 4)
+        return un ? stoch_row(h, d, blk0, st, &ks, rc, 4, out, 1) : stoch_row(h, d, blk0, st, &ks, rc, 4, out, 0);
+    return un ? stoch_row(h, d, blk0, st, &ks, rc, 8, out, 1) : stoch_row(h, d, blk0, st, &ks, rc, 8, out, 0);
+}
+#endif
 
 /* Steps 2 to 4 for one row whose constants are rc. */
 static void row_codes(const float *h, int64_t d, int64_t gid, const gnn_quant_cfg *q, const row_consts *rc,
-                      uint8_t *data_i, int path)
+                      uint8_t *data_i, int path, int avx512)
 {
     const gnn_rng_stream st = gnn_rng_stream_make(q->seed, GNN_TAG_QUANT, q->step, 2 * q->layer + q->dir, (uint64_t)gid);
     const uint32_t blk0 = (uint32_t)(q->draw0 / 4); /* block draw0 / 4 + f / 4, mod 2^32 */
     uint32_t w[QCH];
-    for (int64_t f0 = 0; f0 < d; f0 += QCH) {
+    int64_t f0 = 0;
+#ifdef QUANT_X86
+    if (avx512 && rc->fast) { /* the row's whole vectors at once; the rest below */
+        if (rc->stochastic) {
+            f0 = stoch_fused_avx512(h, d, blk0, &st, rc, q->bits, data_i); /* a multiple of 32 */
+        } else {
+            for (int64_t len; (len = d - f0 < (1 << 20) ? d - f0 : (1 << 20)) >= 16;)
+                f0 += codes_fast_avx512(h + f0, (int)len, rc, NULL, q->bits, data_i + f0 * q->bits / 8);
+        }
+    }
+#else
+    (void)avx512;
+#endif
+    for (; f0 < d; f0 += QCH) {
         const int len = d - f0 < QCH ? (int)(d - f0) : QCH;
         if (rc->stochastic)
             gnn_cpu_philox_blocks(&st, blk0 + (uint32_t)(f0 / 4), (len + 3) / 4, w);
@@ -402,8 +827,8 @@ static void row_codes(const float *h, int64_t d, int64_t gid, const gnn_quant_cf
 /* Rows in blocks of QROWS: the parameters of the whole block first, then its codes. A row's
  * parameters are a chain of dependent steps (min and max, a double division, the bf16
  * roundings); the rows of a block have independent chains that the CPU overlaps, where one row
- * at a time would wait on each; and the block's rows stay in L1 for the second pass. */
-#define QROWS 8
+ * at a time would wait on each (with AVX-512F, block_setup_avx512 computes them in the lanes of
+ * one vector); and the block's rows stay in L1 for the second pass. */
 static void pack_path(const float *x, int64_t n, int64_t d, const int64_t *row_gid, const gnn_quant_cfg *q,
                       uint8_t *data, uint8_t *params, int path)
 {
@@ -413,14 +838,31 @@ static void pack_path(const float *x, int64_t n, int64_t d, const int64_t *row_g
         return;
     }
     const int64_t rb = gnn_quant_data_bytes(d, q->bits), nblk = (n + QROWS - 1) / QROWS;
+    const int64_t pf_rows = d > 0 && d * 4 < QPF ? QPF / (d * 4) : 1;
+#ifdef QUANT_X86
+    const int avx512 = path == PATH_AUTO && d > 0 && gnn_cpu_philox_have_avx512();
+#else
+    const int avx512 = 0;
+#endif
 #pragma omp parallel for schedule(static) if (n * d >= 16384)
     for (int64_t blk = 0; blk < nblk; blk++) {
         const int64_t i0 = blk * QROWS, i1 = i0 + QROWS < n ? i0 + QROWS : n;
         row_consts rc[QROWS];
-        for (int64_t i = i0; i < i1; i++)
-            row_setup(x + i * d, d, q, params + i * GNN_QUANT_PARAM_BYTES, &rc[i - i0], path);
-        for (int64_t i = i0; i < i1; i++)
-            row_codes(x + i * d, d, row_gid ? row_gid[i] : 0, q, &rc[i - i0], data + i * rb, path);
+#ifdef QUANT_X86
+        if (avx512)
+            block_setup_avx512(x + i0 * d, (int)(i1 - i0), d, q, params + i0 * GNN_QUANT_PARAM_BYTES, rc);
+        else
+#endif
+            for (int64_t i = i0; i < i1; i++)
+                row_setup(x + i * d, d, q, params + i * GNN_QUANT_PARAM_BYTES, &rc[i - i0], path);
+        for (int64_t i = i0; i < i1; i++) {
+            if (i + pf_rows < n) { /* the row QPF bytes ahead, for block_setup's first pass over it */
+                const char *nx = (const char *)(x + (i + pf_rows) * d);
+                for (int64_t o = 0; o < d * (int64_t)sizeof(float); o += 64)
+                    __builtin_prefetch(nx + o, 0, 2);
+            }
+            row_codes(x + i * d, d, row_gid ? row_gid[i] : 0, q, &rc[i - i0], data + i * rb, path, avx512);
+        }
     }
 }
 
@@ -445,175 +887,11 @@ static void pack_scalar(const float *x, int64_t n, int64_t d, const int64_t *row
     pack_path(x, n, d, row_gid, q, data, params, PATH_SCALAR);
 }
 
-/* ref's decode of code c: ((float)c * (S k') + Z k') / k', clamped to the finite range (fmaxf and
- * fminf as ternaries: the same values for every non-NaN v, and v is never NaN here). */
-#define DEC(c) clampf(((float)(c) * sk + zk) * inv)
-static inline float clampf(float v)
-{
-    v = v > -FLT_MAX ? v : -FLT_MAX;
-    return v < FLT_MAX ? v : FLT_MAX;
-}
-
-/* One row, whole bytes in a SIMD loop, the last partial byte after. */
-GNN_CLONES static void unpack_row(const uint8_t *p, int64_t d, int bits, float sk, float zk, float inv, float *o)
-{
-    int64_t full;
-    if (bits == 8) {
-        full = d;
-#pragma omp simd
-        for (int64_t j = 0; j < d; j++)
-            o[j] = DEC(p[j]);
-    } else if (bits == 4) {
-        full = d / 2;
-#pragma omp simd
-        for (int64_t j = 0; j < full; j++) {
-            const int v = p[j];
-            o[2 * j] = DEC(v >> 4);
-            o[2 * j + 1] = DEC(v & 15);
-        }
-    } else {
-        full = d / 4;
-#pragma omp simd
-        for (int64_t j = 0; j < full; j++) {
-            const int v = p[j];
-            o[4 * j] = DEC(v >> 6);
-            o[4 * j + 1] = DEC((v >> 4) & 3);
-            o[4 * j + 2] = DEC((v >> 2) & 3);
-            o[4 * j + 3] = DEC(v & 3);
-        }
-    }
-    const int per = 8 / bits, m = (1 << bits) - 1;
-    for (int64_t f = full * per; f < d; f++)
-        o[f] = DEC((p[full] >> (8 - bits - (f - full * per) * bits)) & m);
-}
-
-#ifdef QUANT_X86
-/* The codes of values l = 0..15 of a vector are bits (8 - b - (l % p) b) of byte l / p of the
- * vector's 2b bytes (p = 8 / b codes a byte): the bytes widened to dwords, each lane's byte
- * fetched by one permute, shifted by its own count, masked; then ref's decode, clamp included. */
-static const int32_t k_lane_idx[3][16] = {
-    { 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3 }, /* int2: l / 4 */
-    { 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6, 6, 7, 7 }, /* int4: l / 2 */
-    { 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15 },
-};
-static const int32_t k_lane_shift[3][16] = {
-    { 6, 4, 2, 0, 6, 4, 2, 0, 6, 4, 2, 0, 6, 4, 2, 0 }, /* int2: 6 - 2 (l % 4) */
-    { 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0, 4, 0 }, /* int4: 4 - 4 (l % 2) */
-    { 0 },
-};
-static int lane_table(int bits) { return bits == 2 ? 0 : bits == 4 ? 1 : 2; }
-
-__attribute__((target("avx512f"))) static int64_t unpack_avx512(const uint8_t *p, int64_t d, int bits, float sk,
-                                                                float zk, float inv, float *o)
-{
-    const int t = lane_table(bits);
-    const __m512i idx = _mm512_loadu_si512((const void *)k_lane_idx[t]);
-    const __m512i sh = _mm512_loadu_si512((const void *)k_lane_shift[t]);
-    const __m512i mask = _mm512_set1_epi32((1 << bits) - 1);
-    const __m512 vs = _mm512_set1_ps(sk), vz = _mm512_set1_ps(zk), vi = _mm512_set1_ps(inv);
-    const __m512 lo = _mm512_set1_ps(-FLT_MAX), hi = _mm512_set1_ps(FLT_MAX);
-    int64_t j = 0;
-    for (; j + 16 <= d; j += 16) {
-        const uint8_t *pj = p + j * bits / 8; /* 2 b bytes: never past the row */
-        __m128i b;
-        if (bits == 8) {
-            b = _mm_loadu_si128((const __m128i *)pj);
-        } else if (bits == 4) {
-            b = _mm_loadl_epi64((const __m128i *)pj);
-        } else {
-            int32_t v;
-            memcpy(&v, pj, 4);
-            b = _mm_cvtsi32_si128(v);
-        }
-        __m512i c = _mm512_cvtepu8_epi32(b);
-        if (bits != 8)
-            c = _mm512_and_si512(_mm512_srlv_epi32(_mm512_permutexvar_epi32(idx, c), sh), mask);
-        __m512 v = _mm512_mul_ps(_mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(c), vs), vz), vi);
-        _mm512_storeu_ps(o + j, _mm512_min_ps(_mm512_max_ps(v, lo), hi));
-    }
-    return j;
-}
-
-__attribute__((target("avx2"))) static int64_t unpack_avx2(const uint8_t *p, int64_t d, int bits, float sk, float zk,
-                                                           float inv, float *o)
-{
-    const int t = lane_table(bits); /* the first 8 lanes of the 16-lane tables */
-    const __m256i idx = _mm256_loadu_si256((const __m256i *)k_lane_idx[t]);
-    const __m256i sh = _mm256_loadu_si256((const __m256i *)k_lane_shift[t]);
-    const __m256i mask = _mm256_set1_epi32((1 << bits) - 1);
-    const __m256 vs = _mm256_set1_ps(sk), vz = _mm256_set1_ps(zk), vi = _mm256_set1_ps(inv);
-    const __m256 lo = _mm256_set1_ps(-FLT_MAX), hi = _mm256_set1_ps(FLT_MAX);
-    int64_t j = 0;
-    for (; j + 8 <= d; j += 8) {
-        const uint8_t *pj = p + j * bits / 8; /* b bytes */
-        __m128i b;
-        if (bits == 8) {
-            b = _mm_loadl_epi64((const __m128i *)pj);
-        } else if (bits == 4) {
-            int32_t v;
-            memcpy(&v, pj, 4);
-            b = _mm_cvtsi32_si128(v);
-        } else {
-            uint16_t v;
-            memcpy(&v, pj, 2);
-            b = _mm_cvtsi32_si128(v);
-        }
-        __m256i c = _mm256_cvtepu8_epi32(b);
-        if (bits != 8)
-            c = _mm256_and_si256(_mm256_srlv_epi32(_mm256_permutevar8x32_epi32(c, idx), sh), mask);
-        __m256 v = _mm256_mul_ps(_mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(c), vs), vz), vi);
-        _mm256_storeu_ps(o + j, _mm256_min_ps(_mm256_max_ps(v, lo), hi));
-    }
-    return j;
-}
-#endif
-
-static void unpack_path(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x,
-                        int path)
-{
-    if (bits == 32) {
-        if (n * d > 0)
-            memcpy(x, data, (size_t)(n * d) * sizeof(float));
-        return;
-    }
-    const int64_t rb = gnn_quant_data_bytes(d, bits);
-#pragma omp parallel for schedule(static) if (n * d >= 16384)
-    for (int64_t i = 0; i < n; i++) {
-        const uint8_t *par_i = params + i * GNN_QUANT_PARAM_BYTES, *p = data + i * rb;
-        const float z = gnn_bf16_to_f32((uint16_t)(par_i[0] | par_i[1] << 8));
-        const float s = gnn_bf16_to_f32((uint16_t)(par_i[2] | par_i[3] << 8));
-        const float k = isinf((float)((1 << bits) - 1) * s) ? 0.5f : 1.0f; /* as ref: q S cannot overflow */
-        const float sk = s * k, zk = z * k, inv = 1.0f / k;
-        float *o = x + i * d;
-        int64_t done = 0; /* a multiple of 8: whole bytes */
-#ifdef QUANT_X86
-        if (path == PATH_AUTO && gnn_cpu_philox_have_avx512())
-            done = unpack_avx512(p, d, bits, sk, zk, inv, o);
-        else if ((path == PATH_AUTO || path == PATH_AVX2) && gnn_cpu_philox_have_avx2())
-            done = unpack_avx2(p, d, bits, sk, zk, inv, o);
-#endif
-        unpack_row(p + done * bits / 8, d - done, bits, sk, zk, inv, o + done);
-    }
-}
-
-static void unpack_cpu(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x)
-{
-    unpack_path(data, params, n, d, bits, x, PATH_AUTO);
-}
-static void unpack_avx2_only(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x)
-{
-    unpack_path(data, params, n, d, bits, x, PATH_AVX2);
-}
-static void unpack_plain(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x)
-{
-    unpack_path(data, params, n, d, bits, x, PATH_SCALAR);
-}
-
 const gnn_quant_ops gnn_quant_cpu = {
     .name = "cpu",
     .caps = 1u | 2u, /* GNN_CAP_DETERMINISTIC | GNN_CAP_THREADED */
     .pack = pack_cpu,
-    .unpack = unpack_cpu,
+    .unpack = gnn_quant_cpu_unpack,
 };
 
 /* The same with the codes' path forced (opt/cpu/quant_paths.h): for the oracle only. */
@@ -621,17 +899,17 @@ const gnn_quant_ops gnn_quant_cpu_avx2 = {
     .name = "cpu-avx2",
     .caps = 1u | 2u,
     .pack = pack_avx2,
-    .unpack = unpack_avx2_only,
+    .unpack = gnn_quant_cpu_unpack_avx2,
 };
 const gnn_quant_ops gnn_quant_cpu_sse2 = {
     .name = "cpu-sse2",
     .caps = 1u | 2u,
     .pack = pack_sse2,
-    .unpack = unpack_plain,
+    .unpack = gnn_quant_cpu_unpack_plain,
 };
 const gnn_quant_ops gnn_quant_cpu_scalar = {
     .name = "cpu-scalar",
     .caps = 1u | 2u,
     .pack = pack_scalar,
-    .unpack = unpack_plain,
+    .unpack = gnn_quant_cpu_unpack_plain,
 };
