@@ -161,7 +161,7 @@ static json_object *train_config_json(json_object *cfg, const train_job *J, cons
         na |= TRAIN_TAG_PARTS;
     if (!J->fb)
         na |= TRAIN_TAG_FB;
-    if (o->parts_dir || (!parts && !J->fb)) /* partitioned in memory, or not at all */
+    if (!parts && !J->fb) /* not partitioned (a saved set reports its manifest's) */
         na |= TRAIN_TAG_MEMORY;
     if (J->remote != GNN_REMOTE_HEC)
         na |= TRAIN_TAG_HEC;

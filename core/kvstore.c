@@ -18,6 +18,9 @@ void gnn_kvstore_free(gnn_kvstore *kv)
     gnn_free(kv->owner);
     gnn_free(kv->row);
     gnn_free(kv->feat);
+    gnn_free(kv->opt_s1);
+    gnn_free(kv->opt_s2);
+    gnn_free(kv->opt_steps);
     memset(kv, 0, sizeof *kv);
 }
 

@@ -40,6 +40,8 @@ extern const gnn_oracle_entry gnn_oracle_quant_pack, gnn_oracle_quant_unpack, gn
 extern const gnn_oracle_entry gnn_oracle_distagg_fwd, gnn_oracle_distagg_bwd;
 /* DistDGLv2's distributed sampling under the simulator (oracle/op_dsample.c) */
 extern const gnn_oracle_entry gnn_oracle_dsample_blocks;
+/* the feature store's push of sparse-embedding gradients (oracle/op_kvpush.c) */
+extern const gnn_oracle_entry gnn_oracle_kvstore_push;
 /* db_halo (DistGNN-MB Algorithm 1) and the hybrid-partitioning feature store (oracle/op_halo.c) */
 extern const gnn_oracle_entry gnn_oracle_partition_db_halo, gnn_oracle_partition_db_halo_agree, gnn_oracle_kvstore_pull;
 /* DistGNN-MB's Asynchronous Embedding Push: which solid vertices are pushed (oracle/op_aep.c) */
@@ -137,6 +139,7 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     &gnn_oracle_distagg_bwd,
     /* DistDGLv2's distributed sampling (oracle/op_dsample.c) */
     &gnn_oracle_dsample_blocks,
+    &gnn_oracle_kvstore_push,
     /* db_halo (DistGNN-MB Algorithm 1) and the feature store, under the simulator (oracle/op_halo.c) */
     &gnn_oracle_partition_db_halo,
     &gnn_oracle_partition_db_halo_agree,

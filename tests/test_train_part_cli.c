@@ -74,7 +74,7 @@ START_TEST(usage_errors)
         ck_assert_msg(strstr(out, flags[i]) != NULL, "--help does not list %s", flags[i]);
     char split[1024], full[1024], balance[1024], ranks[1024], fetch[1024], other[1024], gcn[1024];
     snprintf(split, sizeof split, "train --partitions %s --split 0.5,0.2,0.2", set);
-    snprintf(full, sizeof full, "train --partitions %s --mode fullbatch", set);
+    snprintf(full, sizeof full, "train --partitions %s --mode fullbatch --backend sim --ranks 2", set);
     snprintf(balance, sizeof balance, "train --partitions %s --part-balance degree", set);
     snprintf(ranks, sizeof ranks, "train --partitions %s --backend sim --ranks 3 --epochs 1", set);
     snprintf(fetch, sizeof fetch, "train --partitions %s --remote fetch --backend sim --ranks 2 --epochs 1", set);
@@ -88,10 +88,13 @@ START_TEST(usage_errors)
         { "train --remote hec --hec-delay 0", "--hec-delay '0'", "1..64" },
         { "train --remote hec --hec-delay 65", "--hec-delay '65'", "1..64" },
         { "train --remote hec --hec-cs -1", "--hec-cs '-1'", "0 = auto" },
-        { "train --remote hec --mode fullbatch", "--mode fullbatch does not apply", "mini-batch only" },
-        { full, "--mode fullbatch does not apply", "--partitions" },
+        { "train --remote hec --mode fullbatch", "--remote does not apply to --mode fullbatch",
+          "full batch on partitions" },
+        /* a saved set with --mode fullbatch is SuperGCN's full batch on partitions: it reads the
+         * set's dataset, and builtin (the default --data) is another graph */
+        { full, "was not made from builtin", "full batch on partitions reads the set's dataset" },
         { "train --remote bogus", "--remote 'bogus'", "drop, hec or fetch" },
-        { "train --part-method range", "--part-method applies to training on partitions", "--remote" },
+        { "train --part-method range", "--part-method applies to partitioning in memory", "--remote" },
         { balance, "--part-balance does not apply to --partitions", "partitioned" },
         { "train --remote hec --part-balance weight", "--part-balance", "'weight'" },
         { "train --remote hec --part-method kway", "--part-method 'kway'", "metis" },
