@@ -9,6 +9,14 @@
 
 
 
+void gnn_lcache_release_below(lcache *C, int l)
+{
+    float *y = C[l - 1].y;
+    C[l - 1].y = NULL;
+    gnn_lcache_free(&C[l - 1]);
+    gnn_free(y);
+}
+
 void gnn_model_free(model *m)
 {
     for (int l = 0; l < m->L; l++) {

@@ -76,6 +76,10 @@ typedef struct lcache {
     gnn_fcsr xs;
 } lcache;
 
+/* Evaluation keeps only what the next layer reads: once layer l > 0 has run (its input was a
+ * copy of layer l-1's output), layer l-1's cache and output go. */
+void gnn_lcache_release_below(lcache *C, int l);
+
 /* Randomness of a forward pass: training (dropout on) or evaluation (off). */
 typedef struct fwd_key {
     int train;

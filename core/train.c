@@ -174,12 +174,8 @@ static gnn_status forward_all(const trainer *T, const gnn_block *const *blk, lca
         gnn_status st = gnn_layer_fwd(m, l, blk[l], &C[l], k);
         if (st)
             return st;
-        if (!k->train && l > 0) { /* evaluation keeps only what the next layer reads */
-            float *y = C[l - 1].y;
-            C[l - 1].y = NULL;
-            gnn_lcache_free(&C[l - 1]);
-            gnn_free(y);
-        }
+        if (!k->train && l > 0) /* evaluation keeps only what the next layer reads */
+            gnn_lcache_release_below(C, l);
     }
     return GNN_OK;
 }

@@ -225,12 +225,8 @@ static gnn_status forward_all(fbtrainer *T, lcache *C, const fwd_key *k)
         gnn_status st = gnn_layer_fwd(m, l, &T->blk, &C[l], k);
         if (st)
             return st;
-        if (!k->train && l > 0) { /* evaluation keeps only what the next layer reads */
-            float *y = C[l - 1].y;
-            C[l - 1].y = NULL;
-            gnn_lcache_free(&C[l - 1]);
-            gnn_free(y);
-        }
+        if (!k->train && l > 0) /* evaluation keeps only what the next layer reads */
+            gnn_lcache_release_below(C, l);
     }
     return GNN_OK;
 }
