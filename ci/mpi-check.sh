@@ -26,7 +26,9 @@
 #      the same but for the measured times.
 #   4c. Distributed sampling (DistDGLv2): on the same set, GraphSAGE with --sampling distributed
 #      (each hop's vertices sampled by their owners; no --data), 4 sim ranks and mpirun -np 4:
-#      the per-step losses and the run's figures (sampling requests and replies) identical.
+#      the per-step losses and the run's figures (sampling requests and replies) identical; the
+#      same with learnable input embeddings (--embed-dim 8: pulled, and their gradients pushed
+#      to the owners with sparse Adam).
 #   5. A failure on one rank: with rank 2's part file missing, the 4-rank simulator and
 #      mpirun -np 4 must both stop within the time limit (no rank left waiting in a
 #      collective) with exit status 2, naming the file.
@@ -330,6 +332,15 @@ if [ -d "$T/set4" ] &&
 else
     fail=1
 fi
+# ... and with learnable input embeddings pulled and pushed through the store (docs/embedding.md)
+# shellcheck disable=SC2086
+if [ -d "$T/set4" ] &&
+    run train-emb-sim "$TOOL" $TRAIN_DS --embed-dim 8 --backend sim --ranks 4 --json "$T/es.json" &&
+    run train-emb-mpi mpirun -np 4 --oversubscribe "$TOOL" $TRAIN_DS --embed-dim 8 --backend mpi --json "$T/em.json"; then
+    compare_steps "train --embed-dim steps" "$T/es.json" "$T/em.json" || fail=1
+else
+    fail=1
+fi
 
 # ---- 5. one rank fails: a missing part file is rank 2's alone. Every rank must stop (no
 # rank left waiting in a collective), with the exit status the simulator gives (2: bad input)
@@ -392,5 +403,5 @@ fi
 echo "mpi-check: PASS (np $NPS: every collective bitwise equal to the simulator; 4-rank training losses bitwise equal;" \
     "4-rank db_halo tables and feature pulls identical; 4-rank hec training on a saved set bitwise equal;" \
     "4-rank full-batch hybrid int2 training bitwise equal, its bytes the plan's formula;" \
-    "4-rank distributed-sampling training bitwise equal;" \
+    "4-rank distributed-sampling training, with and without sparse embeddings, bitwise equal;" \
     "a failure on one rank stops every rank with exit 2; a skipped post reported, every bit flip detected)"

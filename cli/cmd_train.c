@@ -13,6 +13,7 @@
 #include "cli/parts.h"
 #include "cli/train.h"
 #include "gnnref/impl.h"
+#include "gnnref/kvstore.h"
 
 static const cli_choice k_models[] = {
     { "sage", GNN_MODEL_SAGE, 0 }, { "gcn", GNN_MODEL_GCN, 0 }, { "gat", GNN_MODEL_GAT, 0 },
@@ -31,6 +32,9 @@ static const cli_choice k_gat_variants[] = {
 static const cli_choice k_on_off[] = { { "on", 1, 0 }, { "off", 0, 0 }, { NULL, 0, 0 } };
 static const cli_choice k_samplings[] = {
     { "local", GNN_SAMPLING_LOCAL, 0 }, { "distributed", GNN_SAMPLING_DISTRIBUTED, 0 }, { NULL, 0, 0 }
+};
+static const cli_choice k_sparse_opts[] = {
+    { "adagrad", GNN_SPARSE_ADAGRAD, 0 }, { "adam", GNN_SPARSE_ADAM, 0 }, { NULL, 0, 0 }
 };
 static const cli_choice k_plans[] = {
     { "pre", GNN_PLAN_PRE, 0 }, { "post", GNN_PLAN_POST, 0 }, { "hybrid", GNN_PLAN_HYBRID, 0 },
@@ -121,6 +125,15 @@ static const cli_flag k_part_flags[] = {
       .help = "where the blocks are sampled: local (the part's graph, or fetch's whole topology) or distributed "
               "(DistDGLv2: each hop's vertices sampled by their owners, the blocks bitwise one machine's; the "
               "features pulled as fetch does, which it implies; no --data needed with --partitions; docs/dist_sampling.md)" },
+    { .name = "embed-dim", .type = CLI_INT, CLI_AT(T, pc.embed_dim), .meta = "D", .lo = 0, .hi = 1 << 16,
+      .note = "0 = the features", .bits = TRAIN_TAG_PARTS,
+      .help = "learnable input embeddings of width D instead of the features (featureless vertices): sharded like "
+              "the vertices in the feature store, pulled per mini-batch, their gradients pushed to the owners "
+              "(DistDGLv2; implies --remote fetch; docs/embedding.md)" },
+    { .name = "embed-optimizer", .type = CLI_CHOICE, CLI_AT(T, pc.embed_opt), .choices = k_sparse_opts,
+      .bits = TRAIN_TAG_PARTS, .help = "the embeddings' sparse optimizer (DGL's SparseAdagrad or SparseAdam)" },
+    { .name = "embed-lr", .type = CLI_REAL, CLI_AT(T, pc.embed_lr), .meta = "X", .rlo = 0, .rhi = 100,
+      .bits = TRAIN_TAG_PARTS | CLI_LO_OPEN, .help = "the embeddings' learning rate" },
     { .name = "part-method", .type = CLI_CHOICE, CLI_AT(T, po.method), .choices = cli_part_methods,
       .bits = TRAIN_TAG_MEMORY, .help = "in memory: the part vector (random: seed --seed)" },
     { .name = "part-balance", .type = CLI_CUSTOM, CLI_AT(T, po.balance), .meta = "LIST",
@@ -230,7 +243,8 @@ static int check_part_flags(const train_opts *o, const cli_args *a)
 {
     const int full = o->cfg.mode == GNN_MODE_FULLBATCH;
     const int fb = full && (o->parts_dir || cli_given(a, "parts"));
-    const int on_parts = !fb && (o->parts_dir || cli_given(a, "remote") || cli_given(a, "sampling"));
+    const int on_parts =
+        !fb && (o->parts_dir || cli_given(a, "remote") || cli_given(a, "sampling") || cli_given(a, "embed-dim"));
     const char *mem_flag = cli_given_tag(a, TRAIN_TAG_MEMORY), *hec_flag = cli_given_tag(a, TRAIN_TAG_HEC);
     const char *fb_flag = cli_given_tag(a, TRAIN_TAG_FB);
     if (fb_flag && !fb)
@@ -257,6 +271,13 @@ static int check_part_flags(const train_opts *o, const cli_args *a)
         return cli_error(CLI_USAGE, "--sampling distributed pulls the sampled vertices' features as --remote fetch "
                                     "does (remote is %s)",
                          gnn_remote_name(o->pc.remote));
+    if (o->pc.embed_dim > 0 && cli_given(a, "remote") && o->pc.remote != GNN_REMOTE_FETCH)
+        return cli_error(CLI_USAGE, "--embed-dim pulls and pushes the embeddings through the feature store, as "
+                                    "--remote fetch does (remote is %s)",
+                         gnn_remote_name(o->pc.remote));
+    if ((cli_given(a, "embed-optimizer") || cli_given(a, "embed-lr")) && o->pc.embed_dim == 0)
+        return cli_error(CLI_USAGE, "%s applies to --embed-dim D", cli_given(a, "embed-lr") ? "--embed-lr"
+                                                                                              : "--embed-optimizer");
     if (hec_flag && (!on_parts || o->pc.remote != GNN_REMOTE_HEC))
         return cli_error(CLI_USAGE, "%s applies to --remote hec only (%s%s)", hec_flag,
                          on_parts ? "remote is " : "no --remote or --partitions given",
@@ -282,8 +303,8 @@ static int train_options(int argc, char **argv, train_opts *o, cli_args *a)
         return rc;
     if ((rc = cli_backend_check(&o->backend, a)))
         return rc;
-    if (o->pc.sampling == GNN_SAMPLING_DISTRIBUTED)
-        o->pc.remote = GNN_REMOTE_FETCH; /* the features of the sampled vertices are pulled */
+    if (o->pc.sampling == GNN_SAMPLING_DISTRIBUTED || o->pc.embed_dim > 0)
+        o->pc.remote = GNN_REMOTE_FETCH; /* the sampled vertices' rows are pulled */
     o->po.seed = o->cfg.seed; /* in memory: METIS and random draw from --seed (a set: its manifest's) */
     return CLI_CONTINUE;
 }
@@ -317,8 +338,10 @@ int gnn_cmd_train(int argc, char **argv)
         return rc;
     J.args = &a;
     J.fb = J.o.cfg.mode == GNN_MODE_FULLBATCH && (J.o.parts_dir || cli_given(&a, "parts"));
-    J.remote = !J.fb && (J.o.parts_dir || cli_given(&a, "remote") || cli_given(&a, "sampling")) ? (int)J.o.pc.remote
-                                                                                                    : -1;
+    J.remote = !J.fb && (J.o.parts_dir || cli_given(&a, "remote") || cli_given(&a, "sampling") ||
+                         cli_given(&a, "embed-dim"))
+                   ? (int)J.o.pc.remote
+                   : -1;
     const int nthreads = cli_set_threads(J.o.threads);
     gnn_dataset ds;
     if ((rc = load_dataset(&J, &ds))) {

@@ -110,6 +110,8 @@ static json_object *part_report_json(const gnn_part_report *rep, int layers)
     json_object_object_add(o, "sample_remote", cli_json_i64_array(rep->sample_remote, layers, 1));
     json_object_object_add(o, "sample_request_bytes", cli_json_i64_array(rep->sample_request_bytes, layers, 1));
     json_object_object_add(o, "sample_reply_bytes", cli_json_i64_array(rep->sample_reply_bytes, layers, 1));
+    json_object_object_add(o, "embed_push_bytes", json_object_new_int64(rep->embed_push_bytes));
+    json_object_object_add(o, "embed_rows_updated", json_object_new_int64(rep->embed_rows_updated));
     return o;
 }
 
@@ -307,6 +309,9 @@ static void print_part_summary(const train_job *J, const gnn_part_report *rep, i
     } else if (J->remote == GNN_REMOTE_FETCH) {
         printf("fetch: pulled bytes %lld\n", (long long)rep->pull_bytes);
     }
+    if (J->o.pc.embed_dim > 0)
+        printf("sparse embeddings (width %lld): pushed %lld bytes, %lld row updates\n", (long long)J->o.pc.embed_dim,
+               (long long)rep->embed_push_bytes, (long long)rep->embed_rows_updated);
     if (J->o.pc.sampling == GNN_SAMPLING_DISTRIBUTED) {
         printf("distributed sampling, per block (input layer first): vertices sampled where they live / requested, "
                "request and reply bytes:");

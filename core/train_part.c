@@ -39,6 +39,8 @@ void gnn_part_train_defaults(gnn_part_train_config *p)
     p->hec_ls = 2;
     p->hec_delay = 1;
     p->tag_base = 100;
+    p->embed_opt = GNN_SPARSE_ADAM;
+    p->embed_lr = 0.01f;
 }
 
 static gnn_status check_config(const gnn_part_input *in, const gnn_train_config *c, const gnn_part_train_config *pc,
@@ -70,6 +72,11 @@ static gnn_status check_config(const gnn_part_input *in, const gnn_train_config 
         return gnn_err_set(err, GNN_ERR_INVAL, "--sampling distributed pulls the sampled vertices' features: it needs "
                                                "--remote fetch (remote is %s)",
                            gnn_remote_name(pc->remote));
+    if (pc->embed_dim < 0 || pc->embed_dim > (1 << 16) ||
+        (pc->embed_dim > 0 && (pc->remote != GNN_REMOTE_FETCH || !(pc->embed_lr > 0.0f) ||
+                               (pc->embed_opt != GNN_SPARSE_ADAGRAD && pc->embed_opt != GNN_SPARSE_ADAM))))
+        return gnn_err_set(err, GNN_ERR_INVAL, "sparse embeddings: --embed-dim 1..65536 with --remote fetch (or "
+                                               "--sampling distributed), an lr > 0 and adagrad or adam");
     if (pc->sampling == GNN_SAMPLING_DISTRIBUTED && c->layers > GNN_DSAMPLE_MAX_LAYERS)
         return gnn_err_set(err, GNN_ERR_INVAL, "distributed sampling: at most %d layers", GNN_DSAMPLE_MAX_LAYERS);
     if (pc->hec_cs < 0 || pc->hec_nc < 0 || pc->hec_ls < 0 || pc->hec_delay < 1 || pc->hec_delay > MAX_DELAY)
@@ -246,7 +253,7 @@ static const epoch_ops part_epoch_ops = { .begin = epoch_begin, .step = epoch_st
 static gnn_status fill_report(ptrainer *T, gnn_part_report *rep)
 {
     const int L = T->m.L;
-    int64_t v[8 * GNN_MAX_LAYERS + 8];
+    int64_t v[8 * GNN_MAX_LAYERS + 10];
     int n = 0;
     for (int l = 0; l < L; l++) {
         v[n++] = T->lookups[l];
@@ -259,6 +266,8 @@ static gnn_status fill_report(ptrainer *T, gnn_part_report *rep)
         v[n++] = ds ? T->dstats.request_bytes[l] : 0;
         v[n++] = ds ? T->dstats.reply_bytes[l] : 0;
     }
+    v[n++] = T->kv.push_total.bytes_sent;
+    v[n++] = T->kv.push_total.rows_updated;
     v[n++] = T->push_bytes;
     v[n++] = T->pull_bytes;
     v[n++] = T->dropped_edges;
@@ -285,6 +294,8 @@ static gnn_status fill_report(ptrainer *T, gnn_part_report *rep)
         rep->sample_request_bytes[l] = v[n++];
         rep->sample_reply_bytes[l] = v[n++];
     }
+    rep->embed_push_bytes = v[n++];
+    rep->embed_rows_updated = v[n++];
     rep->push_bytes = v[n++];
     rep->pull_bytes = v[n++];
     rep->halo_edges_dropped = v[n++];

@@ -37,7 +37,13 @@ gnn_status gnn_ptrain_evaluate(ptrainer *T, double acc[4], double *val_loss)
         st = GNN_ERR_NOMEM;
         goto done;
     }
-    memcpy(x, T->fsolid, (size_t)(ns * T->f) * sizeof(float));
+    if (embedding(T)) { /* the store's current rows, and the halos' from their owners */
+        if ((st = gnn_ptrain_halo_exchange(T, T->kv.feat, T->f, T->halo_feat))) {
+            gnn_err_set(T->err, st, "evaluation: %s", gnn_comm_errmsg(T->comm));
+            goto done;
+        }
+    }
+    memcpy(x, embedding(T) ? T->kv.feat : T->fsolid, (size_t)(ns * T->f) * sizeof(float));
     memcpy(x + ns * T->f, T->halo_feat, (size_t)(T->n_halo * T->f) * sizeof(float));
     for (int l = 0; l < m->L; l++) {
         C.x = x;

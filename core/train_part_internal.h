@@ -58,6 +58,7 @@ typedef struct ptrainer {
     gnn_dsampler *dsampler;       /* distributed sampling: the owners sample (dsample.h) */
     gnn_part_local lview;         /* ... on this part with lgraph as its graph (gat: self-loops) */
     gnn_dsample_stats dstats;     /* ... this rank's figures */
+    float *emb0;                  /* sparse embeddings: this rank's initial rows (the store copies them) */
     int64_t *train;               /* local ids of labelled train vertices, increasing */
     int64_t n_train;
     int64_t *n_train_all;         /* (P) */
@@ -93,6 +94,8 @@ static inline int hec_mode(const ptrainer *T) { return T->pc.remote == GNN_REMOT
 /* drop and hec sample the part's local graph; fetch the whole topology (or distributed) */
 static inline int local_mode(const ptrainer *T) { return T->pc.remote != GNN_REMOTE_FETCH; }
 static inline int dist_sampling(const ptrainer *T) { return T->pc.sampling == GNN_SAMPLING_DISTRIBUTED; }
+/* layer 0's input is a learnable embedding in the feature store (docs/embedding.md) */
+static inline int embedding(const ptrainer *T) { return T->pc.embed_dim > 0; }
 /* The embedding width of layer l's input (the width of layer l's cache and pushes). */
 static inline int64_t in_width(const ptrainer *T, int l) { return T->m.layer[l].in; }
 

@@ -11,6 +11,7 @@
  * Every step here is collective or local in the same order on every rank. */
 #include <string.h>
 #include "core/train_part_internal.h"
+#include "gnnref/rng.h"
 
 /* This rank's own inputs (a failure here fails every rank: see gather_train_counts). */
 static gnn_status check_local(const gnn_part_input *in, const gnn_part_train_config *pc, int rank, gnn_err *err)
@@ -180,6 +181,17 @@ done:
 static gnn_status prepare_features(ptrainer *T)
 {
     gnn_status st;
+    if (embedding(T)) { /* U(-1, 1), keyed by the vertex: the same rows at any rank count */
+        if (!(T->emb0 = falloc(T->n_solid * T->f)) || !(T->halo_feat = falloc(T->n_halo * T->f)))
+            return GNN_ERR_NOMEM;
+        for (int64_t v = 0; v < T->n_solid; v++) {
+            const gnn_rng_stream s = gnn_rng_stream_make(T->cfg.seed, GNN_TAG_INIT, 2, 0, (uint64_t)T->L->vid_o[v]);
+            for (int64_t j = 0; j < T->f; j++)
+                T->emb0[v * T->f + j] = 2.0f * gnn_rng_float(&s, (uint64_t)j) - 1.0f;
+        }
+        T->fsolid = T->emb0; /* until the store holds them (the evaluation reads the store's) */
+        return GNN_OK;
+    }
     T->fsolid = T->in->feat;
     if (T->cfg.feat_norm == GNN_FEAT_NORM_ROW) {
         if (!(T->normed = falloc(T->n_solid * T->f)))
@@ -281,7 +293,7 @@ gnn_status gnn_ptrain_setup(ptrainer *T)
     T->n_solid = T->L->n_solid;
     T->n_halo = T->L->n_halo;
     T->n_local = T->L->n_solid + T->L->n_halo;
-    T->f = T->in->num_features;
+    T->f = embedding(T) ? T->pc.embed_dim : T->in->num_features;
     T->classes = T->in->num_classes;
     if ((st = gather_train_counts(T)) || (st = build_db_halo(T)) || (st = prepare_features(T)) ||
         (st = prepare_graphs(T)))
@@ -316,6 +328,7 @@ void gnn_ptrain_teardown(ptrainer *T)
     gnn_csr_free(&T->loops);
     gnn_csr_free(&T->gloops);
     gnn_free(T->normed);
+    gnn_free(T->emb0);
     gnn_free(T->halo_feat);
     gnn_free(T->train);
     gnn_free(T->n_train_all);

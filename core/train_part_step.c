@@ -29,10 +29,12 @@ typedef struct pstep {
     int64_t lookups[GNN_MAX_LAYERS], hits[GNN_MAX_LAYERS]; /* this step's halo searches and hits */
     double sums[2];               /* loss sum, sampled edges: summed over the ranks */
     double *phase;                /* the epoch's phase times */
+    float *demb;                  /* sparse embeddings: (blk[0].n_src, f) d loss / d layer 0's input */
 } pstep;
 
 static void pstep_free(pstep *S)
 {
+    gnn_free(S->demb);
     for (int l = 0; l < GNN_MAX_LAYERS; l++) {
         gnn_lcache_free(&S->C[l]);
         gnn_block_free(&S->blk[l]);
@@ -362,11 +364,12 @@ static gnn_status loss_and_backward(ptrainer *T, pstep *S, double denom)
     S->sums[0] = gnn_softmax_xent_sum(S->C[L - 1].y, S->n_seeds, classes, lab, denom, dy, NULL);
     for (int l = L - 1; l >= 0; l--) {
         const int64_t ns = S->blk[l].n_src, in = m->layer[l].in;
-        if (l > 0 && !(dx = falloc(ns * in))) {
+        const int need_dx = l > 0 || embedding(T); /* embeddings: layer 0's input gradient is pushed */
+        if (need_dx && !(dx = falloc(ns * in))) {
             st = GNN_ERR_NOMEM;
             goto done;
         }
-        if ((st = gnn_layer_bwd(m, l, &S->blk[l], &S->C[l], &S->key, dy, l > 0 ? dx : NULL)))
+        if ((st = gnn_layer_bwd(m, l, &S->blk[l], &S->C[l], &S->key, dy, need_dx ? dx : NULL)))
             goto done;
         if (l > 0 && local_mode(T)) /* a halo row's input came from the cache: no gradient below it */
             for (int64_t i = 0; i < ns; i++)
@@ -377,11 +380,32 @@ static gnn_status loss_and_backward(ptrainer *T, pstep *S, double denom)
         dx = NULL;
     }
     S->phase[GNN_PHASE_BACKWARD] += gnn_now_s() - t0;
+    if (embedding(T)) { /* d loss / d (layer 0's input rows): the embeddings' gradient */
+        S->demb = dy;
+        dy = NULL;
+    }
     st = GNN_OK;
 done:
     gnn_free(lab);
     gnn_free(dy);
     gnn_free(dx);
+    return st;
+}
+
+/* Sparse embeddings: push the gradient of every layer-0 input row to its owner, which applies
+ * the sparse optimizer (collective: an empty mini-batch pushes nothing but takes part). The
+ * rows are this step's pulls, so the next pull reads the updated rows. */
+static gnn_status embed_push(ptrainer *T, pstep *S)
+{
+    if (!embedding(T))
+        return GNN_OK;
+    const double t0 = gnn_now_s();
+    gnn_sparse_opt o;
+    gnn_sparse_opt_defaults(&o, (gnn_sparse_opt_kind)T->pc.embed_opt, T->pc.embed_lr);
+    const float none = 0.0f;
+    const int64_t m = S->n_seeds && S->demb ? S->blk[0].n_src : 0;
+    gnn_status st = gnn_kvstore_push(&T->kv, m ? S->blk[0].src_gid : NULL, m, m ? S->demb : &none, &o, T->err);
+    S->phase[GNN_PHASE_COMM] += gnn_now_s() - t0;
     return st;
 }
 
@@ -426,7 +450,7 @@ gnn_status gnn_ptrain_step(ptrainer *T, const int64_t *seeds, int64_t n_seeds, d
     if (S.push && (st = gnn_ptrain_post(T, k, S.phase)))
         goto done;
     trace_step(T, &S);
-    if ((st = loss_and_backward(T, &S, denom)))
+    if ((st = loss_and_backward(T, &S, denom)) || (st = embed_push(T, &S)))
         goto done;
     /* every rank applies the same update: allreduce (ARed), then Adam */
     if ((st = gnn_step_reduce_update(&T->m, c, T->comm, T->gbuf, T->n_params, step, S.sums, S.phase))) {

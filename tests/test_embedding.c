@@ -10,6 +10,7 @@
 #include <string.h>
 #include "gnnref/kvstore.h"
 #include "gnnref/sim.h"
+#include "cli_util.h"
 
 /* Adagrad over three steps on one row, against the formula in float, step by step */
 START_TEST(adagrad_rule)
@@ -146,6 +147,62 @@ START_TEST(bad_request_fails_everywhere)
 }
 END_TEST
 
+/* Training with embeddings instead of features: fetch and distributed sampling pull and push
+ * the same rows (bitwise the same steps), and the embeddings learn the SBM's classes from the
+ * graph alone (the builtin SBM; 10 epochs: test about 0.44 against 0.13 for the majority) */
+static char out[1 << 16];
+
+static double test_acc_of(const char *json)
+{
+    FILE *f = fopen(json, "r");
+    ck_assert_ptr_nonnull(f);
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *fin = strstr(buf, "\"final\"");
+    ck_assert_ptr_nonnull(fin);
+    const char *t = strstr(fin, "\"test_acc\":");
+    ck_assert_ptr_nonnull(t);
+    return atof(t + strlen("\"test_acc\":"));
+}
+
+static void steps_text(const char *json, char *buf, size_t cap)
+{
+    FILE *f = fopen(json, "r");
+    ck_assert_ptr_nonnull(f);
+    size_t n = fread(buf, 1, cap - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    char *a = strstr(buf, "\"steps\"");
+    ck_assert_ptr_nonnull(a);
+    char *b = strchr(a, ']');
+    ck_assert_ptr_nonnull(b);
+    b[1] = 0;
+    memmove(buf, a, strlen(a) + 1);
+}
+
+START_TEST(training_with_embeddings)
+{
+    NEED_TOOL();
+    char args[1024];
+    static char a[1 << 20], b[1 << 20];
+    const char *common = "train --data builtin --embed-dim 16 --embed-lr 0.05 --layers 2 --fanouts 10,10 --batch 256 "
+                         "--epochs 10 --hidden 32 --backend sim --ranks 3 --quiet --eval-every 0";
+    snprintf(args, sizeof args, "%s --json %s", common, tmp("f.json"));
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s: %s", args, out);
+    snprintf(args, sizeof args, "%s --sampling distributed --json %s", common, tmp("d.json"));
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s: %s", args, out);
+    steps_text(tmp("f.json"), a, sizeof a);
+    steps_text(tmp("d.json"), b, sizeof b);
+    ck_assert_msg(!strcmp(a, b), "embeddings: distributed sampling's steps differ from fetch's");
+    const double acc = test_acc_of(tmp("f.json"));
+    ck_assert_msg(acc > 0.129 + 0.15, "embeddings did not learn: test %.4f (majority class 0.129)", acc);
+    expect_usage_error("train --data builtin --embed-lr 0.1", "--embed-lr applies to --embed-dim", out, sizeof out);
+    expect_usage_error("train --data builtin --embed-dim 8 --remote hec", "--remote fetch", out, sizeof out);
+}
+END_TEST
+
 Suite *suite_embedding(void)
 {
     Suite *s = suite_create("embedding");
@@ -154,6 +211,8 @@ Suite *suite_embedding(void)
     tcase_add_test(tc, adam_rule);
     tcase_add_test(tc, rank_order_matters);
     tcase_add_test(tc, bad_request_fails_everywhere);
+    tcase_add_test(tc, training_with_embeddings);
+    tcase_add_checked_fixture(tc, NULL, cli_cleanup);
     suite_add_tcase(s, tc);
     return s;
 }

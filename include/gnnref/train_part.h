@@ -86,6 +86,14 @@ typedef struct gnn_part_train_config {
     int hec_delay;           /* 1 <= d <= GNN_HEC_MAX_DELAY (default 1) */
     int tag_base;            /* layer l pushes on ialltoallv tag tag_base + l (default 100) */
     gnn_sampling_mode sampling; /* default LOCAL; DISTRIBUTED needs remote fetch (not `global`) */
+    /* sparse embeddings (DistDGLv2 3.3, docs/embedding.md; fetch only): embed_dim > 0 replaces
+     * the input features by a learnable table of that width, sharded like the vertices in the
+     * feature store, initialized U(-1, 1) by (seed, INIT, step 2, layer 0, id = vertex, draw =
+     * column); a step pulls its input rows and, after backward, pushes their gradients, which
+     * the owners apply with embed_opt (sparse Adagrad or Adam) and embed_lr */
+    int64_t embed_dim;          /* 0 (default): the features */
+    int embed_opt;              /* a gnn_sparse_opt_kind (default Adam) */
+    float embed_lr;             /* default 0.01 */
     /* optional: called on every rank after every (step, layer) of hec mode */
     void (*on_trace)(const gnn_part_trace *t, void *ctx);
     void *trace_ctx;
@@ -125,6 +133,7 @@ typedef struct gnn_part_report {
     int64_t sample_local[GNN_MAX_LAYERS];     /* frontier vertices sampled where they live */
     int64_t sample_remote[GNN_MAX_LAYERS];    /* frontier vertices requested from their owners */
     int64_t sample_request_bytes[GNN_MAX_LAYERS], sample_reply_bytes[GNN_MAX_LAYERS];
+    int64_t embed_push_bytes, embed_rows_updated; /* sparse embeddings: pushes' bytes, rows updated */
 } gnn_part_report;
 
 /* Train on this rank's part (collective). cfg->comm is ignored (comm is the communicator);
