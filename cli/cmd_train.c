@@ -125,6 +125,14 @@ static const cli_flag k_part_flags[] = {
       .help = "where the blocks are sampled: local (the part's graph, or fetch's whole topology) or distributed "
               "(DistDGLv2: each hop's vertices sampled by their owners, the blocks bitwise one machine's; the "
               "features pulled as fetch does, which it implies; no --data needed with --partitions; docs/dist_sampling.md)" },
+    { .name = "pipeline", .type = CLI_INT, CLI_AT(T, pc.pipeline_cap), .meta = "N", .lo = 0, .hi = 4096,
+      .note = "0 = serial; DistDGLv2: 25", .bits = TRAIN_TAG_PARTS,
+      .help = "asynchronous mini-batch pipeline: a worker thread schedules and samples up to N mini-batches ahead "
+              "of the trainer (the step losses do not change; not with --sampling distributed; docs/pipeline.md)" },
+    { .name = "pipeline-copy", .type = CLI_INT, CLI_AT(T, pc.pipeline_copy_cap), .meta = "N", .lo = 1, .hi = 4096,
+      .note = "DistDGLv2: 5", .bits = TRAIN_TAG_PARTS,
+      .help = "--pipeline: of the mini-batches ahead, up to N with their layer-0 input rows already copied (drop, "
+              "hec; at most --pipeline)" },
     { .name = "embed-dim", .type = CLI_INT, CLI_AT(T, pc.embed_dim), .meta = "D", .lo = 0, .hi = 1 << 16,
       .note = "0 = the features", .bits = TRAIN_TAG_PARTS,
       .help = "learnable input embeddings of width D instead of the features (featureless vertices): sharded like "
@@ -275,6 +283,8 @@ static int check_part_flags(const train_opts *o, const cli_args *a)
         return cli_error(CLI_USAGE, "--embed-dim pulls and pushes the embeddings through the feature store, as "
                                     "--remote fetch does (remote is %s)",
                          gnn_remote_name(o->pc.remote));
+    if (cli_given(a, "pipeline-copy") && o->pc.pipeline_cap == 0)
+        return cli_error(CLI_USAGE, "--pipeline-copy applies to --pipeline N");
     if ((cli_given(a, "embed-optimizer") || cli_given(a, "embed-lr")) && o->pc.embed_dim == 0)
         return cli_error(CLI_USAGE, "%s applies to --embed-dim D", cli_given(a, "embed-lr") ? "--embed-lr"
                                                                                               : "--embed-optimizer");

@@ -110,6 +110,8 @@ static json_object *part_report_json(const gnn_part_report *rep, int layers)
     json_object_object_add(o, "sample_remote", cli_json_i64_array(rep->sample_remote, layers, 1));
     json_object_object_add(o, "sample_request_bytes", cli_json_i64_array(rep->sample_request_bytes, layers, 1));
     json_object_object_add(o, "sample_reply_bytes", cli_json_i64_array(rep->sample_reply_bytes, layers, 1));
+    json_object_object_add(o, "pipeline_worker_s", json_object_new_double(rep->pipeline_worker_s));
+    json_object_object_add(o, "pipeline_full_s", json_object_new_double(rep->pipeline_full_s));
     json_object_object_add(o, "embed_push_bytes", json_object_new_int64(rep->embed_push_bytes));
     json_object_object_add(o, "embed_rows_updated", json_object_new_int64(rep->embed_rows_updated));
     return o;
@@ -309,6 +311,10 @@ static void print_part_summary(const train_job *J, const gnn_part_report *rep, i
     } else if (J->remote == GNN_REMOTE_FETCH) {
         printf("fetch: pulled bytes %lld\n", (long long)rep->pull_bytes);
     }
+    if (J->o.pc.pipeline_cap > 0)
+        printf("pipeline (up to %lld mini-batches ahead): workers sampled %.3f s and waited for room %.3f s (all "
+               "ranks); the trainers' wait is the sample phase\n",
+               (long long)J->o.pc.pipeline_cap, rep->pipeline_worker_s, rep->pipeline_full_s);
     if (J->o.pc.embed_dim > 0)
         printf("sparse embeddings (width %lld): pushed %lld bytes, %lld row updates\n", (long long)J->o.pc.embed_dim,
                (long long)rep->embed_push_bytes, (long long)rep->embed_rows_updated);

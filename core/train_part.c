@@ -39,6 +39,7 @@ void gnn_part_train_defaults(gnn_part_train_config *p)
     p->hec_ls = 2;
     p->hec_delay = 1;
     p->tag_base = 100;
+    p->pipeline_copy_cap = 5;
     p->embed_opt = GNN_SPARSE_ADAM;
     p->embed_lr = 0.01f;
 }
@@ -77,6 +78,11 @@ static gnn_status check_config(const gnn_part_input *in, const gnn_train_config 
                                (pc->embed_opt != GNN_SPARSE_ADAGRAD && pc->embed_opt != GNN_SPARSE_ADAM))))
         return gnn_err_set(err, GNN_ERR_INVAL, "sparse embeddings: --embed-dim 1..65536 with --remote fetch (or "
                                                "--sampling distributed), an lr > 0 and adagrad or adam");
+    if (pc->pipeline_cap < 0 || pc->pipeline_cap > 4096 || pc->pipeline_copy_cap < 1 ||
+        (pc->pipeline_cap > 0 && pc->sampling == GNN_SAMPLING_DISTRIBUTED))
+        return gnn_err_set(err, GNN_ERR_INVAL, "--pipeline %lld: expected 0..4096, and not with --sampling distributed "
+                                               "(its hops are collectives, which stay on the trainer's thread)",
+                           (long long)pc->pipeline_cap);
     if (pc->sampling == GNN_SAMPLING_DISTRIBUTED && c->layers > GNN_DSAMPLE_MAX_LAYERS)
         return gnn_err_set(err, GNN_ERR_INVAL, "distributed sampling: at most %d layers", GNN_DSAMPLE_MAX_LAYERS);
     if (pc->hec_cs < 0 || pc->hec_nc < 0 || pc->hec_ls < 0 || pc->hec_delay < 1 || pc->hec_delay > MAX_DELAY)
@@ -100,24 +106,6 @@ static gnn_status sum_counters(ptrainer *T, int64_t *v, int n)
     for (int i = 0; i < n && !st; i++)
         v[i] = (int64_t)d[i];
     return st;
-}
-
-/* Step k's slice [*b0, *b0 + *nb) of a rank's epoch order of n train vertices, M steps.
- * One rank: batches of `batch`, the last one short, as gnn_train cuts them. More ranks: M
- * near-equal slices (sizes floor((k + 1) n / M) - floor(k n / M) <= batch, since
- * M = ceil(max_r n_r / batch)), so every step's global batch is near P * batch. Fixed slices
- * would leave a last step made of the few seeds that the ranks with more train vertices have
- * left over (METIS balances train counts only within ~3%), and Adam would take a full-size
- * step on that tiny batch's noisy gradient every epoch. */
-static void batch_slice(int64_t n, int64_t k, int64_t M, int64_t batch, int P, int64_t *b0, int64_t *nb)
-{
-    if (P == 1) {
-        *b0 = k * batch;
-        *nb = n > *b0 ? (n - *b0 < batch ? n - *b0 : batch) : 0;
-    } else {
-        *b0 = (int64_t)((__int128)k * n / M);
-        *nb = (int64_t)((__int128)(k + 1) * n / M) - *b0;
-    }
 }
 
 /* The smallest and largest cs and nc over the ranks (each rank sizes its own caches). */
@@ -206,11 +194,11 @@ static gnn_status epoch_step(void *self, const int64_t *order, int64_t k, uint32
     const int64_t batch = T->cfg.batch;
     (void)err; /* T->err */
     int64_t b0, nb;
-    batch_slice(T->n_train, k, T->steps, batch, T->P, &b0, &nb);
+    gnn_ptrain_batch_slice(T->n_train, k, T->steps, batch, T->P, &b0, &nb);
     double denom = 0.0;
     for (int q = 0; q < T->P; q++) {
         int64_t q0, qn;
-        batch_slice(T->n_train_all[q], k, T->steps, batch, T->P, &q0, &qn);
+        gnn_ptrain_batch_slice(T->n_train_all[q], k, T->steps, batch, T->P, &q0, &qn);
         denom += (double)qn;
     }
     return gnn_ptrain_step(T, order + (nb ? b0 : 0), nb, denom, k, step, loss, E);
@@ -296,6 +284,12 @@ static gnn_status fill_report(ptrainer *T, gnn_part_report *rep)
     }
     rep->embed_push_bytes = v[n++];
     rep->embed_rows_updated = v[n++];
+    double pt[2];
+    gnn_ptrain_pipe_times(T, &pt[0], &pt[1]);
+    if (T->P > 1 && (st = gnn_comm_allreduce(T->comm, pt, pt, 2, GNN_DT_F64)))
+        return gnn_err_set(T->err, st, "summing the pipeline's times: %s", gnn_comm_errmsg(T->comm));
+    rep->pipeline_worker_s = pt[0];
+    rep->pipeline_full_s = pt[1];
     rep->push_bytes = v[n++];
     rep->pull_bytes = v[n++];
     rep->halo_edges_dropped = v[n++];

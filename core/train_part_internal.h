@@ -11,6 +11,7 @@
  *   core/train_part_push.c   the Asynchronous Embedding Push: choose and pack (lines 15-23),
  *                            post (line 24), wait and store (lines 8-9)
  *   core/train_part_eval.c   exact distributed evaluation
+ *   core/train_part_pipe.c   DistDGLv2's asynchronous mini-batch pipeline (a worker thread)
  * docs/hec.md section 7 describes the training, and "Reading Algorithm 2 in the code" maps each
  * line of the algorithm to its function. */
 #ifndef GNNREF_CORE_TRAIN_PART_INTERNAL_H
@@ -59,6 +60,7 @@ typedef struct ptrainer {
     gnn_part_local lview;         /* ... on this part with lgraph as its graph (gat: self-loops) */
     gnn_dsample_stats dstats;     /* ... this rank's figures */
     float *emb0;                  /* sparse embeddings: this rank's initial rows (the store copies them) */
+    struct ppipe *pipe;           /* the mini-batch pipeline's worker, or NULL (serial) */
     int64_t *train;               /* local ids of labelled train vertices, increasing */
     int64_t n_train;
     int64_t *n_train_all;         /* (P) */
@@ -99,6 +101,25 @@ static inline int embedding(const ptrainer *T) { return T->pc.embed_dim > 0; }
 /* The embedding width of layer l's input (the width of layer l's cache and pushes). */
 static inline int64_t in_width(const ptrainer *T, int l) { return T->m.layer[l].in; }
 
+/* Step k's slice [*b0, *b0 + *nb) of a rank's epoch order of n train vertices, M steps.
+ * One rank: batches of `batch`, the last one short, as gnn_train cuts them. More ranks: M
+ * near-equal slices (sizes floor((k + 1) n / M) - floor(k n / M) <= batch, since
+ * M = ceil(max_r n_r / batch)), so every step's global batch is near P * batch. Fixed slices
+ * would leave a last step made of the few seeds that the ranks with more train vertices have
+ * left over (METIS balances train counts only within ~3%), and Adam would take a full-size
+ * step on that tiny batch's noisy gradient every epoch. */
+static inline void gnn_ptrain_batch_slice(int64_t n, int64_t k, int64_t M, int64_t batch, int P, int64_t *b0,
+                                          int64_t *nb)
+{
+    if (P == 1) {
+        *b0 = k * batch;
+        *nb = n > *b0 ? (n - *b0 < batch ? n - *b0 : batch) : 0;
+    } else {
+        *b0 = (int64_t)((__int128)k * n / M);
+        *nb = (int64_t)((__int128)(k + 1) * n / M) - *b0;
+    }
+}
+
 /* ---- core/train_part_setup.c ---- */
 /* Everything a rank needs before the first epoch (collective; a rank with bad input fails
  * every rank). T's comm, P, rank, cfg, pc, impl, in, L and err are set. */
@@ -115,6 +136,27 @@ gnn_status gnn_ptrain_halo_exchange(ptrainer *T, const float *src, int64_t w, fl
  * denom: the global mini-batch's labelled count. *loss: the global mini-batch's mean loss. */
 gnn_status gnn_ptrain_step(ptrainer *T, const int64_t *seeds, int64_t n_seeds, double denom, int64_t k, uint32_t step,
                            double *loss, gnn_epoch_stats *E);
+
+/* The blocks of seeds (local ids) at global step `step` with sampler smp, on the local graph
+ * (drop, hec: loc[l] receives each block's local source ids) or the whole topology (fetch);
+ * the blocks carry global ids. *edges += their edges. Pure: the pipeline's worker runs it with
+ * its own sampler (core/train_part_pipe.c). */
+gnn_status gnn_ptrain_sample(const ptrainer *T, gnn_sampler *smp, const int64_t *seeds, int64_t n_seeds, uint32_t step,
+                             gnn_block *blk, int64_t **loc, double *edges);
+
+/* ---- core/train_part_pipe.c: the asynchronous mini-batch pipeline (DistDGLv2 4.2.1) ---- */
+/* Start the worker that samples the run's mini-batches ahead, in schedule order, at most
+ * pc.pipeline_cap of them (no-op when it is 0). */
+gnn_status gnn_ptrain_pipe_start(ptrainer *T);
+/* The prefetched blocks of (epoch ep, step k) into blk / loc, and for drop and hec layer 0's
+ * input rows into *x0 (ownership moves; NULL when not copied); *edges += their
+ * edges; the trainer's wait into *stall_s. GNN_ERR_INTERNAL if the worker's next is another. */
+gnn_status gnn_ptrain_pipe_take(ptrainer *T, int ep, int64_t k, gnn_block *blk, int64_t **loc, float **x0,
+                                double *edges, double *stall_s);
+/* Stop and join the worker, free what it prefetched (safe when never started). */
+void gnn_ptrain_pipe_stop(ptrainer *T);
+/* The worker's time so far: sampling (busy), waiting for room (full). */
+void gnn_ptrain_pipe_times(ptrainer *T, double *busy_s, double *full_s);
 
 /* ---- core/train_part_push.c (hec mode) ---- */
 /* @alg{DistGNN-MB 2, lines 7-9}: for every layer, if k >= d wait for the push posted d steps

@@ -305,11 +305,14 @@ gnn_status gnn_ptrain_setup(ptrainer *T)
         T->n_params += T->m.layer[l].count;
     if (T->P > 1 && !(T->gbuf = falloc(T->n_params)))
         return GNN_ERR_NOMEM;
-    return hec_mode(T) ? init_caches(T) : GNN_OK;
+    if (hec_mode(T) && (st = init_caches(T)))
+        return st;
+    return dist_sampling(T) ? GNN_OK : gnn_ptrain_pipe_start(T);
 }
 
 void gnn_ptrain_teardown(ptrainer *T)
 {
+    gnn_ptrain_pipe_stop(T); /* first: its worker reads the graph and the train ids */
     for (int i = 0; i < MAX_DELAY; i++)
         for (int l = 0; l < GNN_MAX_LAYERS; l++) {
             if (T->inflight[i].req[l])

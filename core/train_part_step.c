@@ -30,11 +30,14 @@ typedef struct pstep {
     double sums[2];               /* loss sum, sampled edges: summed over the ranks */
     double *phase;                /* the epoch's phase times */
     float *demb;                  /* sparse embeddings: (blk[0].n_src, f) d loss / d layer 0's input */
+    int64_t k;                    /* the step within the epoch */
+    float *x0;                    /* the pipeline's copy of layer 0's input rows (drop, hec), or NULL */
 } pstep;
 
 static void pstep_free(pstep *S)
 {
     gnn_free(S->demb);
+    gnn_free(S->x0);
     for (int l = 0; l < GNN_MAX_LAYERS; l++) {
         gnn_lcache_free(&S->C[l]);
         gnn_block_free(&S->blk[l]);
@@ -74,40 +77,61 @@ static gnn_status sample_distributed(ptrainer *T, pstep *S)
 /* Sample L blocks from the seeds: on the local graph (hec, drop; halo rows are empty, so halos
  * are never expanded) or the whole topology (fetch, from the seeds' global ids). Sampling draws
  * with the global id, so a solid vertex samples what it samples on the whole graph. */
+gnn_status gnn_ptrain_sample(const ptrainer *T, gnn_sampler *smp, const int64_t *seeds, int64_t n_seeds, uint32_t step,
+                             gnn_block *blk, int64_t **loc, double *edges)
+{
+    const gnn_train_config *c = &T->cfg;
+    const int L = T->m.L, local = local_mode(T);
+    const int64_t *s = seeds;
+    int64_t *gseeds = NULL;
+    if (!local) {
+        if (!(gseeds = gnn_malloc((size_t)n_seeds * sizeof(int64_t))))
+            return GNN_ERR_NOMEM;
+        for (int64_t i = 0; i < n_seeds; i++)
+            gseeds[i] = T->L->vid_o[seeds[i]];
+        s = gseeds;
+    }
+    gnn_sample_params base = { .seed = c->seed, .step = step, .rng_ids = local ? T->L->vid_o : NULL };
+    gnn_status st = gnn_sampler_blocks(smp, s, n_seeds, c->fanouts, L, &base, blk);
+    gnn_free(gseeds);
+    for (int l = 0; l < L && !st; l++) {
+        *edges += (double)blk[l].nnz;
+        if (!local)
+            continue;
+        /* keep the local ids; the blocks carry global ids from here on */
+        if (!(loc[l] = gnn_malloc((size_t)blk[l].n_src * sizeof(int64_t)))) {
+            st = GNN_ERR_NOMEM;
+            break;
+        }
+        memcpy(loc[l], blk[l].src_gid, (size_t)blk[l].n_src * sizeof(int64_t));
+        for (int64_t i = 0; i < blk[l].n_src; i++)
+            blk[l].src_gid[i] = T->L->vid_o[loc[l][i]];
+    }
+    return st;
+}
+
 static gnn_status sample_blocks(ptrainer *T, pstep *S)
 {
     if (dist_sampling(T))
         return sample_distributed(T, S);
+    if (T->pipe) { /* prefetched by the worker (an empty mini-batch too: it has no blocks) */
+        gnn_status st = gnn_ptrain_pipe_take(T, T->epoch, S->k, S->blk, S->loc, &S->x0, &S->sums[1],
+                                             &S->phase[GNN_PHASE_SAMPLE]);
+        const gnn_block *top = &S->blk[T->m.L - 1];
+        if (!st && S->n_seeds && top->n_dst != S->n_seeds)
+            st = GNN_ERR_INTERNAL;
+        for (int64_t i = 0; !st && i < (S->n_seeds ? S->n_seeds : 0); i++)
+            if (top->src_gid[i] != T->L->vid_o[S->seeds[i]]) /* the schedule's seeds, in order */
+                st = GNN_ERR_INTERNAL;
+        return st == GNN_ERR_INTERNAL && !T->err->msg[0]
+                   ? gnn_err_set(T->err, st, "pipeline: the prefetched mini-batch of step %lld is not the schedule's",
+                                 (long long)S->k)
+                   : st;
+    }
     if (S->n_seeds == 0)
         return GNN_OK;
-    const gnn_train_config *c = &T->cfg;
-    const int L = T->m.L, local = local_mode(T);
     const double t0 = gnn_now_s();
-    const int64_t *s = S->seeds;
-    int64_t *gseeds = NULL;
-    if (!local) {
-        if (!(gseeds = gnn_malloc((size_t)S->n_seeds * sizeof(int64_t))))
-            return GNN_ERR_NOMEM;
-        for (int64_t i = 0; i < S->n_seeds; i++)
-            gseeds[i] = T->L->vid_o[S->seeds[i]];
-        s = gseeds;
-    }
-    gnn_sample_params base = { .seed = c->seed, .step = S->key.step, .rng_ids = local ? T->L->vid_o : NULL };
-    gnn_status st = gnn_sampler_blocks(T->sampler, s, S->n_seeds, c->fanouts, L, &base, S->blk);
-    gnn_free(gseeds);
-    for (int l = 0; l < L && !st; l++) {
-        S->sums[1] += (double)S->blk[l].nnz;
-        if (!local)
-            continue;
-        /* keep the local ids; the blocks carry global ids from here on */
-        if (!(S->loc[l] = gnn_malloc((size_t)S->blk[l].n_src * sizeof(int64_t)))) {
-            st = GNN_ERR_NOMEM;
-            break;
-        }
-        memcpy(S->loc[l], S->blk[l].src_gid, (size_t)S->blk[l].n_src * sizeof(int64_t));
-        for (int64_t i = 0; i < S->blk[l].n_src; i++)
-            S->blk[l].src_gid[i] = T->L->vid_o[S->loc[l][i]];
-    }
+    gnn_status st = gnn_ptrain_sample(T, T->sampler, S->seeds, S->n_seeds, S->key.step, S->blk, S->loc, &S->sums[1]);
     S->phase[GNN_PHASE_SAMPLE] += gnn_now_s() - t0;
     return st;
 }
@@ -123,6 +147,11 @@ static gnn_status layer_input(ptrainer *T, pstep *S, int l)
     const double t0 = gnn_now_s();
     const int64_t ns = S->blk[l].n_src, in = in_width(T, l);
     lcache *C = &S->C[l];
+    if (l == 0 && S->x0) { /* copied ahead by the pipeline's worker */
+        C->x = S->x0;
+        S->x0 = NULL;
+        return GNN_OK;
+    }
     if (!(C->x = falloc(ns * in)))
         return GNN_ERR_NOMEM;
     if (l > 0)
@@ -420,6 +449,7 @@ gnn_status gnn_ptrain_step(ptrainer *T, const int64_t *seeds, int64_t n_seeds, d
     memset(&S, 0, sizeof S);
     S.seeds = seeds;
     S.n_seeds = n_seeds;
+    S.k = k;
     S.key = (fwd_key){ .train = 1, .attn_drop = c->attn_dropout, .seed = c->seed, .step = step };
     S.phase = E->phase_s;
     S.push = hec && k < T->steps - T->pc.hec_delay; /* @alg{DistGNN-MB 2, line 14}: k < M - d */

@@ -300,7 +300,7 @@ static const struct {
     { "train", { "data", "model", "mode", "layers", "hidden", "fanouts", "batch", "epochs", "patience", "lr",
                  "dropout", "weight-decay", "weight-decay-layers", "normalize-features", "layernorm", "heads",
                  "out-heads", "gat-variant", "attn-dropout", "seed", "split", "impl", "threads", "adapt-threads", "eval-every", "json",
-                 "quiet", "partitions", "remote", "sampling", "embed-dim", "embed-optimizer", "embed-lr", "part-method", "part-balance", "hec-cs", "hec-ls",
+                 "quiet", "partitions", "remote", "sampling", "pipeline", "pipeline-copy", "embed-dim", "embed-optimizer", "embed-lr", "part-method", "part-balance", "hec-cs", "hec-ls",
                  "hec-nc", "hec-delay", "parts", "plan", "comm-bits", "round", "quant-backward", "lp-rate",
                  "lp-resample", BACKEND_FLAGS, NULL } },
     { "sample", { "data", "fanouts", "batch", "batches", "impl", "variant", "idmap", "threads", "adapt-threads",

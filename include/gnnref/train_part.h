@@ -91,6 +91,12 @@ typedef struct gnn_part_train_config {
      * feature store, initialized U(-1, 1) by (seed, INIT, step 2, layer 0, id = vertex, draw =
      * column); a step pulls its input rows and, after backward, pushes their gradients, which
      * the owners apply with embed_opt (sparse Adagrad or Adam) and embed_lr */
+    int64_t pipeline_cap;       /* asynchronous mini-batch pipeline (DistDGLv2 4.2.1, docs/pipeline.md):
+                                   a worker thread samples up to this many mini-batches ahead of the
+                                   trainer; the step losses do not change. 0 (default): serial.
+                                   Not with distributed sampling (its hops are collectives) */
+    int64_t pipeline_copy_cap;  /* ... of which up to this many with layer 0's input rows copied
+                                   (drop, hec; the paper's CPU feature copy: default 5) */
     int64_t embed_dim;          /* 0 (default): the features */
     int embed_opt;              /* a gnn_sparse_opt_kind (default Adam) */
     float embed_lr;             /* default 0.01 */
@@ -134,6 +140,9 @@ typedef struct gnn_part_report {
     int64_t sample_remote[GNN_MAX_LAYERS];    /* frontier vertices requested from their owners */
     int64_t sample_request_bytes[GNN_MAX_LAYERS], sample_reply_bytes[GNN_MAX_LAYERS];
     int64_t embed_push_bytes, embed_rows_updated; /* sparse embeddings: pushes' bytes, rows updated */
+    double pipeline_worker_s, pipeline_full_s; /* the pipeline's workers: sampling, and waiting for room
+                                                  (summed over ranks); the trainers' wait for a batch is
+                                                  the epochs' sample phase */
 } gnn_part_report;
 
 /* Train on this rank's part (collective). cfg->comm is ignored (comm is the communicator);
