@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Build gnnref with ThreadSanitizer in $BUILD/tsan and run what shares memory between POSIX
 # threads: the simulator (one thread per rank, sim/), the communicator on top of it, and
-# training on partitions under it (hec pushes in flight, faults). Any race report fails the
+# training on partitions under it (hec pushes in flight, faults, the mini-batch pipeline's worker
+# threads). Any race report fails the
 # run. Usage: make tsan (or make check-tsan, a stage of make check-full), or by hand:
 # bash ci/tsan.sh. The build takes its job count from make (the parent's jobserver under
 # make -jN; one job under plain make); by hand, make -j$(nproc).
@@ -43,5 +44,8 @@ $T commcheck --backend sim --ranks 4 | tail -1
 $T train --backend sim --ranks 3 --remote hec --epochs 1 --layers 2 --fanouts 3,3 --quiet \
     --fault-drop 0.3 --fault-delay 2 --fault-delay-p 0.5 | tail -1
 $T train --backend sim --ranks 3 --remote fetch --epochs 1 --layers 2 --fanouts 3,3 --quiet | tail -1
+# the mini-batch pipeline: a worker thread per rank samples and copies ahead of the trainer
+$T train --backend sim --ranks 3 --remote hec --epochs 2 --layers 2 --fanouts 3,3 --pipeline 4 --pipeline-copy 2 \
+    --quiet | tail -1
 $T train --backend sim --ranks 4 --epochs 1 --quiet | tail -1
 echo "tsan: PASS (no race reported)"
