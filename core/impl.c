@@ -22,6 +22,7 @@ static const gnn_impl k_ref = {
     .commplan = &gnn_commplan_ref,
     .quant = &gnn_quant_ref,
     .distagg = &gnn_distagg_ref,
+    .rgcn = &gnn_rgcn_ref,
 };
 
 static gnn_impl g_opt;

@@ -42,6 +42,8 @@ extern const gnn_oracle_entry gnn_oracle_distagg_fwd, gnn_oracle_distagg_bwd;
 extern const gnn_oracle_entry gnn_oracle_dsample_blocks;
 /* the feature store's push of sparse-embedding gradients (oracle/op_kvpush.c) */
 extern const gnn_oracle_entry gnn_oracle_kvstore_push;
+/* the relational graph convolution (oracle/op_rgcn.c) */
+extern const gnn_oracle_entry gnn_oracle_rgcn_fwd, gnn_oracle_rgcn_bwd, gnn_oracle_grad_rgcn;
 /* db_halo (DistGNN-MB Algorithm 1) and the hybrid-partitioning feature store (oracle/op_halo.c) */
 extern const gnn_oracle_entry gnn_oracle_partition_db_halo, gnn_oracle_partition_db_halo_agree, gnn_oracle_kvstore_pull;
 /* DistGNN-MB's Asynchronous Embedding Push: which solid vertices are pushed (oracle/op_aep.c) */
@@ -140,6 +142,9 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     /* DistDGLv2's distributed sampling (oracle/op_dsample.c) */
     &gnn_oracle_dsample_blocks,
     &gnn_oracle_kvstore_push,
+    &gnn_oracle_rgcn_fwd,
+    &gnn_oracle_rgcn_bwd,
+    &gnn_oracle_grad_rgcn,
     /* db_halo (DistGNN-MB Algorithm 1) and the feature store, under the simulator (oracle/op_halo.c) */
     &gnn_oracle_partition_db_halo,
     &gnn_oracle_partition_db_halo_agree,

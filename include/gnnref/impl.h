@@ -28,6 +28,7 @@
 #include "gnnref/nn.h"
 #include "gnnref/partition.h"
 #include "gnnref/quant.h"
+#include "gnnref/rgcn.h"
 #include "gnnref/sample.h"
 #include "gnnref/spmm.h"
 #include "gnnref/update.h"
@@ -54,6 +55,7 @@ typedef struct gnn_impl {
     const gnn_commplan_ops *commplan;      /* SuperGCN pre/post/hybrid communication plan (commplan.h) */
     const gnn_quant_ops *quant;            /* SuperGCN int2/4/8 quantized rows (quant.h) */
     const gnn_distagg_ops *distagg;        /* SuperGCN distributed aggregation (distagg.h) */
+    const gnn_rgcn_ops *rgcn;              /* relational graph convolution (rgcn.h) */
 } gnn_impl;
 
 /* The reference context: every table is the subsystem's reference. */

@@ -23,6 +23,7 @@ void gnn_impl_override_cpu(gnn_impl *c)
     c->commplan = &gnn_commplan_cpu;
     c->quant = &gnn_quant_cpu;
     c->distagg = &gnn_distagg_cpu;
+    c->rgcn = &gnn_rgcn_cpu;
 }
 
 /* the blas context: opt, with the linear layers and the fused UPDATE on OpenBLAS in fixed tiles

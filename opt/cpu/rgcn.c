@@ -1,0 +1,237 @@
+/* opt/cpu/rgcn.c -- OpenMP relational graph convolution, bitwise equal to ref/rgcn.c at any
+ * thread count (include/gnnref/rgcn.h, docs/hetero.md).
+ *
+ * What changed and why the bits still match: every output element is still one sum in the
+ * header's order, computed by one thread; the threads split the elements (dst rows for the
+ * means and z, parameter rows for the weight gradients, src rows for dx). The backward's dx
+ * is a gather, not ref's scatter: each source's edges are listed by (v ascending, position)
+ * (a stable counting sort by source of the edges in CSR order), so it adds the same terms in
+ * the same order without atomics; each edge's 1 / c is computed once. The basis
+ * decomposition's W_r is ref's own function. */
+#include <string.h>
+#include "gnnref/rgcn.h"
+#include "gnnref/tensor.h"
+
+static const float *relation_weights(const gnn_rgcn_params *p, float **own)
+{
+    *own = NULL;
+    if (p->B == 0)
+        return p->w;
+    if (!(*own = gnn_malloc_array((size_t)(p->R * p->in * p->out) + 1, sizeof(float))))
+        return NULL;
+    gnn_rgcn_relation_weights(p, *own);
+    return *own;
+}
+
+/* per edge, 1 / c_{v, r(e)} */
+static float *edge_inv(const gnn_block *blk, const int32_t *etype, int64_t R)
+{
+    float *inv = gnn_malloc_array((size_t)blk->nnz + 1, sizeof(float));
+    int fail = 0;
+    if (!inv)
+        return NULL;
+#pragma omp parallel reduction(| : fail)
+    {
+        int64_t *c = gnn_calloc((size_t)R, sizeof(int64_t));
+        fail |= !c;
+#pragma omp for schedule(dynamic, 256)
+        for (int64_t v = 0; v < blk->n_dst; v++) {
+            if (!c)
+                continue;
+            for (int64_t e = blk->indptr[v]; e < blk->indptr[v + 1]; e++)
+                c[etype[e]]++;
+            for (int64_t e = blk->indptr[v]; e < blk->indptr[v + 1]; e++)
+                inv[e] = 1.0f / (float)c[etype[e]];
+            for (int64_t e = blk->indptr[v]; e < blk->indptr[v + 1]; e++)
+                c[etype[e]] = 0;
+        }
+        gnn_free(c);
+    }
+    if (fail) {
+        gnn_free(inv);
+        return NULL;
+    }
+    return inv;
+}
+
+static gnn_status rgcn_forward_cpu(const gnn_block *blk, const int32_t *etype, const float *x, const gnn_rgcn_params *p,
+                                   float *z, float *agg_out)
+{
+    const int64_t nd = blk->n_dst, in = p->in, out = p->out, R = p->R;
+    float *own_w, *own_agg = NULL;
+    const float *w = relation_weights(p, &own_w);
+    float *agg = agg_out ? agg_out : (own_agg = gnn_malloc_array((size_t)(R * nd * in) + 1, sizeof(float)));
+    if ((p->B && !w) || !agg) {
+        gnn_free(own_w);
+        gnn_free(own_agg);
+        return GNN_ERR_NOMEM;
+    }
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t v = 0; v < nd; v++) {
+        for (int64_t r = 0; r < R; r++) { /* ref's means: the sum in CSR order, then times 1 / c */
+            float *a = agg + (r * nd + v) * in;
+            int64_t c = 0;
+            memset(a, 0, sizeof(float) * (size_t)in);
+            for (int64_t e = blk->indptr[v]; e < blk->indptr[v + 1]; e++)
+                if (etype[e] == r) {
+                    const float *xu = x + (int64_t)blk->indices[e] * in;
+                    c++;
+#pragma omp simd
+                    for (int64_t i = 0; i < in; i++)
+                        a[i] += xu[i];
+                }
+            if (c > 0) {
+                const float inv = 1.0f / (float)c;
+#pragma omp simd
+                for (int64_t i = 0; i < in; i++)
+                    a[i] = a[i] * inv;
+            }
+        }
+        for (int64_t j = 0; j < out; j++) {
+            float s = 0.0f;
+            for (int64_t i = 0; i < in; i++)
+                s += x[v * in + i] * p->w0[i * out + j];
+            for (int64_t r = 0; r < R; r++) {
+                const float *a = agg + (r * nd + v) * in, *W = w + r * in * out;
+                float t = 0.0f;
+                for (int64_t i = 0; i < in; i++)
+                    t += a[i] * W[i * out + j];
+                s += t;
+            }
+            z[v * out + j] = p->bias ? s + p->bias[j] : s;
+        }
+    }
+    gnn_free(own_w);
+    gnn_free(own_agg);
+    return GNN_OK;
+}
+
+/* dx by source: the self term, then the source's edges in (v, position) order */
+static gnn_status dx_gather(const gnn_block *blk, const int32_t *etype, const gnn_rgcn_params *p, const float *dz,
+                            const float *dagg, float *dx)
+{
+    const int64_t nd = blk->n_dst, ns = blk->n_src, in = p->in, out = p->out, m = blk->nnz;
+    int64_t *ptr = gnn_calloc((size_t)ns + 2, sizeof(int64_t)), *lst = gnn_malloc_array((size_t)m + 1, sizeof(int64_t));
+    int64_t *vof = gnn_malloc_array((size_t)m + 1, sizeof(int64_t));
+    float *inv = edge_inv(blk, etype, p->R);
+    gnn_status st = ptr && lst && vof && inv ? GNN_OK : GNN_ERR_NOMEM;
+    if (!st) {
+        for (int64_t e = 0; e < m; e++)
+            ptr[blk->indices[e] + 1]++;
+        for (int64_t u = 0; u < ns; u++)
+            ptr[u + 1] += ptr[u];
+        for (int64_t v = 0; v < nd; v++) /* stable: each source's edges by v, then position */
+            for (int64_t e = blk->indptr[v]; e < blk->indptr[v + 1]; e++) {
+                const int64_t u = blk->indices[e];
+                vof[ptr[u]] = v;
+                lst[ptr[u]++] = e;
+            }
+        for (int64_t u = ns; u > 0; u--)
+            ptr[u] = ptr[u - 1];
+        ptr[0] = 0;
+#pragma omp parallel for schedule(dynamic, 64)
+        for (int64_t u = 0; u < ns; u++) {
+            float *d = dx + u * in;
+            for (int64_t i = 0; i < in; i++) {
+                float s = 0.0f;
+                for (int64_t j = 0; u < nd && j < out; j++)
+                    s += dz[u * out + j] * p->w0[i * out + j];
+                d[i] = s;
+            }
+            for (int64_t k = ptr[u]; k < ptr[u + 1]; k++) {
+                const int64_t e = lst[k], v = vof[k], r = etype[e];
+                const float *g = dagg + (r * nd + v) * in, c = inv[e];
+#pragma omp simd
+                for (int64_t i = 0; i < in; i++)
+                    d[i] += g[i] * c;
+            }
+        }
+    }
+    gnn_free(ptr);
+    gnn_free(lst);
+    gnn_free(vof);
+    gnn_free(inv);
+    return st;
+}
+
+static gnn_status rgcn_backward_cpu(const gnn_block *blk, const int32_t *etype, const float *x,
+                                    const gnn_rgcn_params *p, const float *agg, const float *dz, float *dx,
+                                    const gnn_rgcn_grads *g)
+{
+    const int64_t nd = blk->n_dst, in = p->in, out = p->out, R = p->R, io = in * out, B = p->B;
+    float *own_w;
+    const float *w = relation_weights(p, &own_w);
+    float *dw = g->dw && B == 0 ? g->dw : gnn_malloc_array((size_t)(R * io) + 1, sizeof(float));
+    float *dagg = dx ? gnn_malloc_array((size_t)(R * nd * in) + 1, sizeof(float)) : NULL;
+    gnn_status st = (B && !w) || !dw || (dx && !dagg) ? GNN_ERR_NOMEM : GNN_OK;
+    if (st)
+        goto done;
+    if (g->dbias)
+#pragma omp parallel for schedule(static)
+        for (int64_t j = 0; j < out; j++) {
+            float s = 0.0f;
+            for (int64_t v = 0; v < nd; v++)
+                s += dz[v * out + j];
+            g->dbias[j] = s;
+        }
+    /* dW0 (row -1) and every dW_r, a parameter row (r, i) per item, its columns summed over v */
+#pragma omp parallel for schedule(dynamic, 4)
+    for (int64_t ri = -in; ri < R * in; ri++) {
+        const int self = ri < 0;
+        if (self && !g->dw0)
+            continue;
+        const int64_t r = self ? 0 : ri / in, i = self ? ri + in : ri % in;
+        float *dst = self ? g->dw0 + i * out : dw + r * io + i * out;
+        const float *src = self ? x : agg + r * nd * in;
+        for (int64_t j = 0; j < out; j++) {
+            float s = 0.0f;
+            for (int64_t v = 0; v < nd; v++)
+                s += src[v * in + i] * dz[v * out + j];
+            dst[j] = s;
+        }
+    }
+    if (B > 0 && g->dv)
+#pragma omp parallel for schedule(static)
+        for (int64_t bk = 0; bk < B * io; bk++) {
+            const int64_t b = bk / io, k = bk % io;
+            float s = 0.0f;
+            for (int64_t r = 0; r < R; r++)
+                s += p->a[r * B + b] * dw[r * io + k];
+            g->dv[bk] = s;
+        }
+    if (B > 0 && g->da)
+#pragma omp parallel for schedule(static)
+        for (int64_t rb = 0; rb < R * B; rb++) {
+            const int64_t r = rb / B, b = rb % B;
+            float s = 0.0f;
+            for (int64_t k = 0; k < io; k++)
+                s += p->v[b * io + k] * dw[r * io + k];
+            g->da[rb] = s;
+        }
+    if (!dx)
+        goto done;
+#pragma omp parallel for schedule(dynamic, 64)
+    for (int64_t rv = 0; rv < R * nd; rv++) {
+        const int64_t r = rv / nd, v = rv % nd;
+        for (int64_t i = 0; i < in; i++) {
+            float s = 0.0f;
+            for (int64_t j = 0; j < out; j++)
+                s += dz[v * out + j] * w[r * io + i * out + j];
+            dagg[rv * in + i] = s;
+        }
+    }
+    st = dx_gather(blk, etype, p, dz, dagg, dx);
+done:
+    gnn_free(own_w);
+    if (dw != g->dw)
+        gnn_free(dw);
+    gnn_free(dagg);
+    return st;
+}
+
+const gnn_rgcn_ops gnn_rgcn_cpu = {
+    .name = "cpu",
+    .caps = 1u | 2u, /* GNN_CAP_DETERMINISTIC | GNN_CAP_THREADED */
+    .forward = rgcn_forward_cpu,
+    .backward = rgcn_backward_cpu,
+};
