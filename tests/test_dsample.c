@@ -190,22 +190,6 @@ END_TEST
 
 static char out[1 << 16];
 
-/* the "steps" of a train report, as text (%.17g: equal text, equal bits) */
-static void steps_of(const char *json, char *buf, size_t cap)
-{
-    FILE *f = fopen(json, "r");
-    ck_assert_ptr_nonnull(f);
-    size_t n = fread(buf, 1, cap - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    char *a = strstr(buf, "\"steps\"");
-    ck_assert_ptr_nonnull(a);
-    char *b = strchr(a, ']');
-    ck_assert_ptr_nonnull(b);
-    b[1] = 0;
-    memmove(buf, a, strlen(a) + 1);
-}
-
 START_TEST(training_equals_fetch)
 {
     NEED_TOOL();
@@ -220,8 +204,8 @@ START_TEST(training_equals_fetch)
         snprintf(args, sizeof args, "train %s --model %s --sampling distributed --json %s", common, models[m],
                  tmp("d.json"));
         ck_assert_msg(tool(args, out, sizeof out) == 0, "%s: %s", args, out);
-        steps_of(tmp("f.json"), a, sizeof a);
-        steps_of(tmp("d.json"), b, sizeof b);
+        cli_steps_text(tmp("f.json"), a, sizeof a);
+        cli_steps_text(tmp("d.json"), b, sizeof b);
         ck_assert_msg(strlen(a) > 20 && !strcmp(a, b), "%s: distributed sampling's steps differ from fetch's",
                       models[m]);
     }

@@ -167,21 +167,6 @@ static double test_acc_of(const char *json)
     return atof(t + strlen("\"test_acc\":"));
 }
 
-static void steps_text(const char *json, char *buf, size_t cap)
-{
-    FILE *f = fopen(json, "r");
-    ck_assert_ptr_nonnull(f);
-    size_t n = fread(buf, 1, cap - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    char *a = strstr(buf, "\"steps\"");
-    ck_assert_ptr_nonnull(a);
-    char *b = strchr(a, ']');
-    ck_assert_ptr_nonnull(b);
-    b[1] = 0;
-    memmove(buf, a, strlen(a) + 1);
-}
-
 START_TEST(training_with_embeddings)
 {
     NEED_TOOL();
@@ -193,8 +178,8 @@ START_TEST(training_with_embeddings)
     ck_assert_msg(tool(args, out, sizeof out) == 0, "%s: %s", args, out);
     snprintf(args, sizeof args, "%s --sampling distributed --json %s", common, tmp("d.json"));
     ck_assert_msg(tool(args, out, sizeof out) == 0, "%s: %s", args, out);
-    steps_text(tmp("f.json"), a, sizeof a);
-    steps_text(tmp("d.json"), b, sizeof b);
+    cli_steps_text(tmp("f.json"), a, sizeof a);
+    cli_steps_text(tmp("d.json"), b, sizeof b);
     ck_assert_msg(!strcmp(a, b), "embeddings: distributed sampling's steps differ from fetch's");
     const double acc = test_acc_of(tmp("f.json"));
     ck_assert_msg(acc > 0.129 + 0.15, "embeddings did not learn: test %.4f (majority class 0.129)", acc);

@@ -12,21 +12,6 @@
 
 static char out[1 << 16];
 
-static void steps_text(const char *json, char *buf, size_t cap)
-{
-    FILE *f = fopen(json, "r");
-    ck_assert_ptr_nonnull(f);
-    size_t n = fread(buf, 1, cap - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    char *a = strstr(buf, "\"steps\"");
-    ck_assert_ptr_nonnull(a);
-    char *b = strchr(a, ']');
-    ck_assert_ptr_nonnull(b);
-    b[1] = 0;
-    memmove(buf, a, strlen(a) + 1);
-}
-
 static void run(const char *flags, const char *json)
 {
     char args[2048];
@@ -47,11 +32,11 @@ START_TEST(pipelined_equals_serial)
                  "--backend sim --ranks 3 --eval-every 0",
                  modes[m]);
         run(common, tmp("serial.json"));
-        steps_text(tmp("serial.json"), a, sizeof a);
+        cli_steps_text(tmp("serial.json"), a, sizeof a);
         for (int c = 0; c < 3; c++) {
             snprintf(flags, sizeof flags, "%s %s", common, caps[c]);
             run(flags, tmp("pipe.json"));
-            steps_text(tmp("pipe.json"), b, sizeof b);
+            cli_steps_text(tmp("pipe.json"), b, sizeof b);
             ck_assert_msg(strlen(a) > 20 && !strcmp(a, b), "%s, %s: the pipelined steps differ from the serial ones",
                           modes[m], caps[c]);
         }
@@ -70,8 +55,8 @@ START_TEST(early_stop_with_batches_ahead)
     char flags[1024];
     snprintf(flags, sizeof flags, "%s --pipeline 25", common);
     run(flags, tmp("pipe.json"));
-    steps_text(tmp("serial.json"), a, sizeof a);
-    steps_text(tmp("pipe.json"), b, sizeof b);
+    cli_steps_text(tmp("serial.json"), a, sizeof a);
+    cli_steps_text(tmp("pipe.json"), b, sizeof b);
     ck_assert(!strcmp(a, b));
     expect_usage_error("train --data builtin --sampling distributed --pipeline 4", "--sampling distributed", out,
                        sizeof out);
