@@ -17,7 +17,7 @@
 
 static const cli_choice k_models[] = {
     { "sage", GNN_MODEL_SAGE, 0 }, { "gcn", GNN_MODEL_GCN, 0 }, { "gat", GNN_MODEL_GAT, 0 },
-    { "gin", GNN_MODEL_GIN, 0 }, { NULL, 0, 0 }
+    { "gin", GNN_MODEL_GIN, 0 }, { "rgcn", GNN_MODEL_RGCN, 0 }, { NULL, 0, 0 }
 };
 static const cli_choice k_modes[] = {
     { "minibatch", GNN_MODE_MINIBATCH, 0 }, { "fullbatch", GNN_MODE_FULLBATCH, 0 }, { NULL, 0, 0 }
@@ -54,7 +54,8 @@ static const cli_flag k_train_flags[] = {
     CLI_FLAG_DATA(T, data, 0, CLI_DATA_HELP),
     { .name = "model", .type = CLI_CHOICE, CLI_AT(T, cfg.model), .choices = k_models,
       .help = "sage (GraphSAGE mean, DistGNN-MB Eq. 1), gcn (Kipf & Welling), gat (Velickovic et al.), gin "
-              "(GIN-0, Xu et al.); docs/models.md" },
+              "(GIN-0, Xu et al.), rgcn (Schlichtkrull et al., on edge types: --mode fullbatch, --data builtin-typed; "
+              "docs/hetero.md); docs/models.md" },
     { .name = "mode", .type = CLI_CHOICE, CLI_AT(T, cfg.mode), .choices = k_modes,
       .help = "sampled mini-batches, or one step per epoch over the whole graph (loss over the train vertices)" },
     { .name = "layers", .type = CLI_INT, CLI_AT(T, cfg.layers), .meta = "L", .lo = 1, .hi = GNN_MAX_LAYERS,
@@ -84,6 +85,9 @@ static const cli_flag k_train_flags[] = {
       .help = "divide each feature row by its sum" },
     { .name = "layernorm", .type = CLI_BOOL, CLI_AT(T, cfg.layernorm),
       .help = "LayerNorm before the activation of every hidden layer" },
+    { .name = "rgcn-bases", .type = CLI_INT, CLI_AT(T, cfg.rgcn_bases), .meta = "B", .lo = 0, .hi = 64,
+      .note = "0 = a weight per relation", .bits = TRAIN_TAG_RGCN,
+      .help = "rgcn: bases of the relation weights' decomposition, W_r = sum_b a_rb V_b" },
     { .name = "heads", .type = CLI_INT, CLI_AT(T, cfg.heads), .meta = "H", .lo = 1, .hi = GNN_MAX_HEADS,
       .bits = TRAIN_TAG_GAT, .help = "gat: attention heads of hidden layers, concatenated" },
     { .name = "out-heads", .type = CLI_INT, CLI_AT(T, cfg.out_heads), .meta = "H", .lo = 1, .hi = GNN_MAX_HEADS,
@@ -229,6 +233,12 @@ static int check_model_flags(train_opts *o, const cli_args *a)
     const char *flag = cli_given_tag(a, TRAIN_TAG_GAT);
     if (flag && c->model != GNN_MODEL_GAT)
         return cli_error(CLI_USAGE, "%s applies to --model gat only (model is %s)", flag, gnn_model_name(c->model));
+    flag = cli_given_tag(a, TRAIN_TAG_RGCN);
+    if (flag && c->model != GNN_MODEL_RGCN)
+        return cli_error(CLI_USAGE, "%s applies to --model rgcn only (model is %s)", flag, gnn_model_name(c->model));
+    if (c->model == GNN_MODEL_RGCN && c->mode != GNN_MODE_FULLBATCH)
+        return cli_error(CLI_USAGE, "--model rgcn trains full batch for now: add --mode fullbatch (the samplers' blocks "
+                                    "do not carry edge types yet)");
     flag = cli_given_tag(a, TRAIN_TAG_MINIBATCH);
     if (flag && c->mode == GNN_MODE_FULLBATCH)
         return cli_error(CLI_USAGE, "--mode fullbatch uses every neighbor of every vertex: %s does not apply", flag);

@@ -23,6 +23,7 @@ enum {
     TRAIN_TAG_MEMORY = CLI_TAG(3),    /* ... with the partition computed in memory */
     TRAIN_TAG_HEC = CLI_TAG(4),       /* ... with --remote hec */
     TRAIN_TAG_FB = CLI_TAG(5),        /* full batch on partitions (SuperGCN) */
+    TRAIN_TAG_RGCN = CLI_TAG(6),      /* --model rgcn */
 };
 
 typedef struct train_opts {

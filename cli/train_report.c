@@ -159,6 +159,8 @@ static json_object *train_config_json(json_object *cfg, const train_job *J, cons
     unsigned na = 0; /* tags of the flags that do not apply to this run: null */
     if (!gat)
         na |= TRAIN_TAG_GAT;
+    if (c->model != GNN_MODEL_RGCN)
+        na |= TRAIN_TAG_RGCN;
     if (c->mode == GNN_MODE_FULLBATCH) /* no sampling, no batches */
         na |= TRAIN_TAG_MINIBATCH;
     if (!parts)

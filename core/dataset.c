@@ -18,5 +18,6 @@ void gnn_dataset_free(gnn_dataset *ds)
     gnn_csr_free(&ds->graph);
     gnn_fcsr_free(&ds->feat_csr); /* frees only what it owns (a loaded file's points into the mapping) */
     gnn_free(ds->feat_view);
+    gnn_free(ds->etype);
     memset(ds, 0, sizeof *ds);
 }

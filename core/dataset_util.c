@@ -149,8 +149,8 @@ const char *gnn_dataset_spec_kind(const char *spec)
 {
     if (!spec)
         return NULL;
-    if (!strcmp(spec, "builtin"))
-        return "builtin";
+    if (!strcmp(spec, "builtin") || !strcmp(spec, "builtin-typed"))
+        return spec[7] ? "builtin-typed" : "builtin";
     struct stat sb;
     if (stat(spec, &sb) != 0)
         return NULL;
@@ -176,11 +176,19 @@ gnn_status gnn_dataset_open(gnn_dataset *ds, const char *spec, gnn_err *err)
                                "%s: a directory with neither meta.txt (text layout) nor edge.csv[.gz] or "
                                "raw/edge.csv[.gz] (OGB layout)", spec);
         return gnn_err_set(err, GNN_ERR_IO,
-                           "%s: no such file or directory (expected 'builtin', a gnnref binary file, a text-layout "
+                           "%s: no such file or directory (expected 'builtin', 'builtin-typed', a gnnref binary file, a text-layout "
                            "directory with meta.txt, or an OGB directory with edge.csv[.gz])", spec);
     }
     if (!strcmp(kind, "builtin"))
         return gnn_dataset_builtin(ds, err);
+    if (!strcmp(kind, "builtin-typed")) {
+        gnn_sbm_params p;
+        gnn_sbm_defaults(&p);
+        gnn_status st = gnn_gen_typed_sbm(ds, &p, 2, err);
+        if (st == GNN_OK)
+            snprintf(ds->name, sizeof ds->name, "builtin-typed");
+        return st;
+    }
     if (!strcmp(kind, "text"))
         return gnn_import_text(ds, spec, NULL, err);
     if (!strcmp(kind, "ogb"))

@@ -388,3 +388,25 @@ fail:
     gnn_dataset_free(ds);
     return st;
 }
+
+gnn_status gnn_gen_typed_sbm(gnn_dataset *ds, const gnn_sbm_params *p, int64_t types, gnn_err *err)
+{
+    if (types < 1 || types > 16)
+        return gnn_err_set(err, GNN_ERR_INVAL, "typed sbm: %lld vertex types: expected 1..16", (long long)types);
+    gnn_status st = gnn_gen_sbm(ds, p, err);
+    if (st)
+        return st;
+    const gnn_csr *g = &ds->graph;
+    if (!(ds->etype = gnn_malloc(sizeof(int32_t) * (size_t)(g->nnz + 1)))) {
+        gnn_dataset_free(ds);
+        return gnn_err_set(err, GNN_ERR_NOMEM, "typed sbm: out of memory");
+    }
+    for (int64_t v = 0; v < g->n; v++)
+        for (int64_t e = g->indptr[v]; e < g->indptr[v + 1]; e++) {
+            const int64_t tu = g->indices[e] * types / g->n, tv = v * types / g->n;
+            ds->etype[e] = (int32_t)(tu * types + tv);
+        }
+    ds->num_etypes = types * types;
+    snprintf(ds->name, sizeof ds->name, "typed-sbm-n%lld-t%lld", (long long)p->n, (long long)types);
+    return GNN_OK;
+}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/model.h"
+#include "gnnref/rng.h"
 
 
 
@@ -34,6 +35,19 @@ static int64_t take(int64_t *count, int64_t n)
     return o;
 }
 
+/* Glorot uniform of `mats` (rows, cols) matrices for rgcn: element (k, i, j) is
+ * (2 u - 1) sqrt(6 / (rows + cols)), u float draw j of (seed, INIT, step 16 + l, layer which,
+ * id = k rows + i). A step per layer, since the layer field of a stream keeps 8 bits (rng.h). */
+static void rgcn_glorot(float *w, int64_t mats, int64_t rows, int64_t cols, uint64_t seed, int l, unsigned which)
+{
+    const float limit = (float)sqrt(6.0 / (double)(rows + cols > 0 ? rows + cols : 1));
+    for (int64_t k = 0; k < mats * rows; k++) {
+        const gnn_rng_stream s = gnn_rng_stream_make(seed, GNN_TAG_INIT, 16u + (uint32_t)l, which, (uint64_t)k);
+        for (int64_t j = 0; j < cols; j++)
+            w[k * cols + j] = (2.0f * gnn_rng_float(&s, (uint64_t)j) - 1.0f) * limit;
+    }
+}
+
 /* Glorot uniform for the weights (parameter index 2l, 2l+1 for sage, as before the other
  * models existed; 4096 l + 512 k + h for the others, k the weight's rank in the layer, h the
  * head), biases 0, LayerNorm gamma 1 and beta 0. gat's attention vectors: Glorot of a
@@ -53,12 +67,15 @@ gnn_status gnn_model_init(model *m, const gnn_train_config *c, int64_t in, int64
     m->gat = impl->gat;
     m->act = impl->act;
     m->spmm = impl->spmm;
+    m->rgcn = impl->rgcn;
+    m->R = c->relations;
+    m->B = c->rgcn_bases;
     int64_t width = in;
     for (int l = 0; l < m->L; l++) {
         mlayer *S = &m->layer[l];
         S->last = l == m->L - 1;
         S->in = width;
-        S->o_w = S->o_w2 = S->o_b = S->o_b2 = S->o_al = S->o_ar = S->o_gamma = S->o_beta = -1;
+        S->o_w = S->o_w2 = S->o_b = S->o_b2 = S->o_al = S->o_ar = S->o_gamma = S->o_beta = S->o_rel_a = -1;
         int64_t n = 0;
         switch (m->kind) {
         case GNN_MODEL_SAGE:
@@ -80,6 +97,14 @@ gnn_status gnn_model_init(model *m, const gnn_train_config *c, int64_t in, int64
             S->o_b = take(&n, S->mid);
             S->o_w2 = take(&n, S->mid * S->out);
             S->o_b2 = take(&n, S->out);
+            break;
+        case GNN_MODEL_RGCN:
+            S->out = S->last ? classes : c->hidden;
+            S->o_w = take(&n, S->in * S->out);
+            S->o_w2 = take(&n, (m->B ? m->B : m->R) * S->in * S->out);
+            if (m->B)
+                S->o_rel_a = take(&n, m->R * m->B);
+            S->o_b = take(&n, S->out);
             break;
         case GNN_MODEL_GAT:
             S->heads = S->last ? c->out_heads : c->heads;
@@ -127,6 +152,15 @@ gnn_status gnn_model_init(model *m, const gnn_train_config *c, int64_t in, int64
                 gnn_glorot_init(S->p + S->o_ar + h * S->f, S->f, 1, c->seed, base + 1024u + (unsigned)h);
             }
             break;
+        case GNN_MODEL_RGCN: /* below: its own streams */
+            break;
+        }
+        if (m->kind == GNN_MODEL_RGCN) { /* own streams, one step per layer (see rgcn_glorot) */
+            const int64_t mats = m->B ? m->B : m->R;
+            rgcn_glorot(S->p + S->o_w, 1, S->in, S->out, c->seed, l, 0);
+            rgcn_glorot(S->p + S->o_w2, mats, S->in, S->out, c->seed, l, 1);
+            if (m->B)
+                rgcn_glorot(S->p + S->o_rel_a, 1, m->R, m->B, c->seed, l, 2);
         }
         if (S->o_gamma >= 0)
             for (int64_t j = 0; j < S->out; j++)
@@ -227,6 +261,15 @@ static gnn_status agg_bwd(const model *m, int l, const gnn_block *blk, const flo
     if (m->dist)
         return m->dist->backward(m->dist->ctx, l, dout, d, kind, dx);
     return gnn_aggregate_backward(m->agg, blk, dout, d, kind, dx);
+}
+
+/* rgcn's parameters of layer S, in the model's layout */
+static gnn_rgcn_params rgcn_params(const model *m, const mlayer *S)
+{
+    const float *P = S->p;
+    return (gnn_rgcn_params){ .in = S->in, .out = S->out, .R = m->R, .B = m->B, .w0 = P + S->o_w,
+                              .w = m->B ? NULL : P + S->o_w2, .v = m->B ? P + S->o_w2 : NULL,
+                              .a = m->B ? P + S->o_rel_a : NULL, .bias = P + S->o_b };
 }
 
 static int gcn_fused(const model *m, const mlayer *S)
@@ -345,6 +388,14 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
         if ((st = gat_layer_fwd(m, l, blk, C, k)))
             return st;
         break;
+    case GNN_MODEL_RGCN: { /* t0 = the relations' means (R, nd, in), kept for the backward */
+        const gnn_rgcn_params rp = rgcn_params(m, S);
+        if (!(C->t0 = falloc(m->R * nd * S->in)))
+            return GNN_ERR_NOMEM;
+        if ((st = gnn_rgcn_forward(m->rgcn, blk, m->etype, C->x, &rp, C->z, C->t0)))
+            return st;
+        break;
+    }
     }
     if (S->last) {
         C->y = C->z; /* logits */
@@ -500,6 +551,14 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
         if ((st = gat_layer_bwd(m, l, blk, C, k, dz, dx)))
             goto done;
         break;
+    case GNN_MODEL_RGCN: {
+        const gnn_rgcn_params rp = rgcn_params(m, S);
+        const gnn_rgcn_grads rg = { .dw0 = G + S->o_w, .dw = m->B ? NULL : G + S->o_w2, .dv = m->B ? G + S->o_w2 : NULL,
+                                    .da = m->B ? G + S->o_rel_a : NULL, .dbias = G + S->o_b };
+        if ((st = gnn_rgcn_backward(m->rgcn, blk, m->etype, C->x, &rp, C->t0, dz, dx, &rg)))
+            goto done;
+        break;
+    }
     }
     if (dx && C->mask) /* the context's table: the threaded one under --impl opt */
         st = gnn_nn_dropout_bwd(m->nn, dx, ns, S->in, C->mask);

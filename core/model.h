@@ -16,6 +16,7 @@
 #include "gnnref/graph.h"
 #include "gnnref/impl.h"
 #include "gnnref/nn.h"
+#include "gnnref/rgcn.h"
 #include "gnnref/spmm.h"
 #include "gnnref/update.h"
 #include "gnnref/tensor.h"
@@ -28,7 +29,8 @@
  *   sage [W_n (in,out) | W_s (in,out) | b (out)]
  *   gcn  [W (in,out) | b (out)]
  *   gin  [W1 (in,mid) | b1 (mid) | W2 (mid,out) | b2 (out)]
- *   gat  [W (in,H*F) | a_l (H*F) | a_r (H*F) | b]   b: (out) velickovic, (H*F) distgnn */
+ *   gat  [W (in,H*F) | a_l (H*F) | a_r (H*F) | b]   b: (out) velickovic, (H*F) distgnn
+ *   rgcn [W0 (in,out) | W (R,in,out) or V (B,in,out) | a (R,B) with bases | b (out)] */
 typedef struct mlayer {
     int64_t in, out;      /* input width, output width (gat: H*F hidden, F output) */
     int64_t heads, f, hf; /* gat: heads, features per head, H*F */
@@ -36,6 +38,7 @@ typedef struct mlayer {
     int last;             /* the output layer: no LayerNorm, no activation */
     int project_first;    /* gcn: out < in, so z = A_hat (x W) + b */
     int64_t o_w, o_w2, o_b, o_b2, o_al, o_ar, o_gamma, o_beta;
+    int64_t o_rel_a;      /* rgcn with bases: a (R, B) */
     int64_t count, n_decay;
     float *p, *g, *m, *v;
 } mlayer;
@@ -63,6 +66,10 @@ typedef struct model {
     const gnn_act_ops *act;
     const gnn_spmm_ops *spmm; /* layer 0's product when the input features are CSR */
     const magg_hook *dist;    /* NULL, or the distributed aggregation (sage, gcn, gin) */
+    const gnn_rgcn_ops *rgcn;
+    int64_t R, B;             /* rgcn: relations, bases */
+    const int32_t *etype;     /* rgcn: the relation of every edge of the blocks (the full block's:
+                                 the graph's CSR order), set by the trainer */
 } model;
 
 /* What a layer's forward keeps for its backward. x is the layer's input after dropout

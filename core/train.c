@@ -34,6 +34,7 @@ const char *gnn_model_name(gnn_model_kind m)
     case GNN_MODEL_GCN: return "gcn";
     case GNN_MODEL_GAT: return "gat";
     case GNN_MODEL_GIN: return "gin";
+    case GNN_MODEL_RGCN: return "rgcn";
     }
     return "?";
 }
@@ -339,8 +340,19 @@ void gnn_train_result_free(gnn_train_result *r)
 
 static gnn_status check_inputs(const gnn_dataset *ds, const gnn_train_config *c, gnn_err *err)
 {
-    if ((unsigned)c->model > GNN_MODEL_GIN)
-        return gnn_err_set(err, GNN_ERR_INVAL, "model %d: expected sage, gcn, gat or gin", (int)c->model);
+    if ((unsigned)c->model > GNN_MODEL_RGCN)
+        return gnn_err_set(err, GNN_ERR_INVAL, "model %d: expected sage, gcn, gat, gin or rgcn", (int)c->model);
+    if (c->model == GNN_MODEL_RGCN) {
+        if (c->mode != GNN_MODE_FULLBATCH)
+            return gnn_err_set(err, GNN_ERR_INVAL, "--model rgcn trains full batch (--mode fullbatch): the samplers' "
+                                                   "blocks do not carry edge types yet");
+        if (!ds->etype || ds->num_etypes < 1 || ds->num_etypes > 254)
+            return gnn_err_set(err, GNN_ERR_INVAL, "%s: --model rgcn needs edge types (1..254 of them; try --data "
+                                                   "builtin-typed)",
+                               ds->name);
+        if (c->rgcn_bases < 0 || c->rgcn_bases > 64)
+            return gnn_err_set(err, GNN_ERR_INVAL, "--rgcn-bases %lld: expected 0..64", (long long)c->rgcn_bases);
+    }
     if ((unsigned)c->mode > GNN_MODE_FULLBATCH)
         return gnn_err_set(err, GNN_ERR_INVAL, "mode %d: expected minibatch or fullbatch", (int)c->mode);
     if (c->layers < 1 || c->layers > GNN_MAX_LAYERS)
@@ -416,6 +428,7 @@ static gnn_status trainer_init(trainer *T, const gnn_dataset *ds, gnn_err *err)
     }
     if ((st = gnn_model_init(&T->m, c, f, ds->num_classes)))
         return st;
+    T->m.etype = ds->etype; /* rgcn: the full block's edges are the graph's, in CSR order */
     /* sparse input features: layer 0 multiplies the CSR when its product comes first (gcn
      * narrowing, gat's projection); sage and gin (and gcn aggregating first) read dense rows */
     T->sparse0 = gnn_dataset_feat_is_csr(ds) &&
@@ -519,6 +532,7 @@ gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epo
     memset(&T, 0, sizeof T);
     T.cfg = *cfg;
     gnn_train_resolve(&T.cfg);
+    T.cfg.relations = cfg->model == GNN_MODEL_RGCN ? ds->num_etypes : 0;
     const gnn_train_config *c = &T.cfg;
     T.comm = c->comm;
     T.P = gnn_comm_size(c->comm);

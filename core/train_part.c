@@ -47,6 +47,9 @@ void gnn_part_train_defaults(gnn_part_train_config *p)
 static gnn_status check_config(const gnn_part_input *in, const gnn_train_config *c, const gnn_part_train_config *pc,
                                int P, int rank, gnn_err *err)
 {
+    if (c->model == GNN_MODEL_RGCN)
+        return gnn_err_set(err, GNN_ERR_INVAL, "training on partitions does not train rgcn yet (its blocks need "
+                                               "edge types: docs/hetero.md)");
     if (c->model != GNN_MODEL_SAGE && c->model != GNN_MODEL_GAT && c->model != GNN_MODEL_GIN)
         return gnn_err_set(err, GNN_ERR_INVAL,
                            "training on partitions supports sage, gat and gin, not %s (its normalization needs the "

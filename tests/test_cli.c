@@ -54,7 +54,7 @@ START_TEST(train_usage_errors)
         { "train --dropout 1", "--dropout" },
         { "train --lr -1", "--lr" },
         { "train --impl gpu", "--impl" },
-        { "train --model foo", "--model 'foo': expected sage, gcn, gat or gin" },
+        { "train --model foo", "--model 'foo': expected sage, gcn, gat, gin or rgcn" },
         { "train --mode bogus", "--mode 'bogus'" },
         { "train --model gat --heads 0", "--heads '0'" },
         { "train --model gat --out-heads 65", "--out-heads '65'" },
@@ -298,7 +298,7 @@ static const struct {
     const char *flags[64];
 } k_tables[] = {
     { "train", { "data", "model", "mode", "layers", "hidden", "fanouts", "batch", "epochs", "patience", "lr",
-                 "dropout", "weight-decay", "weight-decay-layers", "normalize-features", "layernorm", "heads",
+                 "dropout", "weight-decay", "weight-decay-layers", "normalize-features", "layernorm", "rgcn-bases", "heads",
                  "out-heads", "gat-variant", "attn-dropout", "seed", "split", "impl", "threads", "adapt-threads", "eval-every", "json",
                  "quiet", "partitions", "remote", "sampling", "pipeline", "pipeline-copy", "embed-dim", "embed-optimizer", "embed-lr", "part-method", "part-balance", "hec-cs", "hec-ls",
                  "hec-nc", "hec-delay", "parts", "plan", "comm-bits", "round", "quant-backward", "lp-rate",

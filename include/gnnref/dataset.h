@@ -68,6 +68,11 @@ typedef struct gnn_dataset {
      * every reader of dense rows (partitioning, the feature store) works unchanged. */
     gnn_fcsr feat_csr;
     float *feat_view;       /* internal: the loader's dense view of a CSR file, freed by gnn_dataset_free */
+    /* Edge types (heterogeneous graphs, docs/hetero.md): etype[e] in [0, num_etypes) for edge e
+     * of graph (aligned with graph.indices), owned, freed by gnn_dataset_free; NULL and 0 for
+     * a homogeneous graph. In memory only for now: the file format has no type section yet. */
+    int32_t *etype;
+    int64_t num_etypes;
 } gnn_dataset;
 
 /* How features are stored (gnn_import_options.feat_storage, `gnnref convert --feature-storage`):
@@ -167,9 +172,10 @@ gnn_status gnn_import_text(gnn_dataset *ds, const char *dir, const gnn_import_op
 gnn_status gnn_import_ogb(gnn_dataset *ds, const char *dir, const gnn_import_options *opt, gnn_err *err);
 gnn_status gnn_import_edgelist(gnn_dataset *ds, const char *path, const gnn_import_options *opt, gnn_err *err);
 
-/* Open anything: "builtin", a native file, a text-layout directory (meta.txt) or an OGB directory. */
+/* Open anything: "builtin", "builtin-typed", a native file, a text-layout directory (meta.txt)
+ * or an OGB directory. */
 gnn_status gnn_dataset_open(gnn_dataset *ds, const char *spec, gnn_err *err);
-/* What gnn_dataset_open would do with spec: "builtin", "text", "ogb", "native", or NULL when
+/* What gnn_dataset_open would do with spec: "builtin", "builtin-typed", "text", "ogb", "native", or NULL when
  * spec names nothing that exists. */
 const char *gnn_dataset_spec_kind(const char *spec);
 
@@ -223,9 +229,15 @@ typedef struct gnn_sbm_params {
 void gnn_sbm_defaults(gnn_sbm_params *p);
 gnn_status gnn_gen_sbm(gnn_dataset *ds, const gnn_sbm_params *p, gnn_err *err);
 
+/* A typed SBM (heterogeneous graphs, docs/hetero.md): gnn_gen_sbm, then vertex v of type
+ * v * T / n (each type contiguous, as homogenized ids are) and edge u -> v of relation
+ * type(u) T + type(v): R = T^2 relations. T in 1..16. */
+gnn_status gnn_gen_typed_sbm(gnn_dataset *ds, const gnn_sbm_params *p, int64_t types, gnn_err *err);
+
 /* The built-in dataset used by `make run`: gnn_gen_sbm with gnn_sbm_defaults (20000
  * vertices, 8 classes, deg_in 7, deg_out 5, 64 features, noise 5, seed 1, split
- * 0.1/0.2/0.2), named "builtin". Generated in about 0.1 s. */
+ * 0.1/0.2/0.2), named "builtin". Generated in about 0.1 s. `--data builtin-typed` is the same
+ * graph with 2 vertex types and 4 relations (gnn_gen_typed_sbm), named "builtin-typed". */
 gnn_status gnn_dataset_builtin(gnn_dataset *ds, gnn_err *err);
 
 #ifdef __cplusplus

@@ -8,6 +8,8 @@
  *   gcn:  z = (A_hat x) W + b, A_hat = D^-1/2 (A+I) D^-1/2 (GNN_AGG_GCN over the graph with
  *         self-loops); when out < in the product is formed first: z = A_hat (x W) + b.
  *   gin:  z = W2 . ReLU(W1 . (x[v] + sum_{u in S(v)} x[u]) + b1) + b2    (GIN-0)
+ *   rgcn: z = x[v] W0 + sum_r mean_{u in N_r(v)} x[u] W_r + b (rgcn.h; relations = the dataset's
+ *         edge types; W_r = sum_b a_rb V_b with rgcn_bases > 0); full batch only for now
  *   gat:  per head, z_h = x W_h (velickovic) or ReLU(x W_h + b_h) (distgnn, DistGNN-MB Eq. 2),
  *         attention over the graph with self-loops (gat.h), heads concatenated in hidden
  *         layers (+ b, velickovic) and averaged in the output layer.
@@ -28,14 +30,14 @@ extern "C" {
 #define GNN_MAX_LAYERS 16
 #define GNN_MAX_HEADS 64
 
-typedef enum gnn_model_kind { GNN_MODEL_SAGE = 0, GNN_MODEL_GCN, GNN_MODEL_GAT, GNN_MODEL_GIN } gnn_model_kind;
+typedef enum gnn_model_kind { GNN_MODEL_SAGE = 0, GNN_MODEL_GCN, GNN_MODEL_GAT, GNN_MODEL_GIN, GNN_MODEL_RGCN } gnn_model_kind;
 typedef enum gnn_train_mode { GNN_MODE_MINIBATCH = 0, GNN_MODE_FULLBATCH } gnn_train_mode;
 typedef enum gnn_gat_variant { GNN_GAT_VELICKOVIC = 0, GNN_GAT_DISTGNN } gnn_gat_variant;
 /* AUTO = the model's default, fixed by gnn_train_resolve (see there). */
 typedef enum gnn_feat_norm { GNN_FEAT_NORM_AUTO = -1, GNN_FEAT_NORM_NONE = 0, GNN_FEAT_NORM_ROW = 1 } gnn_feat_norm;
 typedef enum gnn_wd_scope { GNN_WD_AUTO = -1, GNN_WD_ALL = 0, GNN_WD_FIRST = 1 } gnn_wd_scope;
 
-const char *gnn_model_name(gnn_model_kind m);    /* "sage", "gcn", "gat", "gin" */
+const char *gnn_model_name(gnn_model_kind m);    /* "sage", "gcn", "gat", "gin", "rgcn" */
 const char *gnn_mode_name(gnn_train_mode m);     /* "minibatch", "fullbatch" */
 
 typedef struct gnn_train_config {
@@ -62,6 +64,9 @@ typedef struct gnn_train_config {
     float attn_dropout;                 /* gat: attention dropout in [0, 1); < 0: same as dropout */
     float gat_slope;                    /* gat: LeakyReLU slope (0.2) */
     int layernorm;                      /* 1: LayerNorm before the activation of hidden layers */
+    int64_t rgcn_bases;                 /* rgcn: bases B of the decomposition; 0 (default): a weight
+                                           per relation */
+    int64_t relations;                  /* rgcn: R, set by the trainer from the dataset's edge types */
     int adapt_threads;                  /* 1: one rank may run a step on fewer OpenMP threads when
                                            that is measured to be faster (team.h: a core taken by
                                            another process); the bits do not change. 0: never */
