@@ -223,6 +223,107 @@ static gnn_oracle_outcome grad_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c
     return o;
 }
 
+/* ---- benchmark hooks (bench/bench_registry.c): one layer of a sampled block ---- */
+
+typedef struct rfix {
+    const gnn_rgcn_ops *ops;
+    int backward;
+    gnn_block blk;
+    int32_t *etype;
+    float *x, *w0, *w, *v, *a, *bias, *z, *agg, *dz, *dx, *g;
+    gnn_rgcn_params p;
+    gnn_rgcn_grads gr;
+} rfix;
+
+static void bench_teardown(void *q)
+{
+    rfix *f = q;
+    if (!f)
+        return;
+    gnn_block_free(&f->blk);
+    gnn_free(f->etype);
+    float *bufs[] = { f->x, f->w0, f->w, f->v, f->a, f->bias, f->z, f->agg, f->dz, f->dx, f->g };
+    for (size_t i = 0; i < sizeof bufs / sizeof *bufs; i++)
+        gnn_free(bufs[i]);
+    gnn_free(f);
+}
+
+static gnn_status bench_setup(const gnn_oracle_case *c, int backward, void **fixture, gnn_oracle_work *work)
+{
+    rfix *f = gnn_calloc(1, sizeof *f);
+    if (!f)
+        return GNN_ERR_NOMEM;
+    f->ops = c->impl->ops;
+    f->backward = backward;
+    gnn_oracle_draws d1 = gnn_oracle_draws_make(c, 1), d2 = gnn_oracle_draws_make(c, 2);
+    const int64_t nd = gnn_oracle_int(c, P_NDST), ns = gnn_oracle_int(c, P_NSRC), in = gnn_oracle_int(c, P_IN),
+                  out = gnn_oracle_int(c, P_OUT), R = gnn_oracle_int(c, P_R), B = gnn_oracle_int(c, P_B);
+    gnn_status s = gnn_oracle_random_block(&d1, nd, ns, gnn_oracle_lo(c, P_DEG), gnn_oracle_hi(c, P_DEG), &f->blk);
+    if (s) {
+        gnn_free(f);
+        return s;
+    }
+    const int64_t nnz = f->blk.nnz, io = in * out, nw = (B ? B : R) * io;
+    f->etype = gnn_malloc(sizeof(int32_t) * (size_t)(nnz + 1));
+    f->x = gnn_malloc(sizeof(float) * (size_t)(ns * in + 1));
+    f->w0 = gnn_malloc(sizeof(float) * (size_t)(io + 1));
+    f->w = gnn_malloc(sizeof(float) * (size_t)(nw + 1));
+    f->a = gnn_malloc(sizeof(float) * (size_t)(R * B + 1));
+    f->bias = gnn_malloc(sizeof(float) * (size_t)(out + 1));
+    f->z = gnn_malloc(sizeof(float) * (size_t)(nd * out + 1));
+    f->agg = gnn_malloc(sizeof(float) * (size_t)(R * nd * in + 1));
+    f->dz = gnn_malloc(sizeof(float) * (size_t)(nd * out + 1));
+    f->dx = gnn_malloc(sizeof(float) * (size_t)(ns * in + 1));
+    f->g = gnn_malloc(sizeof(float) * (size_t)(io + nw + R * B + out + 1));
+    if (!f->etype || !f->x || !f->w0 || !f->w || !f->a || !f->bias || !f->z || !f->agg || !f->dz || !f->dx || !f->g) {
+        bench_teardown(f);
+        return GNN_ERR_NOMEM;
+    }
+    for (int64_t e = 0; e < nnz; e++)
+        f->etype[e] = (int32_t)(e % R);
+    gnn_oracle_fill_spread(&d2, f->x, ns * in);
+    gnn_oracle_fill_spread(&d2, f->w0, io);
+    gnn_oracle_fill_spread(&d2, f->w, nw);
+    gnn_oracle_fill_spread(&d2, f->a, R * B);
+    gnn_oracle_fill_spread(&d2, f->bias, out);
+    gnn_oracle_fill_spread(&d2, f->dz, nd * out);
+    f->p = (gnn_rgcn_params){ .in = in, .out = out, .R = R, .B = B, .w0 = f->w0, .w = B ? NULL : f->w,
+                              .v = B ? f->w : NULL, .a = B ? f->a : NULL, .bias = f->bias };
+    f->gr = (gnn_rgcn_grads){ .dw0 = f->g, .dw = B ? NULL : f->g + io, .dv = B ? f->g + io : NULL,
+                              .da = B ? f->g + io + nw : NULL, .dbias = f->g + io + nw + R * B };
+    if ((s = gnn_rgcn_forward(f->ops, &f->blk, f->etype, f->x, &f->p, f->z, f->agg))) {
+        bench_teardown(f);
+        return s;
+    }
+    /* rows gathered per edge, the means and the outputs written, the products; backward about 3x */
+    const double fwd_bytes = (double)nnz * (double)in * 4.0 + (double)nnz * 8.0 + (double)(R * nd * in) * 4.0 +
+                             (double)(nd * out) * 4.0;
+    const double fwd_flops = (double)nnz * (double)in + 2.0 * (double)(nd * (R + 1)) * (double)io;
+    work->bytes = backward ? 3.0 * fwd_bytes : fwd_bytes;
+    work->flops = backward ? 3.0 * fwd_flops : fwd_flops;
+    work->items = (double)nnz;
+    work->items_name = "edges/s";
+    *fixture = f;
+    return GNN_OK;
+}
+
+static gnn_status fwd_bench_setup(const gnn_oracle_case *c, void **fx, gnn_oracle_work *w) { return bench_setup(c, 0, fx, w); }
+static gnn_status bwd_bench_setup(const gnn_oracle_case *c, void **fx, gnn_oracle_work *w) { return bench_setup(c, 1, fx, w); }
+
+static gnn_status bench_run(void *q)
+{
+    rfix *f = q;
+    if (f->backward)
+        return gnn_rgcn_backward(f->ops, &f->blk, f->etype, f->x, &f->p, f->agg, f->dz, f->dx, &f->gr);
+    return gnn_rgcn_forward(f->ops, &f->blk, f->etype, f->x, &f->p, f->z, f->agg);
+}
+
+/* an RGCN layer of DistDGLv2's MAG setting, scaled down: fanout 15, 4 relations, 2 bases */
+static const char *const k_bench_sizes[] = { "n_dst=4096,n_src=32768,deg=10..20,in=64,out=64,R=4,B=2,bias=1,used=4",
+                                             NULL };
+static const gnn_oracle_bench k_fwd_bench = { k_bench_sizes, fwd_bench_setup, bench_run, bench_teardown };
+static const gnn_oracle_bench k_bwd_bench = { k_bench_sizes, bwd_bench_setup, bench_run, bench_teardown };
+
 /* n_dst, n_src, degrees (0 included), widths off the vector multiples, R with absent
  * relations, bases, R past 64 */
 static const char *const k_presets[] = {
@@ -251,7 +352,7 @@ const gnn_oracle_entry gnn_oracle_rgcn_fwd = {
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = RGCN_REASON,
     .params = k_params, .n_params = N_PARAMS, .presets = k_presets, .defaults = "bias=1,used=128",
-    .ref = &k_ref, .impls = k_impls, .run = fwd_run,
+    .ref = &k_ref, .impls = k_impls, .run = fwd_run, .bench = &k_fwd_bench,
 };
 
 const gnn_oracle_entry gnn_oracle_rgcn_bwd = {
@@ -260,7 +361,7 @@ const gnn_oracle_entry gnn_oracle_rgcn_bwd = {
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = RGCN_REASON,
     .params = k_params, .n_params = N_PARAMS, .presets = k_presets, .defaults = "bias=1,used=128",
-    .ref = &k_ref, .impls = k_impls, .run = bwd_run,
+    .ref = &k_ref, .impls = k_impls, .run = bwd_run, .bench = &k_bwd_bench,
 };
 
 const gnn_oracle_entry gnn_oracle_grad_rgcn = {

@@ -21,8 +21,7 @@ void gnn_rgcn_relation_weights(const gnn_rgcn_params *p, float *w)
         }
 }
 
-/* The relation weights: p->w, or the basis decomposition into scratch (*own, to free). */
-static const float *relation_weights(const gnn_rgcn_params *p, float **own)
+const float *gnn_rgcn_weights(const gnn_rgcn_params *p, float **own)
 {
     *own = NULL;
     if (p->B == 0)
@@ -61,7 +60,7 @@ static gnn_status rgcn_forward_ref(const gnn_block *blk, const int32_t *etype, c
 {
     const int64_t nd = blk->n_dst, in = p->in, out = p->out, R = p->R;
     float *own_w, *own_agg = NULL;
-    const float *w = relation_weights(p, &own_w);
+    const float *w = gnn_rgcn_weights(p, &own_w);
     float *agg = agg_out ? agg_out : (own_agg = gnn_malloc_array((size_t)(R * nd * in) + 1, sizeof(float)));
     if ((p->B && !w) || !agg) {
         gnn_free(own_w);
@@ -94,7 +93,7 @@ static gnn_status rgcn_backward_ref(const gnn_block *blk, const int32_t *etype, 
 {
     const int64_t nd = blk->n_dst, ns = blk->n_src, in = p->in, out = p->out, R = p->R, io = in * out;
     float *own_w, *dw = NULL, *dagg = NULL;
-    const float *w = relation_weights(p, &own_w);
+    const float *w = gnn_rgcn_weights(p, &own_w);
     dw = g->dw && p->B == 0 ? g->dw : gnn_malloc_array((size_t)(R * io) + 1, sizeof(float));
     dagg = gnn_malloc_array((size_t)(R * nd * in) + 1, sizeof(float));
     gnn_status st = (p->B && !w) || !dw || !dagg ? GNN_ERR_NOMEM : GNN_OK;

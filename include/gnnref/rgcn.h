@@ -76,6 +76,9 @@ gnn_status gnn_rgcn_backward(const gnn_rgcn_ops *ops, const gnn_block *blk, cons
 
 /* W_r of the basis decomposition into w (R, in, out) in the order above (ref and cpu share it). */
 void gnn_rgcn_relation_weights(const gnn_rgcn_params *p, float *w);
+/* The relation weights a layer multiplies by: p->w, or (B > 0) the decomposition into a new
+ * buffer *own (the caller frees it; NULL when B = 0). NULL when out of memory. Unchecked. */
+const float *gnn_rgcn_weights(const gnn_rgcn_params *p, float **own);
 
 #ifdef __cplusplus
 }

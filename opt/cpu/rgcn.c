@@ -2,26 +2,17 @@
  * thread count (include/gnnref/rgcn.h, docs/hetero.md).
  *
  * What changed and why the bits still match: every output element is still one sum in the
- * header's order, computed by one thread; the threads split the elements (dst rows for the
+ * header's order, computed by one thread, with -ffp-contract=off (products then sums, no FMA);
+ * the products z and dW run a row's columns side by side in vector lanes, each lane keeping
+ * its column's order; the threads split the elements (dst rows for the
  * means and z, parameter rows for the weight gradients, src rows for dx). The backward's dx
  * is a gather, not ref's scatter: each source's edges are listed by (v ascending, position)
  * (a stable counting sort by source of the edges in CSR order), so it adds the same terms in
  * the same order without atomics; each edge's 1 / c is computed once. The basis
- * decomposition's W_r is ref's own function. */
+ * decomposition's W_r is ref's own function (gnn_rgcn_weights). */
 #include <string.h>
 #include "gnnref/rgcn.h"
 #include "gnnref/tensor.h"
-
-static const float *relation_weights(const gnn_rgcn_params *p, float **own)
-{
-    *own = NULL;
-    if (p->B == 0)
-        return p->w;
-    if (!(*own = gnn_malloc_array((size_t)(p->R * p->in * p->out) + 1, sizeof(float))))
-        return NULL;
-    gnn_rgcn_relation_weights(p, *own);
-    return *own;
-}
 
 /* per edge, 1 / c_{v, r(e)} */
 static float *edge_inv(const gnn_block *blk, const int32_t *etype, int64_t R)
@@ -59,15 +50,22 @@ static gnn_status rgcn_forward_cpu(const gnn_block *blk, const int32_t *etype, c
 {
     const int64_t nd = blk->n_dst, in = p->in, out = p->out, R = p->R;
     float *own_w, *own_agg = NULL;
-    const float *w = relation_weights(p, &own_w);
+    const float *w = gnn_rgcn_weights(p, &own_w);
     float *agg = agg_out ? agg_out : (own_agg = gnn_malloc_array((size_t)(R * nd * in) + 1, sizeof(float)));
     if ((p->B && !w) || !agg) {
         gnn_free(own_w);
         gnn_free(own_agg);
         return GNN_ERR_NOMEM;
     }
-#pragma omp parallel for schedule(dynamic, 64)
+    int fail = 0;
+#pragma omp parallel reduction(| : fail)
+    {
+    float *tv = gnn_malloc_array((size_t)out + 1, sizeof(float)); /* one relation's product row */
+    fail |= !tv;
+#pragma omp for schedule(dynamic, 64)
     for (int64_t v = 0; v < nd; v++) {
+        if (!tv)
+            continue;
         for (int64_t r = 0; r < R; r++) { /* ref's means: the sum in CSR order, then times 1 / c */
             float *a = agg + (r * nd + v) * in;
             int64_t c = 0;
@@ -87,23 +85,41 @@ static gnn_status rgcn_forward_cpu(const gnn_block *blk, const int32_t *etype, c
                     a[i] = a[i] * inv;
             }
         }
-        for (int64_t j = 0; j < out; j++) {
-            float s = 0.0f;
-            for (int64_t i = 0; i < in; i++)
-                s += x[v * in + i] * p->w0[i * out + j];
-            for (int64_t r = 0; r < R; r++) {
-                const float *a = agg + (r * nd + v) * in, *W = w + r * in * out;
-                float t = 0.0f;
-                for (int64_t i = 0; i < in; i++)
-                    t += a[i] * W[i * out + j];
-                s += t;
-            }
-            z[v * out + j] = p->bias ? s + p->bias[j] : s;
+        /* z's row: every column j keeps ref's order (i ascending for each product, then the
+         * relations, then the bias); the columns side by side in the vector lanes */
+        float *zv = z + v * out, *t = tv;
+        for (int64_t j = 0; j < out; j++)
+            zv[j] = 0.0f;
+        for (int64_t i = 0; i < in; i++) {
+            const float xi = x[v * in + i], *W0 = p->w0 + i * out;
+#pragma omp simd
+            for (int64_t j = 0; j < out; j++)
+                zv[j] += xi * W0[j];
         }
+        for (int64_t r = 0; r < R; r++) {
+            const float *a = agg + (r * nd + v) * in, *W = w + r * in * out;
+            for (int64_t j = 0; j < out; j++)
+                t[j] = 0.0f;
+            for (int64_t i = 0; i < in; i++) {
+                const float ai = a[i], *Wi = W + i * out;
+#pragma omp simd
+                for (int64_t j = 0; j < out; j++)
+                    t[j] += ai * Wi[j];
+            }
+#pragma omp simd
+            for (int64_t j = 0; j < out; j++)
+                zv[j] += t[j];
+        }
+        if (p->bias)
+#pragma omp simd
+            for (int64_t j = 0; j < out; j++)
+                zv[j] += p->bias[j];
+    }
+    gnn_free(tv);
     }
     gnn_free(own_w);
     gnn_free(own_agg);
-    return GNN_OK;
+    return fail ? GNN_ERR_NOMEM : GNN_OK;
 }
 
 /* dx by source: the self term, then the source's edges in (v, position) order */
@@ -160,7 +176,7 @@ static gnn_status rgcn_backward_cpu(const gnn_block *blk, const int32_t *etype, 
 {
     const int64_t nd = blk->n_dst, in = p->in, out = p->out, R = p->R, io = in * out, B = p->B;
     float *own_w;
-    const float *w = relation_weights(p, &own_w);
+    const float *w = gnn_rgcn_weights(p, &own_w);
     float *dw = g->dw && B == 0 ? g->dw : gnn_malloc_array((size_t)(R * io) + 1, sizeof(float));
     float *dagg = dx ? gnn_malloc_array((size_t)(R * nd * in) + 1, sizeof(float)) : NULL;
     gnn_status st = (B && !w) || !dw || (dx && !dagg) ? GNN_ERR_NOMEM : GNN_OK;
@@ -183,11 +199,13 @@ static gnn_status rgcn_backward_cpu(const gnn_block *blk, const int32_t *etype, 
         const int64_t r = self ? 0 : ri / in, i = self ? ri + in : ri % in;
         float *dst = self ? g->dw0 + i * out : dw + r * io + i * out;
         const float *src = self ? x : agg + r * nd * in;
-        for (int64_t j = 0; j < out; j++) {
-            float s = 0.0f;
-            for (int64_t v = 0; v < nd; v++)
-                s += src[v * in + i] * dz[v * out + j];
-            dst[j] = s;
+        for (int64_t j = 0; j < out; j++)
+            dst[j] = 0.0f;
+        for (int64_t v = 0; v < nd; v++) { /* each column's sum in v order, the columns in lanes */
+            const float sv = src[v * in + i], *dzv = dz + v * out;
+#pragma omp simd
+            for (int64_t j = 0; j < out; j++)
+                dst[j] += sv * dzv[j];
         }
     }
     if (B > 0 && g->dv)
