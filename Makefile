@@ -18,6 +18,8 @@
 #                     ~/.cache/gnnref-peers) from the package registry, SKIP when unreachable;
 #                     the ratio table and build/peers/report.json; PEERS_ARGS=--quick to try it
 #   make bench-busy   1 against 2 threads under one background busy loop (bench/busy.sh)
+#   make gpu-bench    build/bin/gnnref-gpu-bench (CUDA builds: aggregation vs cuSPARSE, copy
+#                     bandwidth, quant pack); ci/gpu-check.sh runs it with the CUDA oracle
 #   make coverage     HTML line coverage in build/coverage/
 #   make sanitize     ASan + UBSan build and run (ci/sanitize.sh; a stage of check-full)
 #   make tsan         ThreadSanitizer build and run (ci/tsan.sh; a stage of check-full)
@@ -55,14 +57,15 @@ TIER_GOALS := check check-full
 # ---- dependencies: each goal checks for what it needs (ci/install-deps.sh --missing) and
 # installs the missing Debian packages with ci/install-deps.sh, or says what is missing.
 #   build: json-c, zlib, METIS, OpenBLAS, pkg-config (every goal that compiles)
-#   test: Check, python3 (the tiers, sanitize, tsan, coverage); mpi: OpenMPI, optional
+#   test: Check, python3 (the tiers, sanitize, tsan, coverage); mpi: OpenMPI, optional;
+#   plot: gnuplot (gnnref plot and its test), optional
 #   bench: Google Benchmark; coverage: lcov; tsan-omp: clang and LLVM's libomp with archer
 #   (check-full's check-tsan-omp stage)
 # Sub-makes of the tiers (ci/sanitize.sh, ci/tsan.sh, ci/install-check.sh) inherit
 # GNN_DEPS_CHECKED=1 and skip the check.
 ifneq ($(GNN_DEPS_CHECKED),1)
 DEP_GROUPS := $(strip $(if $(BUILDING),build) \
-    $(if $(filter $(TEST_GOALS),$(GOALS)),test $(if $(filter 1,$(NO_MPI)),,mpi)) \
+    $(if $(filter $(TEST_GOALS),$(GOALS)),test plot $(if $(filter 1,$(NO_MPI)),,mpi)) \
     $(if $(filter bench bench-peers %gnnref-bench,$(GOALS)),bench) \
     $(if $(filter coverage,$(GOALS)),coverage) \
     $(if $(filter check-full check-tsan-omp,$(GOALS)),tsan-omp))
@@ -72,12 +75,15 @@ ifneq ($(DEPS_MISSING),)
 $(info make: missing for '$(GOALS)': $(DEPS_MISSING); running ci/install-deps.sh $(DEPS_MISSING))
 DEPS_RC := $(shell bash ci/install-deps.sh $(DEPS_MISSING) >&2; echo $$?)
 DEPS_STILL := $(shell CC='$(CC)' CXX='$(CXX)' bash ci/install-deps.sh --missing $(DEPS_MISSING))
-ifneq ($(filter-out mpi,$(DEPS_STILL)),)
-DEPS_EXPLAINED := $(shell CC='$(CC)' CXX='$(CXX)' bash ci/install-deps.sh --explain $(filter-out mpi,$(DEPS_STILL)) >&2)
-$(error still missing for '$(GOALS)' after ci/install-deps.sh (exit $(DEPS_RC)): $(filter-out mpi,$(DEPS_STILL)), see above)
+ifneq ($(filter-out mpi plot,$(DEPS_STILL)),)
+DEPS_EXPLAINED := $(shell CC='$(CC)' CXX='$(CXX)' bash ci/install-deps.sh --explain $(filter-out mpi plot,$(DEPS_STILL)) >&2)
+$(error still missing for '$(GOALS)' after ci/install-deps.sh (exit $(DEPS_RC)): $(filter-out mpi plot,$(DEPS_STILL)), see above)
 endif
 ifneq ($(filter mpi,$(DEPS_STILL)),)
 $(warning OpenMPI (mpicc, mpirun) is missing and could not be installed: building without the MPI backend; the MPI checks say SKIP)
+endif
+ifneq ($(filter plot,$(DEPS_STILL)),)
+$(warning gnuplot is missing and could not be installed: gnnref plot refuses with a message and its drawing test says SKIP)
 endif
 endif
 endif
@@ -87,7 +93,12 @@ endif
 # ---- feature detection (only for goals that compile) ---------------------------------------
 ifneq ($(BUILDING),)
 HAVE_OPENMP := $(shell [ "$(NO_OPENMP)" = 1 ] || (echo 'int main(void){return 0;}' | $(CC) -fopenmp -x c - -o /dev/null 2>/dev/null && echo 1))
-HAVE_CUDA   := $(shell [ "$(NO_CUDA)" = 1 ] || (command -v nvcc >/dev/null 2>&1 && echo 1))
+# nvcc: on the PATH, else $(CUDA_HOME)/bin, else /usr/local/cuda/bin (NVCC=... names one)
+ifeq ($(origin NVCC),undefined)
+NVCC := $(shell [ "$(NO_CUDA)" = 1 ] || command -v nvcc 2>/dev/null || \
+    for n in "$(CUDA_HOME)/bin/nvcc" /usr/local/cuda/bin/nvcc; do [ -x "$$n" ] && echo "$$n" && break; done)
+endif
+HAVE_CUDA   := $(shell [ "$(NO_CUDA)" = 1 ] || ([ -n "$(NVCC)" ] && "$(NVCC)" --version >/dev/null 2>&1 && echo 1))
 HAVE_MPI    := $(shell [ "$(NO_MPI)" = 1 ] || (command -v mpicc >/dev/null 2>&1 && echo 1))
 # -fno-semantic-interposition: with -fPIC the library's calls to its own functions stay direct
 # (and inlinable), as in a non-PIC build
@@ -130,14 +141,43 @@ ifeq ($(HAVE_MPI),1)
 MPI_CFLAGS := $(shell mpicc --showme:compile 2>/dev/null)
 MPI_LIBS   := $(shell mpicc --showme:link 2>/dev/null)
 endif
+# CUDA (opt/cuda/*.cu, docs/cuda.md): nvcc compiles the kernels for sm_90 (H100, H200) plus
+# compute_90 PTX that newer cards JIT (CUDA_GENCODE=... for other cards). Device float math
+# rounds like ref: --fmad=false (no FMA contraction), IEEE division and square root, no
+# flush-to-zero, never --use_fast_math; the host side gets -ffp-contract=off like every C file.
+# The runtime is linked statically (cudart_static), so the binaries run where only the driver
+# is installed (and report SKIP where there is none).
+ifeq ($(HAVE_CUDA),1)
+CUDA_ROOT    := $(patsubst %/bin/nvcc,%,$(realpath $(NVCC)))
+CUDA_LIBDIR  := $(firstword $(wildcard $(CUDA_ROOT)/lib64/libcudart_static.a $(CUDA_ROOT)/targets/*/lib/libcudart_static.a))
+CUDA_LIBDIR  := $(if $(CUDA_LIBDIR),$(patsubst %/,%,$(dir $(CUDA_LIBDIR))),$(CUDA_ROOT)/lib64)
+CUDA_GENCODE ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90
+NVCCFLAGS := -std=c++17 -O3 -g -lineinfo --fmad=false --ftz=false --prec-div=true --prec-sqrt=true \
+    $(CUDA_GENCODE) -Xcompiler -fPIC,-ffp-contract=off,-fno-strict-aliasing -Iinclude -I. \
+    -Wno-deprecated-gpu-targets
+CUDA_LIBS := -L$(CUDA_LIBDIR) -lcudart_static -lstdc++ -ldl -lrt -lpthread
+# cuSPARSE: the GPU benchmark alone (bench/gpu_bench.cu); without it that column says SKIP
+ifneq ($(wildcard $(CUDA_LIBDIR)/libcusparse.so),)
+CUSPARSE_LIBS := -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcusparse
+endif
+endif
 # what the library needs besides json-c and zlib (the pkg-config file's Libs.private)
-PRIVATE_LIBS := $(BLAS_LIBS) $(METIS_LIBS) $(MPI_LIBS) $(OMPFLAGS) -lpthread -lm
+PRIVATE_LIBS := $(BLAS_LIBS) $(METIS_LIBS) $(MPI_LIBS) $(CUDA_LIBS) $(OMPFLAGS) -lpthread -lm
 LIBS := $(PKG_LIBS) $(PRIVATE_LIBS)
 
 # ---- sources -----------------------------------------------------------------------
 CORE_SRC   := $(sort $(wildcard core/*.c))
 REF_SRC    := $(sort $(wildcard ref/*.c))
 OPT_SRC    := $(sort $(wildcard opt/cpu/*.c))
+# the CUDA tier's C side, built everywhere: the emulator and the cuda-emu implementations
+# (opt/cuda/emu.h, docs/cuda.md); the .cu kernels are built by nvcc when it is found.
+# opt/cuda/*_nocuda.c are built only without nvcc: the `cuda` tables as stubs and
+# gnn_cuda_available saying "built without CUDA", so the oracle says SKIP.
+CUDA_EMU_SRC := $(sort $(wildcard opt/cuda/*.c))
+ifeq ($(HAVE_CUDA),1)
+CUDA_EMU_SRC := $(filter-out %_nocuda.c,$(CUDA_EMU_SRC))
+CUDA_SRC   := $(sort $(wildcard opt/cuda/*.cu))
+endif
 SIM_SRC    := $(sort $(wildcard sim/*.c))
 MPI_SRC    := $(sort $(wildcard opt/mpi/*.c))
 ORACLE_SRC := $(sort $(wildcard oracle/*.c))
@@ -149,7 +189,8 @@ HEADERS    := $(sort $(wildcard include/gnnref/*.h))
 
 LIB_OBJ := $(CORE_SRC:%.c=$(BUILD)/obj/%.o) $(REF_SRC:%.c=$(BUILD)/obj/%.o) \
            $(OPT_SRC:%.c=$(BUILD)/obj/%.o) $(ORACLE_SRC:%.c=$(BUILD)/obj/%.o) \
-           $(SIM_SRC:%.c=$(BUILD)/obj/%.o) $(MPI_SRC:%.c=$(BUILD)/obj/%.o)
+           $(SIM_SRC:%.c=$(BUILD)/obj/%.o) $(MPI_SRC:%.c=$(BUILD)/obj/%.o) \
+           $(CUDA_EMU_SRC:%.c=$(BUILD)/obj/%.o) $(CUDA_SRC:%.cu=$(BUILD)/obj/%.cu.o)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/obj/%.o)
 TEST_OBJ := $(TEST_SRC:%.c=$(BUILD)/obj/%.o)
 BENCH_OBJ := $(BENCH_C:%.c=$(BUILD)/obj/%.o) $(BENCH_CC:%.cc=$(BUILD)/obj/%.o)
@@ -161,6 +202,7 @@ SHLINKS := $(BUILD)/$(SONAME) $(BUILD)/libgnnref.so
 TOOL   := $(BUILD)/bin/gnnref
 TESTS  := $(BUILD)/bin/gnnref-tests
 BENCH  := $(BUILD)/bin/gnnref-bench
+GPU_BENCH := $(BUILD)/bin/gnnref-gpu-bench
 
 # ---- the flags stamps: a change of flags (NATIVE=1, NO_OPENMP=1, COVFLAGS, a new compiler,
 # OpenMPI installed, ...) rebuilds everything. $(BUILD)/flags.stamp holds the effective
@@ -169,7 +211,7 @@ BENCH  := $(BUILD)/bin/gnnref-bench
 # objects, so that installing Check rebuilds the tests alone.
 FLAGS_STAMP := $(BUILD)/flags.stamp
 FLAGS_NOW := $(strip CC=$(CC) CXX=$(CXX) REF: $(CFLAGS_REF) OPT: $(CFLAGS_OPT) $(OMPFLAGS) DEFS: $(DEFS) \
-    PKG: $(PKG_CFLAGS) MPI: $(MPI_CFLAGS) LIBS: $(LIBS))
+    PKG: $(PKG_CFLAGS) MPI: $(MPI_CFLAGS) NVCC: $(NVCC) $(NVCCFLAGS) LIBS: $(LIBS))
 CHECK_STAMP := $(BUILD)/flags-check.stamp
 CHECK_NOW := $(strip CHECK: $(CHECK_CFLAGS) $(CHECK_LIBS))
 # (make -n records nothing: it shows the rebuild a changed stamp would cause)
@@ -214,6 +256,10 @@ $(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS_OPT) $(OMPFLAGS) $(DEFS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
+$(BUILD)/obj/%.cu.o: %.cu $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  NVCC    $<"
+	$(Q)$(NVCC) $(NVCCFLAGS) $(DEFS) -MMD -MP -MF $(@:.o=.d) -c $< -o $@
 $(BUILD)/obj/%.o: %.cc $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CXX     $<"
@@ -255,6 +301,20 @@ $(BENCH): $(BENCH_OBJ) $(LIB) $(FLAGS_STAMP)
 	@echo "  LD      $@"
 	$(Q)$(CXX) $(OMPFLAGS) $(BENCH_OBJ) $(LIB) -lbenchmark -lpthread $(LIBS) -o $@
 
+# the GPU benchmarks (ci/gpu-check.sh, docs/cuda.md): CUDA builds only; cuSPARSE when found
+$(BUILD)/obj/bench/gpu_bench.cu.o: NVCCFLAGS += $(if $(CUSPARSE_LIBS),-DGNN_HAVE_CUSPARSE=1)
+$(GPU_BENCH): $(BUILD)/obj/bench/gpu_bench.cu.o $(LIB) $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	@echo "  LD      $@"
+	$(Q)$(CC) $(CFLAGS_OPT) $(OMPFLAGS) $< $(LIB) $(CUSPARSE_LIBS) $(LIBS) -o $@
+.PHONY: gpu-bench
+ifeq ($(HAVE_CUDA),1)
+gpu-bench: $(GPU_BENCH)
+else
+gpu-bench:
+	@echo "gpu-bench: SKIP (built without CUDA: nvcc not found or NO_CUDA=1)"
+endif
+
 # ---- top-level jobs ----------------------------------------------------------------------
 RUN_ARGS ?= --data builtin --model sage --layers 2 --epochs 10
 run: $(TOOL)
@@ -281,7 +341,7 @@ STAGE  := bash ci/stage.sh $(LOGDIR)
 CHECK_STAGES := check-oracle check-stress check-suites check-mpi-quick check-install check-docs
 # longest first: under -jN make starts the stages in this order as job slots free up
 FULL_STAGES  := check-slow check-tsan-omp check-asan-build check-asan-suites check-asan-oracle check-tsan \
-    check-oracle-full check-stress check-suites check-mpi check-install check-docs
+    check-oracle-full check-stress check-suites check-mpi check-install check-plugin check-docs
 STAGES := $(sort $(CHECK_STAGES) $(FULL_STAGES))
 .PHONY: $(STAGES) check-asan
 $(STAGES): export OMP_WAIT_POLICY = passive
@@ -344,6 +404,10 @@ check-mpi: $(TOOL)
 # make install into a temporary prefix, a program built with pkg-config, make uninstall
 check-install: all
 	+$(Q)$(STAGE) $@ env MAKE="$(MAKE)" BUILD="$(BUILD)" bash ci/install-check.sh
+# the plugin ABI: make install into a temporary prefix, examples/plugin built with pkg-config,
+# good PASS / bad FAIL (ci/plugin-check.sh, docs/plugin.md)
+check-plugin: all
+	+$(Q)$(STAGE) $@ env MAKE="$(MAKE)" BUILD="$(BUILD)" bash ci/plugin-check.sh
 # the docs' paths and names exist, the paper anchors are well formed and docs/anchors.md is
 # current
 check-docs:

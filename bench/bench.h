@@ -48,6 +48,16 @@ void gnn_bench_cleanup_aggregate(void);
 void gnn_bench_register_quant(void);
 void gnn_bench_cleanup_quant(void);
 
+/* Defined in bench/bench_plugin.c: take every --plugin LIB.so (or --plugin=LIB.so) out of argv
+ * and load it (include/gnnref/plugin.h); 0, or 2 after a message on stderr naming the file.
+ * gnn_bench_plugin_impls puts the loaded implementations that entry e runs into out (at most
+ * max) and returns their count; gnn_bench_cleanup_plugins unloads them. */
+struct gnn_oracle_entry;
+struct gnn_oracle_impl;
+int gnn_bench_take_plugins(int *argc, char **argv);
+int gnn_bench_plugin_impls(const struct gnn_oracle_entry *e, const struct gnn_oracle_impl **out, int max);
+void gnn_bench_cleanup_plugins(void);
+
 #ifdef __cplusplus
 }
 #endif

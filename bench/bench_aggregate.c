@@ -122,7 +122,7 @@ static int fixture_build(void)
     int64_t *seeds = gnn_malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
     gnn_sampler *s = NULL;
     if (!seeds || (st = gnn_sampler_create(&s, &gnn_sampler_cpu, &ds.graph,
-                                                         &(gnn_sampler_options){ GNN_SAMPLER_FUSED, GNN_IDMAP_ORDERED }))) {
+                                                         &(gnn_sampler_options){ .variant = GNN_SAMPLER_FUSED, .idmap = GNN_IDMAP_ORDERED }))) {
         snprintf(g_err, sizeof g_err, "sampler setup failed: %s", gnn_status_str(st ? st : GNN_ERR_NOMEM));
         gnn_free(seeds);
         gnn_dataset_free(&ds);

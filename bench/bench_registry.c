@@ -135,12 +135,13 @@ void gnn_bench_register_all(void)
             continue;
         for (int s = 0; e->bench->sizes[s]; s++, slot++) {
             /* ref first, so that speedups can be measured against it in the same run */
-            const gnn_oracle_impl *order[8];
+            const gnn_oracle_impl *order[16];
             int n_impl = 0;
             order[n_impl++] = e->ref;
-            for (const gnn_oracle_impl *const *ip = e->impls; *ip && n_impl < 8; ip++)
+            for (const gnn_oracle_impl *const *ip = e->impls; *ip && n_impl < 12; ip++)
                 if (*ip != e->ref)
                     order[n_impl++] = *ip;
+            n_impl += gnn_bench_plugin_impls(e, order + n_impl, 16 - n_impl); /* --plugin: beside ours */
             for (int k = 0; k < n_impl; k++) {
                 const gnn_oracle_impl *impl = order[k];
                 const int threaded = (impl->flags & GNN_ORACLE_THREADED) != 0;
@@ -191,6 +192,7 @@ void gnn_bench_register_all(void)
 void gnn_bench_cleanup(void)
 {
     release_live();
+    gnn_bench_cleanup_plugins(); /* after the last fixture: it may hold a plugin's table */
     free(g_cases);
     free(g_ref_slots);
     g_cases = NULL;

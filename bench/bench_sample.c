@@ -269,7 +269,7 @@ static int check_case(sample_case *c, int grp)
     int ok = 0;
     gnn_sampler *s = NULL;
     gnn_status st = gnn_sampler_create(&s, &gnn_sampler_cpu, &g_topo,
-                                       &(gnn_sampler_options){ c->variant, (int)c->idmap });
+                                       &(gnn_sampler_options){ .variant = c->variant, .idmap = (int)c->idmap });
     if (st) {
         snprintf(c->msg, sizeof c->msg, "gnn_sampler_create: %s", gnn_status_str(st));
         goto done;
@@ -343,7 +343,7 @@ static void sample_bench(void *st, void *arg)
     gnn_sampler *s = NULL;
     gnn_status rc = GNN_OK;
     if (c->opt && (rc = gnn_sampler_create(&s, &gnn_sampler_cpu, &g_topo,
-                                                  &(gnn_sampler_options){ c->variant, (int)c->idmap }))) {
+                                                  &(gnn_sampler_options){ .variant = c->variant, .idmap = (int)c->idmap }))) {
         skip(st, gnn_status_str(rc));
         return;
     }

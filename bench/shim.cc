@@ -48,6 +48,8 @@ void gnn_bench_resume(void *st) { S(st).ResumeTiming(); }
 
 int main(int argc, char **argv)
 {
+    if (const int rc = gnn_bench_take_plugins(&argc, argv))  // --plugin LIB.so (bench/bench_plugin.c)
+        return rc;
     benchmark::Initialize(&argc, argv);
     if (benchmark::ReportUnrecognizedArguments(argc, argv))
         return 2;

@@ -16,11 +16,14 @@
 #   coverage  make coverage: lcov (lcov, genhtml)
 #   tsan-omp  make check-full's check-tsan-omp stage (ci/tsan-omp.sh): clang and LLVM's OpenMP
 #             runtime with its ThreadSanitizer tool, archer (libomp-dev)
+#   plot      `gnnref plot` (docs/plot.md) and its tests: gnuplot with the cairo PNG terminal
+#             (gnuplot-nox); optional at build time, found on PATH at run time, and the plot
+#             tests say SKIP without it
 # make runs `--missing` for the groups its goals need and this script for those missing.
 # Installs with apt-get as root, sudo otherwise, and says clearly when neither works.
 set -eu
 
-ALL_GROUPS="build test mpi bench coverage tsan-omp"
+ALL_GROUPS="build test mpi bench coverage tsan-omp plot"
 
 pkgs_of() {
     case "$1" in
@@ -30,6 +33,7 @@ pkgs_of() {
     bench) echo "g++ libbenchmark-dev" ;;
     coverage) echo "lcov" ;;
     tsan-omp) echo "clang libomp-dev" ;;
+    plot) echo "gnuplot-nox" ;;
     *)
         echo "install-deps: unknown group '$1' (groups: $ALL_GROUPS)" >&2
         exit 2
@@ -80,6 +84,9 @@ present() {
             lib=$(dirname "$(readlink -f "$(command -v clang)")")/../lib
             [ -e "$lib/libarcher.so" ] || LACKS="$LACKS, LLVM's libarcher.so (libomp-dev)"
         fi
+        ;;
+    plot)
+        command -v gnuplot >/dev/null 2>&1 || LACKS="$LACKS, command gnuplot"
         ;;
     *)
         pkgs_of "$1" >/dev/null

@@ -31,6 +31,10 @@
 #      the per-step losses and the run's figures (sampling requests and replies) identical; the
 #      same with learnable input embeddings (--embed-dim 8: pulled, and their gradients pushed
 #      to the owners with sparse Adam).
+#   4d. RGCN on partitions (heterogeneous graphs): the typed built-in graph, sampled per edge
+#      type on each part's rows (hec), and a typed SBM whose second vertex type is featureless
+#      (gen hsbm --featureless 1) trained with fetch and embeddings for that type only, 4 sim
+#      ranks and mpirun -np 4: the per-step losses bitwise identical.
 #   5. A failure on one rank: with rank 2's part file missing, the 4-rank simulator and
 #      mpirun -np 4 must both stop within the time limit (no rank left waiting in a
 #      collective) with exit status 2, naming the file.
@@ -353,6 +357,28 @@ if [ -d "$T/set4" ] &&
     run train-emb-sim "$TOOL" $TRAIN_DS --embed-dim 8 --backend sim --ranks 4 --json "$T/es.json" &&
     run train-emb-mpi mpirun -np 4 --oversubscribe "$TOOL" $TRAIN_DS --embed-dim 8 --backend mpi --json "$T/em.json"; then
     compare_steps "train --embed-dim steps" "$T/es.json" "$T/em.json" || fail=1
+else
+    fail=1
+fi
+
+# ---- 4d. RGCN on partitions, sampled per edge type, 4-rank sim vs MPI ------------------------
+TRAIN_RG="train --model rgcn --rgcn-bases 2 --layers 2 --fanouts 4,6 --batch 256 --epochs 1 --hidden 16"
+# shellcheck disable=SC2086
+if run train-rgcn-sim "$TOOL" $TRAIN_RG --data builtin-typed --remote hec --backend sim --ranks 4 --json "$T/rs.json" &&
+    run train-rgcn-mpi mpirun -np 4 --oversubscribe "$TOOL" $TRAIN_RG --data builtin-typed --remote hec --backend mpi \
+        --json "$T/rm.json"; then
+    compare_steps "train --model rgcn --remote hec steps" "$T/rs.json" "$T/rm.json" || fail=1
+else
+    fail=1
+fi
+# ... and a featureless vertex type learning its embeddings through the store
+# shellcheck disable=SC2086
+if run gen-hsbm "$TOOL" gen hsbm --nodes 4000 --featureless 1 -o "$T/hsbm.gnn" &&
+    run train-rgcn-emb-sim "$TOOL" $TRAIN_RG --data "$T/hsbm.gnn" --remote fetch --embed-dim 64 --backend sim --ranks 4 \
+        --json "$T/res.json" &&
+    run train-rgcn-emb-mpi mpirun -np 4 --oversubscribe "$TOOL" $TRAIN_RG --data "$T/hsbm.gnn" --remote fetch \
+        --embed-dim 64 --backend mpi --json "$T/rem.json"; then
+    compare_steps "train --model rgcn --embed-dim (featureless type) steps" "$T/res.json" "$T/rem.json" || fail=1
 else
     fail=1
 fi

@@ -21,6 +21,7 @@ int gnn_cmd_commcheck(int argc, char **argv);
 int gnn_cmd_partition(int argc, char **argv);
 int gnn_cmd_partcheck(int argc, char **argv);
 int gnn_cmd_commplan(int argc, char **argv);
+int gnn_cmd_plot(int argc, char **argv); /* cli/cmd_plot.c */
 
 /* Print `gnnref: error: <fmt>` to stderr; returns code. */
 int cli_error(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -63,6 +63,12 @@ typedef struct sbm_opts {
     gen_common g;
 } sbm_opts;
 
+/* hsbm: the sbm flags (their table addresses an sbm_opts, the first member) and the types */
+typedef struct hsbm_opts {
+    sbm_opts s;
+    int64_t types, featureless;
+} hsbm_opts;
+
 static const cli_flag k_rmat_flags[] = {
     { .name = "scale", .type = CLI_INT, CLI_AT(rmat_opts, p.scale), .meta = "S", .lo = 1, .hi = 40,
       .help = "2^S vertices" },
@@ -94,11 +100,25 @@ static const cli_flag k_sbm_flags[] = {
     CLI_END
 };
 
+static const cli_flag k_hsbm_flags[] = {
+    { .name = "types", .type = CLI_INT, CLI_AT(hsbm_opts, types), .meta = "T", .lo = 1, .hi = 16,
+      .help = "vertex types: vertex v has type v*T/n (each type a contiguous id range); T^2 relations, edge u -> v "
+              "of relation type(u)*T + type(v)" },
+    { .name = "featureless", .type = CLI_INT, CLI_AT(hsbm_opts, featureless), .meta = "K", .lo = 0, .hi = 16,
+      .help = "the last K types have no input features (zero rows, marked featureless in the file)" },
+    CLI_END
+};
+
 static const cli_group k_rmat_groups[] = {
     { k_rmat_flags, 0, NULL }, { k_gen_common, offsetof(rmat_opts, g), NULL }, { NULL, 0, NULL }
 };
 static const cli_group k_sbm_groups[] = {
     { k_sbm_flags, 0, NULL }, { k_gen_common, offsetof(sbm_opts, g), NULL }, { NULL, 0, NULL }
+};
+
+static const cli_group k_hsbm_groups[] = {
+    { k_hsbm_flags, 0, NULL }, { k_sbm_flags, offsetof(hsbm_opts, s), NULL },
+    { k_gen_common, offsetof(hsbm_opts, s.g), NULL }, { NULL, 0, NULL }
 };
 
 static const cli_command k_rmat_cmd = {
@@ -118,6 +138,16 @@ static const cli_command k_sbm_cmd = {
                "class centroid (+-1) + Gaussian noise of std S, labels = class. The output is a pure function\n"
                "of the flags: the same at any thread count (docs/formats.md).\n",
     .groups = k_sbm_groups,
+};
+
+static const cli_command k_hsbm_cmd = {
+    .name = "gen hsbm",
+    .usage = "-o OUT [flags]",
+    .preface = "A typed (heterogeneous) stochastic block model, written with its types (format version 3):\n"
+               "the sbm graph, features and labels, vertex v of type v*T/n named t0, t1, ..., relations\n"
+               "'ta:r<r>:tb' for r = a*T + b; --featureless K zeroes the last K types' features and marks\n"
+               "them featureless. --types 2 with the sbm defaults is --data builtin-typed (docs/hetero.md).\n",
+    .groups = k_hsbm_groups,
 };
 
 /* After parsing: the output checked before generating (which can take long), the threads set. */
@@ -190,6 +220,28 @@ static int gen_sbm(int argc, char **argv)
     return gen_finish(gnn_gen_sbm(&ds, &o.p, &err), &ds, &err, &o.g, report, t0);
 }
 
+static int gen_hsbm(int argc, char **argv)
+{
+    hsbm_opts o;
+    memset(&o, 0, sizeof o);
+    gnn_sbm_defaults(&o.s.p);
+    o.s.split[0] = o.s.p.train, o.s.split[1] = o.s.p.val, o.s.split[2] = o.s.p.test;
+    o.types = 2;
+    cli_args a;
+    int threads, rc = cli_parse(&k_hsbm_cmd, argc, argv, &o, &a);
+    if (rc != CLI_CONTINUE || (rc = gen_ready(&o.s.g, &threads)) != CLI_CONTINUE)
+        return rc;
+    if (o.featureless > o.types)
+        return cli_error(CLI_USAGE, "--featureless %lld: at most --types (%lld)", (long long)o.featureless,
+                         (long long)o.types);
+    o.s.p.train = o.s.split[0], o.s.p.val = o.s.split[1], o.s.p.test = o.s.split[2];
+    json_object *cfg, *report = gen_report("hsbm", &a, &o, o.s.p.seed, threads, &cfg);
+    gnn_dataset ds;
+    gnn_err err = { "" };
+    const double t0 = cli_now_s();
+    return gen_finish(gnn_gen_hsbm(&ds, &o.s.p, o.types, o.featureless, &err), &ds, &err, &o.s.g, report, t0);
+}
+
 static int is_help(const char *a) { return !strcmp(a, "--help") || !strcmp(a, "-h"); }
 
 int gnn_cmd_gen(int argc, char **argv)
@@ -197,13 +249,17 @@ int gnn_cmd_gen(int argc, char **argv)
     if (argc < 2 || is_help(argv[1])) {
         rmat_opts r;
         sbm_opts s;
+        hsbm_opts h;
         memset(&r, 0, sizeof r);
         memset(&s, 0, sizeof s);
+        memset(&h, 0, sizeof h);
         gnn_rmat_defaults(&r.p);
         gnn_sbm_defaults(&s.p);
         s.split[0] = s.p.train, s.split[1] = s.p.val, s.split[2] = s.p.test;
-        static const cli_command *const cmds[] = { &k_rmat_cmd, &k_sbm_cmd, NULL };
-        const void *const defaults[] = { &r, &s };
+        h.s = s;
+        h.types = 2;
+        static const cli_command *const cmds[] = { &k_rmat_cmd, &k_sbm_cmd, &k_hsbm_cmd, NULL };
+        const void *const defaults[] = { &r, &s, &h };
         cli_help_many(argc < 2 ? stderr : stdout, cmds, defaults);
         return argc < 2 ? CLI_USAGE : CLI_OK;
     }
@@ -211,7 +267,9 @@ int gnn_cmd_gen(int argc, char **argv)
         return gen_rmat(argc - 1, argv + 1);
     if (!strcmp(argv[1], "sbm"))
         return gen_sbm(argc - 1, argv + 1);
-    return cli_error(CLI_USAGE, "gen: unknown generator '%s' (expected rmat or sbm)", argv[1]);
+    if (!strcmp(argv[1], "hsbm"))
+        return gen_hsbm(argc - 1, argv + 1);
+    return cli_error(CLI_USAGE, "gen: unknown generator '%s' (expected rmat, sbm or hsbm)", argv[1]);
 }
 
 /* ---- convert ---- */
@@ -242,7 +300,9 @@ static const cli_flag k_convert_flags[] = {
       .help = "text: a directory in the shared/datasets layout (meta.txt, edges.txt, features.txt, labels.txt, "
               "optional train/val/test.txt), edges kept as listed, deduplicated; ogb: an OGB dataset directory "
               "(DIR or DIR/raw: edge.csv, node-feat.csv, node-label.csv, split/*/{train,valid,test}.csv, gzipped "
-              "or not), edges symmetrized, deduplicated; edgelist: a file of 'u v' lines ('#' or '%' comments), "
+              "or not), edges symmetrized, deduplicated; or OGB's heterogeneous layout (ogbn-mag: "
+              "num-node-dict.csv, triplet-type-list.csv, relations/*/edge.csv, ...), vertex and edge types kept, "
+              "edges directed as listed; edgelist: a file of 'u v' lines ('#' or '%' comments), "
               "n = max id + 1, symmetrized, deduplicated, self-loops dropped; native: a gnnref binary file "
               "(re-checked and rewritten); auto: 'builtin', a native file, a text directory or an OGB directory" },
     { .name = "output", .alias = 'o', .type = CLI_STR, CLI_AT(convert_opts, out), .meta = "OUT", .bits = CLI_REQUIRED,
@@ -259,6 +319,9 @@ static const cli_flag k_convert_flags[] = {
               "CSR by the first layer), dense, or auto: csr when fewer than 10% of the entries are nonzero "
               "(bag-of-words inputs such as Cora and CiteSeer). Text and OGB inputs always pass through the rule; "
               "a native or built-in input is re-stored only when this flag is given" },
+    { .name = "reverse-relations", .type = CLI_BOOL, CLI_AT(convert_opts, io.reverse_relations),
+      .help = "OGB heterogeneous input: add relation 'dst:rev-R:src' holding every edge of relation R reversed (as "
+              "RGCN on ogbn-mag does); without it the edges are kept directed as listed" },
     CLI_FLAG_JSON(convert_opts, json, CLI_JSON_HELP),
     CLI_END
 };

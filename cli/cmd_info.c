@@ -229,6 +229,53 @@ static void info_split(const gnn_dataset *ds, json_object *r)
     json_object_object_add(r, "split", s);
 }
 
+/* Vertex and edge types (a typed dataset, docs/hetero.md): per type its name and count, and
+ * whether a vertex type is featureless; printed (the first 64 of each) and into r as
+ * "vertex_types": [{"name", "count", "first", "featureless"}], "edge_types": [{"name", "count"}]. */
+static void info_types(const gnn_dataset *ds, json_object *r)
+{
+    const int64_t T = ds->num_vtypes, R = ds->num_etypes, n = ds->graph.n;
+    int64_t *cnt = calloc((size_t)(T + R) + 1, sizeof(int64_t));
+    if (!cnt)
+        return;
+    for (int64_t v = 0; T > 0 && v < n; v++)
+        cnt[ds->vtype[v]]++;
+    for (int64_t e = 0; R > 0 && e < ds->graph.nnz; e++)
+        cnt[T + ds->etype[e]]++;
+    json_object *vj = json_object_new_array(), *ej = json_object_new_array();
+    if (T > 0)
+        printf("vertex types: %lld (homogenized ids: each type one contiguous range)\n", (long long)T);
+    for (int64_t t = 0, first = 0; t < T; first += cnt[t], t++) {
+        const char *name = ds->vtype_names ? ds->vtype_names[t] : "";
+        const int fl = ds->vtype_featless ? ds->vtype_featless[t] : 0;
+        if (t < 64)
+            printf("  %lld %-24s %lld vertices [%lld, %lld)%s\n", (long long)t, name, (long long)cnt[t], (long long)first,
+                   (long long)(first + cnt[t]), fl ? ", featureless" : "");
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "name", json_object_new_string(name));
+        json_object_object_add(o, "count", json_object_new_int64(cnt[t]));
+        json_object_object_add(o, "first", json_object_new_int64(first));
+        json_object_object_add(o, "featureless", json_object_new_boolean(fl));
+        json_object_array_add(vj, o);
+    }
+    if (R > 0)
+        printf("edge types: %lld\n", (long long)R);
+    for (int64_t k = 0; k < R; k++) {
+        const char *name = ds->etype_names ? ds->etype_names[k] : "";
+        if (k < 64)
+            printf("  %lld %-40s %lld entries\n", (long long)k, name, (long long)cnt[T + k]);
+        json_object *o = json_object_new_object();
+        json_object_object_add(o, "name", json_object_new_string(name));
+        json_object_object_add(o, "count", json_object_new_int64(cnt[T + k]));
+        json_object_array_add(ej, o);
+    }
+    if (T > 64 || R > 64)
+        printf("  (the first 64 of each listed; --json has all)\n");
+    json_object_object_add(r, "vertex_types", vj);
+    json_object_object_add(r, "edge_types", ej);
+    free(cnt);
+}
+
 /* `gnnref info DIR` on a partition set: gnn_partition_load checks every byte (manifest CRC,
  * section and whole-file CRCs, partmeta, id tables, the rebuilt graph's CRC). */
 static int info_partition_set(const info_opts *o, const cli_args *a)
@@ -312,6 +359,8 @@ static int info_dataset(const info_opts *o, const cli_args *a)
         printf("import: %lld edge records read, %lld self-loops dropped, %lld duplicate entries merged%s\n",
                (long long)ds.stats.edges_read, (long long)ds.stats.self_loops_dropped,
                (long long)ds.stats.duplicates_merged, ds.stats.symmetrized ? " (after symmetrizing)" : "");
+    if (ds.num_vtypes > 0 || ds.num_etypes > 0)
+        info_types(&ds, r);
     if (ds.num_ext > 0)
         info_extensions(&ds, r);
     printf("checks: ok\n");

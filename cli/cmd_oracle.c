@@ -2,12 +2,15 @@
  *
  *   gnnref oracle [--list] [--op NAME] [--impl NAME] [--cases N] [--seed S]
  *                 [--threads LIST] [--case STRING] [--json FILE] [--verbose]
- *                 [--stress N [--stress-noise K] [--stress-seed S]]
+ *                 [--stress N [--stress-noise K] [--stress-seed S]] [--plugin LIB.so ...]
  *
  * Prints one line per (op, implementation, thread count) with its case counts, every failure
  * in full (case string, first mismatches, the command that replays it), and a final line
  *   oracle: N passed, N failed, N skipped, N unsupported
- * Exit status: 0 when nothing failed, 1 when a case failed, 2 on bad usage. */
+ * With --plugin (include/gnnref/plugin.h, docs/plugin.md) it runs the implementations the plugin
+ * libraries register, on every op that takes their kind of table, instead of ours.
+ * Exit status: 0 when nothing failed, 1 when a case failed, 2 on bad usage (a plugin that cannot
+ * be loaded included). */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +21,8 @@
 
 #define MAX_SHOWN_FAILURES 10 /* per group, in full; the JSON report has all of them */
 #define MAX_THREAD_COUNTS 16  /* values of --threads */
+#define MAX_PLUGINS 16        /* --plugin given this many times at most */
+#define MAX_RUN_IMPLS 64      /* implementations of one entry in one run */
 
 /* "threads 1,2,4" from the n thread counts tc, with a prefix and suffix. */
 static void thread_list(char *buf, size_t cap, const int *tc, int n, const char *pre, const char *post)
@@ -31,6 +36,7 @@ static void thread_list(char *buf, size_t cap, const int *tc, int n, const char 
 
 typedef struct run_state {
     int verbose;
+    const gnn_plugin_set *plugins; /* NULL without --plugin */
     const gnn_oracle_stress *stress; /* NULL: each case once */
     json_object *results; /* NULL without --json */
     /* the current group: one (entry, impl, threads) */
@@ -130,15 +136,20 @@ static void flush_group(run_state *st)
 
 /* "       replay: gnnref oracle --case '...'" and, under stress, the same stress settings (the
  * case string names its thread count) */
-static void replay_line(const run_state *st, const char *case_str, char *line, size_t cap)
+static void replay_line(const run_state *st, const gnn_oracle_impl *impl, const char *case_str, char *line,
+                        size_t cap)
 {
     const gnn_oracle_stress *s = st->stress;
+    const char *plugin = gnn_plugin_path_of(st->plugins, impl);
+    char pl[600] = "";
+    if (plugin)
+        snprintf(pl, sizeof pl, " --plugin '%s'", plugin);
     if (!s) {
-        snprintf(line, cap, "       replay: gnnref oracle --case '%s'\n", case_str);
+        snprintf(line, cap, "       replay: gnnref oracle%s --case '%s'\n", pl, case_str);
         return;
     }
-    snprintf(line, cap, "       replay: gnnref oracle --case '%s' --stress %d --stress-noise %d --stress-seed %llu\n",
-             case_str, s->runs, s->noise, (unsigned long long)s->seed);
+    snprintf(line, cap, "       replay: gnnref oracle%s --case '%s' --stress %d --stress-noise %d --stress-seed %llu\n",
+             pl, case_str, s->runs, s->noise, (unsigned long long)s->seed);
 }
 
 static void visit(const gnn_oracle_case *c, const gnn_oracle_result *r, void *user)
@@ -165,7 +176,7 @@ static void visit(const gnn_oracle_case *c, const gnn_oracle_result *r, void *us
             snprintf(line, sizeof line, "  FAIL %s\n", r->case_str);
             append(st, line);
             append_indented(st, r->detail, "       ");
-            replay_line(st, r->case_str, line, sizeof line);
+            replay_line(st, c->impl, r->case_str, line, sizeof line);
             append(st, line);
             st->n_fail_shown++;
         } else {
@@ -176,6 +187,9 @@ static void visit(const gnn_oracle_case *c, const gnn_oracle_result *r, void *us
         json_object *o = json_object_new_object();
         json_object_object_add(o, "op", json_object_new_string(c->entry->name));
         json_object_object_add(o, "impl", json_object_new_string(c->impl ? c->impl->name : "?"));
+        const char *plugin = gnn_plugin_path_of(st->plugins, c->impl);
+        if (plugin) /* the library that registered it */
+            json_object_object_add(o, "plugin", json_object_new_string(plugin));
         json_object_object_add(o, "threads", json_object_new_int(c->threads));
         json_object_object_add(o, "case", json_object_new_string(r->case_str));
         json_object_object_add(o, "outcome", json_object_new_string(gnn_oracle_outcome_str(r->outcome)));
@@ -188,22 +202,60 @@ static void visit(const gnn_oracle_case *c, const gnn_oracle_result *r, void *us
     }
 }
 
-static void list_entries(const char *op, const char *impl_filter, const int *thread_counts, int n_thread_counts)
+/* The implementations of e that this run checks, NULL-terminated in out (MAX_RUN_IMPLS + 1):
+ * e's own without plugins; with plugins, theirs for e's kind, after e's own only when --impl
+ * names one (so that `--impl cpu` runs ours beside the plugin's). */
+static void run_impls(const gnn_oracle_entry *e, const gnn_plugin_set *set, const char *impl_filter,
+                      const gnn_oracle_impl **out)
+{
+    int n = 0;
+    if (!set || impl_filter)
+        for (const gnn_oracle_impl *const *ip = e->impls; *ip && n < MAX_RUN_IMPLS; ip++)
+            out[n++] = *ip;
+    for (const gnn_oracle_impl *const *ip = gnn_plugin_impls_for(set, e); set && *ip && n < MAX_RUN_IMPLS; ip++)
+        out[n++] = *ip;
+    out[n] = NULL;
+}
+
+/* Is e selected: its name matches --op and, with plugins, a plugin implements its kind. */
+static int selected(const gnn_oracle_entry *e, const char *op, const gnn_plugin_set *set)
+{
+    if (op && !gnn_oracle_name_matches(op, e->name))
+        return 0;
+    return !set || gnn_plugin_impls_for(set, e)[0] != NULL;
+}
+
+/* Has e an implementation called name in this run? */
+static int has_impl(const gnn_oracle_entry *e, const gnn_plugin_set *set, const char *name)
+{
+    if (gnn_oracle_find_impl(e, name))
+        return 1;
+    for (const gnn_oracle_impl *const *ip = gnn_plugin_impls_for(set, e); *ip; ip++)
+        if (!strcmp((*ip)->name, name))
+            return 1;
+    return 0;
+}
+
+static void list_entries(const char *op, const char *impl_filter, const int *thread_counts, int n_thread_counts,
+                         const gnn_plugin_set *set)
 {
     printf("%-22s %-24s %-24s %s\n", "OP", "COMPARATOR", "IMPLEMENTATIONS", "PRESETS");
     for (const gnn_oracle_entry *const *ep = gnn_oracle_registry; *ep; ep++) {
         const gnn_oracle_entry *e = *ep;
-        if (op && !gnn_oracle_name_matches(op, e->name))
+        if (!selected(e, op, set))
             continue;
-        if (impl_filter && !gnn_oracle_find_impl(e, impl_filter))
+        if (impl_filter && !has_impl(e, set, impl_filter))
             continue;
-        char tol[48], impls[160] = "", tc[96];
+        char tol[48], impls[320] = "", tc[96];
         thread_list(tc, sizeof tc, thread_counts, n_thread_counts, "(threads ", ")");
         gnn_oracle_tol_format(&e->tol, tol, sizeof tol);
         size_t len = 0;
-        for (const gnn_oracle_impl *const *ip = e->impls; *ip && len < sizeof impls; ip++)
-            len += (size_t)snprintf(impls + len, sizeof impls - len, "%s%s%s", ip == e->impls ? "" : ", ", (*ip)->name,
-                                    ((*ip)->flags & GNN_ORACLE_THREADED) ? tc : "");
+        const gnn_oracle_impl *list[MAX_RUN_IMPLS + 1];
+        run_impls(e, set, set ? "" : NULL, list); /* with plugins: ours, then theirs */
+        for (const gnn_oracle_impl *const *ip = list; *ip && len < sizeof impls; ip++)
+            len += (size_t)snprintf(impls + len, sizeof impls - len, "%s%s%s%s", ip == list ? "" : ", ", (*ip)->name,
+                                    ((*ip)->flags & GNN_ORACLE_THREADED) ? tc : "",
+                                    gnn_plugin_path_of(set, *ip) ? " [plugin]" : "");
         printf("%-22s %-24s %-24s %d\n", e->name, tol, impls, gnn_oracle_n_presets(e));
         printf("    checks:    %s\n", e->what);
         printf("    tolerance: %s\n", e->reason);
@@ -213,6 +265,8 @@ static void list_entries(const char *op, const char *impl_filter, const int *thr
             printf("    tolerance of %s: %s: %s\n", t->impl->name, own, t->reason);
         }
         printf("    reference: %s%s\n", e->ref->name, e->bench ? "    (benchmarked by gnnref-bench)" : "");
+        for (const gnn_oracle_impl *const *ip = gnn_plugin_impls_for(set, e); set && *ip; ip++)
+            printf("    plugin:    %s from %s\n", (*ip)->name, gnn_plugin_path_of(set, *ip));
         printf("    params:   ");
         for (int i = 0; i < e->n_params; i++)
             printf(" %s%s", e->params[i].name, e->params[i].type == GNN_PARAM_RANGE ? "=LO..HI" : "");
@@ -229,7 +283,41 @@ typedef struct oracle_opts {
     int n_thread_counts;
     int64_t stress, stress_noise; /* --stress N (0: off) and its settings */
     uint64_t stress_seed;
+    struct {
+        const char *path[MAX_PLUGINS];
+        int n;
+    } plugins; /* --plugin, each one given */
 } oracle_opts;
+
+/* --plugin LIB.so, repeatable: the paths in order */
+static int parse_plugin(const char *arg, void *dst, char *why, size_t cap)
+{
+    oracle_opts probe;
+    memcpy(&probe.plugins, dst, sizeof probe.plugins);
+    if (!*arg) {
+        snprintf(why, cap, "a shared library's path");
+        return 1;
+    }
+    if (probe.plugins.n >= MAX_PLUGINS) {
+        snprintf(why, cap, "at most %d --plugin flags", MAX_PLUGINS);
+        return 1;
+    }
+    probe.plugins.path[probe.plugins.n++] = arg;
+    memcpy(dst, &probe.plugins, sizeof probe.plugins);
+    return 0;
+}
+
+static json_object *json_plugin(const void *src)
+{
+    oracle_opts probe;
+    memcpy(&probe.plugins, src, sizeof probe.plugins);
+    if (probe.plugins.n == 0)
+        return NULL;
+    json_object *a = json_object_new_array();
+    for (int i = 0; i < probe.plugins.n; i++)
+        json_object_array_add(a, json_object_new_string(probe.plugins.path[i]));
+    return a;
+}
 
 #define ORACLE_TAG_STRESS CLI_TAG(0) /* flags that apply with --stress only */
 
@@ -269,6 +357,11 @@ static const cli_flag k_flags[] = {
       .bits = ORACLE_TAG_STRESS,
       .help = "with --stress: seed of the perturbations (each run's is drawn from S, the case string and the run's "
               "index)" },
+    { .name = "plugin", .type = CLI_CUSTOM, CLI_AT(oracle_opts, plugins), .meta = "LIB.so", .dflt = "none",
+      .parse = parse_plugin, .json = json_plugin,
+      .help = "load a plugin (include/gnnref/plugin.h, docs/plugin.md) and check the implementations it registers "
+              "instead of ours, on every op that takes their kind of table (--op narrows, --impl cpu adds ours "
+              "beside them); repeatable" },
     CLI_END
 };
 
@@ -319,17 +412,22 @@ static int oracle_options(int argc, char **argv, oracle_opts *o, cli_args *a)
 
 /* The filters must select something: a typo must not pass as "0 failed". The number of ops
  * selected in *n_sel; CLI_CONTINUE or the exit code. */
-static int check_selection(const oracle_opts *o, int *n_sel)
+static int check_selection(const oracle_opts *o, const gnn_plugin_set *set, int *n_sel)
 {
     int impl_seen = 0;
     *n_sel = 0;
     for (const gnn_oracle_entry *const *ep = gnn_oracle_registry; *ep; ep++) {
-        if (o->op && !gnn_oracle_name_matches(o->op, (*ep)->name))
+        if (!selected(*ep, o->op, set))
             continue;
         ++*n_sel;
-        if (o->impl && gnn_oracle_find_impl(*ep, o->impl))
+        if (o->impl && has_impl(*ep, set, o->impl))
             impl_seen = 1;
     }
+    if (!o->case_str && *n_sel == 0 && set)
+        return cli_error(CLI_USAGE, "oracle: the plugins implement no op%s%s (their kinds of table run on: %s)",
+                         o->op ? " matching " : "", o->op ? o->op : "",
+                         "aggregate.*, grad.aggregate.*, index_add, spmm.*, quant.*; gnnref oracle --list --plugin "
+                         "LIB.so shows them");
     if (!o->case_str && *n_sel == 0)
         return cli_error(CLI_USAGE, "oracle: no op matches '%s' (gnnref oracle --list shows them)", o->op);
     if (!o->case_str && o->impl && !impl_seen)
@@ -366,42 +464,85 @@ static void run_all(const oracle_opts *o, const int *tc, int n_sel, run_state *s
     printf("oracle: %d ops%s, %lld seed%s per preset from seed %llu, OpenMP %s\n", n_sel, sel, (long long)o->cases,
            o->cases == 1 ? "" : "s", (unsigned long long)o->seed,
            gnn_oracle_have_openmp() ? tcs : "not built (threaded cases skipped)");
+    for (int i = 0; i < gnn_plugin_count(st->plugins); i++) {
+        gnn_plugin_kind kind;
+        const char *path;
+        const gnn_oracle_impl *impl = gnn_plugin_impl(st->plugins, i, &kind, &path);
+        printf("oracle: plugin %s (ABI version %u): %s table '%s'%s\n", path, GNN_PLUGIN_ABI_VERSION,
+               gnn_plugin_kind_name(kind), impl->name, (impl->flags & GNN_ORACLE_THREADED) ? ", threaded" : "");
+    }
     if (st->stress)
         printf("oracle: stress: every case %d times under perturbed scheduling, up to %d noise threads, stress seed "
                "%llu\n",
                st->stress->runs, st->stress->noise, (unsigned long long)st->stress->seed);
     for (const gnn_oracle_entry *const *ep = gnn_oracle_registry; *ep; ep++) {
-        if (o->op && !gnn_oracle_name_matches(o->op, (*ep)->name))
+        if (!selected(*ep, o->op, st->plugins))
             continue;
-        gnn_oracle_run_entry_stress(*ep, o->impl, (int)o->cases, o->seed, tc, o->n_thread_counts, st->stress, visit,
-                                    st, counts);
+        const gnn_oracle_impl *impls[MAX_RUN_IMPLS + 1];
+        run_impls(*ep, st->plugins, o->impl, impls);
+        gnn_oracle_run_entry_impls(*ep, impls, o->impl, (int)o->cases, o->seed, tc, o->n_thread_counts, st->stress,
+                                   visit, st, counts);
         flush_group(st);
     }
 }
+
+/* Load every --plugin into *set (NULL when none); CLI_CONTINUE or the exit code. */
+static int load_plugins(const oracle_opts *o, gnn_plugin_set **set)
+{
+    *set = NULL;
+    if (o->plugins.n == 0)
+        return CLI_CONTINUE;
+    if (gnn_plugin_set_new(set))
+        return cli_error(CLI_FAIL, "out of memory");
+    for (int i = 0; i < o->plugins.n; i++) {
+        gnn_err err;
+        if (gnn_plugin_load(*set, o->plugins.path[i], &err)) {
+            gnn_plugin_set_free(*set);
+            *set = NULL;
+            return cli_error(CLI_USAGE, "oracle: --plugin %s", err.msg);
+        }
+    }
+    return CLI_CONTINUE;
+}
+
+static int oracle_main(const oracle_opts *o, const cli_args *a, const gnn_plugin_set *plugins);
 
 int gnn_cmd_oracle(int argc, char **argv)
 {
     oracle_opts o;
     cli_args a;
-    int n_sel, rc = oracle_options(argc, argv, &o, &a);
-    if (rc != CLI_CONTINUE || (rc = check_selection(&o, &n_sel)) != CLI_CONTINUE)
+    gnn_plugin_set *plugins;
+    int rc = oracle_options(argc, argv, &o, &a);
+    if (rc != CLI_CONTINUE || (rc = load_plugins(&o, &plugins)) != CLI_CONTINUE)
+        return rc;
+    rc = oracle_main(&o, &a, plugins);
+    gnn_plugin_set_free(plugins);
+    return rc;
+}
+
+static int oracle_main(const oracle_opts *opts, const cli_args *args, const gnn_plugin_set *plugins)
+{
+    const oracle_opts o = *opts;
+    const cli_args a = *args;
+    int n_sel, rc = check_selection(&o, plugins, &n_sel);
+    if (rc != CLI_CONTINUE)
         return rc;
     int tc[MAX_THREAD_COUNTS]; /* the harness takes ints */
     for (int t = 0; t < o.n_thread_counts; t++)
         tc[t] = (int)o.thread_counts[t];
     if (o.list) {
-        list_entries(o.op, o.impl, tc, o.n_thread_counts);
+        list_entries(o.op, o.impl, tc, o.n_thread_counts, plugins);
         return CLI_OK;
     }
     gnn_oracle_case one;
     if (o.case_str) {
         gnn_err err;
-        if (gnn_oracle_case_parse(o.case_str, &one, &err))
+        if (gnn_plugin_case_parse(plugins, o.case_str, &one, &err))
             return cli_error(CLI_USAGE, "oracle: --case: %s", err.msg);
     }
     json_object *report = NULL, *config = NULL;
     gnn_oracle_stress stress = { .runs = (int)o.stress, .noise = (int)o.stress_noise, .seed = o.stress_seed };
-    run_state st = { .verbose = o.verbose, .stress = o.stress ? &stress : NULL };
+    run_state st = { .verbose = o.verbose, .stress = o.stress ? &stress : NULL, .plugins = plugins };
     if (o.json) {
         report = cli_report_new("oracle", o.case_str ? one.seed : o.seed, cli_set_threads(0), "self", 1, &config);
         cli_config_json(config, &a, &o, o.stress ? 0 : ORACLE_TAG_STRESS);

@@ -89,6 +89,8 @@ static gnn_status prepare(void *arg, int P, gnn_err *err)
     if (!J->part)
         return gnn_err_set(err, GNN_ERR_NOMEM, "out of memory");
     o->po.k = P;
+    o->po.vtype = J->ds.vtype; /* --balance types */
+    o->po.num_vtypes = J->ds.num_vtypes;
     if ((st = gnn_partition_assign(&J->ds.graph, J->ds.split, &o->po, J->part, &J->info, err)))
         return st;
     return gnn_partition_build(o->impl->partition, &J->full, &J->ds.graph, J->ds.split, J->part, P, err);

@@ -3,7 +3,9 @@
  * constraint, halo vertices per part and the halo fraction. Thin: the library does the work.
  * With -o DIR it also builds the partition structure (solid/halo vertices, local CSRs, id
  * tables) with the --impl context's builder and writes the partition set: DIR/manifest.json
- * and one native-format file per part. */
+ * and one native-format file per part. On a typed dataset (gnn_dataset.vtype) it also builds the
+ * partition book (include/gnnref/hetero.h) of the part vector with the --impl context and
+ * reports each (part, type) cell: its count, its range of reshuffled ids, its type-wise ids. */
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 #include "cli/cli.h"
 #include "cli/parts.h"
 #include "gnnref/dataset.h"
+#include "gnnref/hetero.h"
 #include "gnnref/impl.h"
 #include "gnnref/partfile.h"
 #include "gnnref/partition.h"
@@ -36,7 +39,8 @@ static const cli_flag k_flags[] = {
     { .name = "balance", .type = CLI_CUSTOM, CLI_AT(partition_opts, po.balance), .meta = "LIST",
       .parse = cli_flag_parse_balance, .json = cli_flag_json_balance,
       .help = "METIS balance constraints, one vertex-weight column each: train, val, test (1 in that split, else "
-              "0), degree (in-degree); vertices: one column of unit weights (vertex counts)" },
+              "0), degree (in-degree), types (a typed dataset: one column per vertex type, DistDGLv2 4.1.3); "
+              "vertices: one column of unit weights (vertex counts); at most 16 columns in all" },
     CLI_FLAG_SEED(partition_opts, po.seed, "seed of --split, of METIS (METIS_OPTION_SEED = S mod 2^31) and of random"),
     CLI_FLAG_SPLIT(partition_opts, split, CLI_NULL_UNSET, cli_flag_parse_split, CLI_SPLIT_HELP),
     { .name = "ufactor", .type = CLI_INT, CLI_AT(partition_opts, po.ufactor), .meta = "U", .lo = 1, .hi = 1000000,
@@ -84,6 +88,7 @@ typedef struct part_run {
     gnn_part_info info;
     gnn_part_quality q;
     gnn_partition P;          /* -o: the structure */
+    gnn_hetero_book book;     /* a typed dataset: the partition book (book.P = 0 otherwise) */
     double t_assign, t_build, t_save;
 } part_run;
 
@@ -139,6 +144,11 @@ static int partition_run(const partition_opts *o, const cli_args *a, part_run *R
     if (st)
         return cli_error(cli_status_code(st), "%s", cli_errmsg(&err, st));
     const int64_t n = R->ds.graph.n;
+    gnn_part_options po = o->po;
+    po.vtype = R->ds.vtype;
+    po.num_vtypes = R->ds.vtype ? R->ds.num_vtypes : 0;
+    if ((po.balance & GNN_BALANCE_TYPES) && !R->ds.vtype)
+        return cli_error(CLI_USAGE, "--balance types: %s has no vertex types (a homogeneous graph)", o->data);
     if (cli_given(a, "split") &&
         (st = gnn_dataset_split_random(&R->ds, o->split[0], o->split[1], o->split[2], o->po.seed, &err)))
         return cli_error(cli_status_code(st), "--split: %s", err.msg);
@@ -155,13 +165,18 @@ static int partition_run(const partition_opts *o, const cli_args *a, part_run *R
         R->info.k = o->po.k;
         st = gnn_part_vector_read(o->read_part, n, o->po.k, R->part, NULL, &err);
     } else {
-        st = gnn_partition_assign2(&R->ds.graph, R->ds.split, &o->po, R->part, R->trainer, &R->info, &err);
+        st = gnn_partition_assign2(&R->ds.graph, R->ds.split, &po, R->part, R->trainer, &R->info, &err);
     }
     R->t_assign = cli_now_s() - t0;
     if (st && o->read_part)
         return cli_error(cli_status_code(st), "--read-part: %s", cli_errmsg(&err, st));
-    if (st || (st = gnn_partition_quality(&R->ds.graph, R->ds.split, R->part, o->po.k, o->po.balance, &R->q, &err)))
+    if (st || (st = gnn_partition_quality_typed(&R->ds.graph, R->ds.split, po.vtype, po.num_vtypes, R->part, o->po.k,
+                                                o->po.balance, &R->q, &err)))
         return cli_error(cli_status_code(st), "%s: %s", o->data, cli_errmsg(&err, st));
+    /* the book: the dataset's types are homogenized (dataset.h), which the build checks */
+    if (R->ds.vtype && (st = gnn_hetero_book_build(o->impl->hetero, R->part, R->ds.vtype, n, o->po.k,
+                                                   R->ds.num_vtypes, &R->book, NULL, &err)))
+        return cli_error(cli_status_code(st), "%s: partition book: %s", o->data, cli_errmsg(&err, st));
     if (o->write_part && (st = gnn_part_vector_write(o->write_part, R->part, n, &err)))
         return cli_error(cli_status_code(st), "--write-part: %s", cli_errmsg(&err, st));
     return o->out_dir ? write_set(o, a, R) : CLI_OK;
@@ -186,6 +201,38 @@ static void print_trainers(const partition_opts *o, const part_run *R)
         printf("\n");
     }
     gnn_free(tc);
+}
+
+static const char *type_name(const gnn_dataset *ds, int64_t t, char *buf, size_t cap)
+{
+    if (ds->vtype_names && ds->vtype_names[t][0])
+        return ds->vtype_names[t];
+    snprintf(buf, cap, "t%lld", (long long)t);
+    return buf;
+}
+
+/* The partition book: per (part, type) cell its vertex count and its range of reshuffled ids. */
+static void print_book(const part_run *R)
+{
+    const gnn_hetero_book *b = &R->book;
+    char buf[32];
+    printf("partition book (%lld types; reshuffled ids: part by part, type by type): vertices [ids) per part and "
+           "type\n%6s",
+           (long long)b->T, "part");
+    for (int64_t t = 0; t < b->T; t++)
+        printf(" %24.24s", type_name(&R->ds, t, buf, sizeof buf));
+    printf("\n");
+    for (int64_t p = 0; p < b->P; p++) {
+        printf("%6lld", (long long)p);
+        for (int64_t t = 0; t < b->T; t++) {
+            const int64_t c = p * b->T + t;
+            char cell[64];
+            snprintf(cell, sizeof cell, "%lld [%lld, %lld)", (long long)(b->start[c + 1] - b->start[c]),
+                     (long long)b->start[c], (long long)b->start[c + 1]);
+            printf(" %24s", cell);
+        }
+        printf("\n");
+    }
 }
 
 static void print_summary(const partition_opts *o, const cli_args *a, const part_run *R)
@@ -230,6 +277,8 @@ static void print_summary(const partition_opts *o, const cli_args *a, const part
     }
     if (o->po.trainers > 1)
         print_trainers(o, R);
+    if (R->book.P > 0)
+        print_book(R);
     if (o->write_part)
         printf("wrote %s: the part vector, one part id per line\n", o->write_part);
     if (o->out_dir)
@@ -252,6 +301,32 @@ static json_object *metis_json(const gnn_part_info *info)
     json_object_object_add(m, "vertices", json_object_new_int64(info->metis_vertices));
     json_object_object_add(m, "adjacency", json_object_new_int64(info->metis_adjacency));
     return m;
+}
+
+/* "book": the types' names, per (part, type) cell (row-major, cell c = part * T + type) its count,
+ * its first reshuffled id (start, P T + 1 entries) and its first type-wise id; per type its count */
+static json_object *book_json(const part_run *R)
+{
+    const gnn_hetero_book *b = &R->book;
+    const int64_t C = b->P * b->T;
+    json_object *j = json_object_new_object(), *names = json_object_new_array(), *counts = json_object_new_array();
+    char buf[32];
+    for (int64_t t = 0; t < b->T; t++)
+        json_object_array_add(names, json_object_new_string(type_name(&R->ds, t, buf, sizeof buf)));
+    for (int64_t p = 0; p < b->P; p++) {
+        json_object *row = json_object_new_array();
+        for (int64_t t = 0; t < b->T; t++)
+            json_object_array_add(row, json_object_new_int64(gnn_hetero_cell_count(b, p, t)));
+        json_object_array_add(counts, row);
+    }
+    json_object_object_add(j, "parts", json_object_new_int64(b->P));
+    json_object_object_add(j, "types", json_object_new_int64(b->T));
+    json_object_object_add(j, "type_names", names);
+    json_object_object_add(j, "counts", counts);
+    json_object_object_add(j, "start", cli_json_i64_array(b->start, C + 1, 1));
+    json_object_object_add(j, "typewise_offset", cli_json_i64_array(b->tw_offset, C, 1));
+    json_object_object_add(j, "type_count", cli_json_i64_array(b->type_count, b->T, 1));
+    return j;
 }
 
 static json_object *partition_report(const partition_opts *o, const cli_args *a, const part_run *R, int nthreads)
@@ -282,6 +357,8 @@ static json_object *partition_report(const partition_opts *o, const cli_args *a,
     json_object_object_add(r, "halo_fraction", json_object_new_double(q->halo_fraction));
     json_object_object_add(r, "seconds", json_object_new_double(R->t_assign));
     json_object_object_add(r, "metis", metis_json(&R->info));
+    if (R->book.P > 0)
+        json_object_object_add(r, "book", book_json(R));
     return r;
 }
 
@@ -306,6 +383,7 @@ int gnn_cmd_partition(int argc, char **argv)
     }
     gnn_part_quality_free(&R.q);
     gnn_partition_free(&R.P);
+    gnn_hetero_book_free(&R.book);
     gnn_free(R.part);
     gnn_free(R.trainer);
     gnn_dataset_free(&R.ds);

@@ -18,6 +18,7 @@
 #include "gnnref/dataset.h"
 #include "gnnref/idmap.h"
 #include "gnnref/impl.h"
+#include "gnnref/reorder.h"
 #include "gnnref/rng.h"
 #include "gnnref/sample.h"
 #include "gnnref/team.h"
@@ -25,7 +26,7 @@
 
 #define SAMPLE_MAX_LAYERS 16
 
-enum { TAG_OPT = CLI_TAG(0) }; /* flags of the optimized sampler only */
+enum { TAG_OPT = CLI_TAG(0), TAG_MATCH = CLI_TAG(1) }; /* flags of the optimized sampler only; of --match only */
 
 typedef struct sample_opts {
     const char *data, *json;
@@ -38,6 +39,9 @@ typedef struct sample_opts {
     int64_t threads;
     int replace, weighted, topo_mmap;
     int adapt_threads;        /* gnn_team: fewer threads for a batch when measured faster */
+    int match;                /* FastGL Match-Reorder: count the rows each batch loads (reorder.h) */
+    int64_t reorder_window;   /* batches per reorder window; 0 = one epoch */
+    int match_norm;           /* gnn_match_norm of the reported match degrees */
     uint64_t seed;
 } sample_opts;
 
@@ -51,6 +55,9 @@ static const cli_choice k_idmaps[] = {
 static const cli_choice k_weights[] = { { "none", 0, 0 }, { "random", 1, 0 }, { NULL, 0, 0 } };
 static const cli_choice k_topologies[] = { { "memory", 0, 0 }, { "mmap", 1, 0 }, { NULL, 0, 0 } };
 static const cli_choice k_on_off[] = { { "on", 1, 0 }, { "off", 0, 0 }, { NULL, 0, 0 } };
+static const cli_choice k_norms[] = {
+    { "min", GNN_MATCH_MIN, 0 }, { "later", GNN_MATCH_LATER, 0 }, { "count", GNN_MATCH_COUNT, 0 }, { NULL, 0, 0 }
+};
 
 static const cli_flag k_flags[] = {
     CLI_FLAG_DATA(sample_opts, data, 0, CLI_DATA_HELP),
@@ -81,6 +88,13 @@ static const cli_flag k_flags[] = {
     { .name = "topology", .type = CLI_CHOICE, CLI_AT(sample_opts, topo_mmap), .choices = k_topologies,
       .help = "sample from a copy of the graph in anonymous memory with transparent huge pages requested, or "
               "from the file mapping as loaded (4 KiB pages: more TLB misses)" },
+    { .name = "match", .type = CLI_BOOL, CLI_AT(sample_opts, match),
+      .help = "FastGL Match-Reorder (docs/reorder.md): report the input rows the batches load in full, with Match (each batch reuses its predecessor's rows and loads only the new ones) and with the greedy reorder under each normalization, and the window's match degrees" },
+    { .name = "reorder-window", .type = CLI_INT, CLI_AT(sample_opts, reorder_window), .meta = "N", .lo = 0,
+      .hi = INT32_MAX, .note = "0 = one epoch", .bits = TAG_MATCH,
+      .help = "--match: batches reordered together (FastGL's n; the last window may be shorter)" },
+    { .name = "match-norm", .type = CLI_CHOICE, CLI_AT(sample_opts, match_norm), .choices = k_norms, .bits = TAG_MATCH,
+      .help = "--match: the match degree reported: min (the paper's N_o / min(N_i, N_j)), later (the public code's N_o / N_later) or count (N_o)" },
     CLI_FLAG_JSON(sample_opts, json, CLI_JSON_HELP),
     CLI_END
 };
@@ -115,6 +129,11 @@ typedef struct sample_run {
     double setup_s, seconds;
     int64_t edges_sampled;
     double team_mean;      /* mean OpenMP team size of the batches (team.h) */
+    /* --match: every batch's input set (layer 0's src_gid), and what the rows come to */
+    int64_t **sets, *set_len;
+    int64_t rows_full, rows_match, rows_reorder[3]; /* rows_reorder by gnn_match_norm */
+    int64_t window;        /* the reorder window in effect */
+    double degree_avg, degree_min, degree_max; /* off-diagonal match degrees of the windows (--match-norm) */
 } sample_run;
 
 /* The reference sampler is serial: the variant, the ID map and the threads are opt's. */
@@ -137,6 +156,9 @@ static int sample_options(int argc, char **argv, sample_opts *o, cli_args *a)
     int rc = cli_parse(&k_cmd, argc, argv, o, a);
     if (rc != CLI_CONTINUE)
         return rc;
+    const char *mflag = cli_given_tag(a, TAG_MATCH);
+    if (mflag && !o->match)
+        return cli_error(CLI_USAGE, "%s applies to --match", mflag);
     return cli_report_check(o->json) ? CLI_USAGE : CLI_CONTINUE;
 }
 
@@ -167,6 +189,9 @@ static int sample_setup(sample_opts *o, sample_run *R)
                          ds->split ? "the split has no train vertices" : "the graph is empty");
     if (o->batches == 0) /* one epoch */
         o->batches = (R->n_seeds + o->batch - 1) / o->batch;
+    if (o->match && (!(R->sets = gnn_calloc((size_t)o->batches, sizeof(int64_t *))) ||
+                     !(R->set_len = gnn_calloc((size_t)o->batches, sizeof(int64_t)))))
+        return cli_error(CLI_FAIL, "out of memory (--match: %lld input sets)", (long long)o->batches);
     if (o->weighted) {
         if ((uint64_t)ds->graph.nnz >= (1ull << 34)) /* float draw e: block e / 4 is 32 bits */
             return cli_error(CLI_USAGE, "--weights random: at most 2^34 edges (the graph has %lld)",
@@ -185,7 +210,7 @@ static int sample_setup(sample_opts *o, sample_run *R)
     }
     const double t0 = cli_now_s();
     st = gnn_sampler_create(&R->sampler, o->impl->sampler, R->g,
-                            &(gnn_sampler_options){ (gnn_sampler_variant)o->variant, o->idmap });
+                            &(gnn_sampler_options){ .variant = (gnn_sampler_variant)o->variant, .idmap = o->idmap });
     R->setup_s = cli_now_s() - t0;
     if (st)
         return cli_error(cli_status_code(st), "cannot create the %s sampler: %s", o->impl->sampler->name,
@@ -229,6 +254,15 @@ static int sample_loop(const sample_opts *o, sample_run *R)
         for (int l = 0; l < o->layers; l++)
             edges += R->blk[l].nnz;
         gnn_team_end(&team, dt, (double)edges);
+        if (o->match) { /* the input set S_t: layer 0's sources (outside the timed call) */
+            const int64_t m = R->blk[0].n_src;
+            if (!(R->sets[t] = gnn_malloc_array((size_t)m + 1, sizeof(int64_t)))) {
+                gnn_team_restore(&team);
+                return cli_error(CLI_FAIL, "out of memory (--match: the input set of batch %lld)", (long long)t);
+            }
+            memcpy(R->sets[t], R->blk[0].src_gid, (size_t)m * sizeof(int64_t));
+            R->set_len[t] = m;
+        }
         for (int l = 0; l < o->layers; l++) {
             R->tot[l].dst += R->blk[l].n_dst;
             R->tot[l].src += R->blk[l].n_src;
@@ -247,6 +281,97 @@ static int sample_loop(const sample_opts *o, sample_run *R)
     R->team_mean = gnn_team_mean(&team);
     gnn_team_restore(&team);
     return CLI_OK;
+}
+
+/* The match degrees of every window's pairs i < j under --match-norm: mean, min, max (floats
+ * for the report only; the reorder itself compares exact fractions). */
+static gnn_status match_degrees(const sample_opts *o, sample_run *R)
+{
+    const gnn_reorder_ops *ops = o->impl->reorder;
+    const int64_t n = o->batches, W = R->window;
+    int64_t *ov = gnn_malloc_array((size_t)(W * W) + 1, sizeof(int64_t));
+    if (!ov)
+        return GNN_ERR_NOMEM;
+    double sum = 0.0;
+    int64_t pairs = 0;
+    gnn_status st = GNN_OK;
+    for (int64_t w0 = 0; w0 < n && !st; w0 += W) {
+        const int64_t m = n - w0 < W ? n - w0 : W;
+        if ((st = gnn_match_degree(ops, (const int64_t *const *)R->sets + w0, R->set_len + w0, m, ov)))
+            break;
+        for (int64_t i = 0; i < m; i++)
+            for (int64_t j = i + 1; j < m; j++) {
+                int64_t num, den;
+                gnn_match_degree_frac(ov, m, i, j, (gnn_match_norm)o->match_norm, &num, &den);
+                const double x = (double)num / (double)den;
+                R->degree_min = pairs == 0 || x < R->degree_min ? x : R->degree_min;
+                R->degree_max = pairs == 0 || x > R->degree_max ? x : R->degree_max;
+                sum += x;
+                pairs++;
+            }
+    }
+    R->degree_avg = pairs ? sum / (double)pairs : 0.0;
+    gnn_free(ov);
+    return st;
+}
+
+/* --match: rows loaded in full, with Match in the sampled order, and with Match after the
+ * greedy reorder under each normalization (the --impl context's reorder table). */
+static int match_figures(const sample_opts *o, sample_run *R)
+{
+    const gnn_reorder_ops *ops = o->impl->reorder;
+    const int64_t n = o->batches, nb = (R->n_seeds + o->batch - 1) / o->batch;
+    const int64_t *const *sets = (const int64_t *const *)R->sets;
+    R->window = o->reorder_window == 0 ? nb : o->reorder_window; /* 0: one epoch */
+    R->window = R->window < n ? R->window : n;
+    int64_t *order = gnn_malloc_array((size_t)n + 1, sizeof(int64_t));
+    if (!order)
+        return cli_error(CLI_FAIL, "out of memory (--match)");
+    gnn_status st = gnn_match_rows_loaded(ops, sets, R->set_len, n, NULL, 0, &R->rows_full);
+    if (!st)
+        st = gnn_match_rows_loaded(ops, sets, R->set_len, n, NULL, 1, &R->rows_match);
+    for (int k = 0; k < 3 && !st; k++)
+        if (!(st = gnn_reorder_windows(ops, sets, R->set_len, n, R->window, (gnn_match_norm)k, order)))
+            st = gnn_match_rows_loaded(ops, sets, R->set_len, n, order, 1, &R->rows_reorder[k]);
+    if (!st)
+        st = match_degrees(o, R);
+    gnn_free(order);
+    if (st)
+        return cli_error(cli_status_code(st), "--match: %s", gnn_status_str(st));
+    if (R->rows_match > R->rows_full) /* S_k \ S_{k-1} is a subset of S_k: a bug if this fails */
+        return cli_error(CLI_FAIL, "--match loaded %lld rows, more than the %lld of full loading",
+                         (long long)R->rows_match, (long long)R->rows_full);
+    return CLI_OK;
+}
+
+static void print_match(const sample_opts *o, const sample_run *R)
+{
+    const double full = R->rows_full > 0 ? (double)R->rows_full : 1.0;
+    printf("match: rows loaded: full %lld, match %lld (%.1f%%)", (long long)R->rows_full, (long long)R->rows_match,
+           100.0 * (double)R->rows_match / full);
+    for (int k = 0; k < 3; k++)
+        printf(", reorder-%s %lld (%.1f%%)", gnn_match_norm_name((gnn_match_norm)k), (long long)R->rows_reorder[k],
+               100.0 * (double)R->rows_reorder[k] / full);
+    printf("; window %lld\n  match degree (%s): avg %.4f, range %.4f (min %.4f, max %.4f)\n", (long long)R->window,
+           gnn_match_norm_name((gnn_match_norm)o->match_norm), R->degree_avg, R->degree_max - R->degree_min,
+           R->degree_min, R->degree_max);
+}
+
+static void match_report(const sample_opts *o, const sample_run *R, json_object *r)
+{
+    json_object *rl = json_object_new_object();
+    json_object_object_add(rl, "full", json_object_new_int64(R->rows_full));
+    json_object_object_add(rl, "match", json_object_new_int64(R->rows_match));
+    for (int k = 0; k < 3; k++) {
+        char key[32];
+        snprintf(key, sizeof key, "reorder_%s", gnn_match_norm_name((gnn_match_norm)k));
+        json_object_object_add(rl, key, json_object_new_int64(R->rows_reorder[k]));
+    }
+    json_object_object_add(r, "rows_loaded", rl);
+    json_object_object_add(r, "reorder_window", json_object_new_int64(R->window));
+    json_object_object_add(r, "match_norm", json_object_new_string(gnn_match_norm_name((gnn_match_norm)o->match_norm)));
+    json_object_object_add(r, "match_degree_avg", json_object_new_double(R->degree_avg));
+    json_object_object_add(r, "match_degree_range", json_object_new_double(R->degree_max - R->degree_min));
 }
 
 static void print_header(const sample_opts *o, const cli_args *a, const sample_run *R)
@@ -291,7 +416,7 @@ static json_object *sample_report(const sample_opts *o, const cli_args *a, const
     const int ref = is_ref(o);
     json_object *cfg;
     json_object *r = cli_report_new("sample", o->seed, nthreads, "self", 1, &cfg);
-    cli_config_json(cfg, a, o, ref ? TAG_OPT : 0); /* null: the flag does not apply to the reference */
+    cli_config_json(cfg, a, o, (ref ? TAG_OPT : 0) | (o->match ? 0 : TAG_MATCH)); /* null: the flag does not apply to the reference */
     json_object_object_add(cfg, "dataset", json_object_new_string(R->ds.name));
     json_object_object_add(cfg, "threads", json_object_new_int(nthreads)); /* in effect */
     if (ref)
@@ -323,6 +448,8 @@ static json_object *sample_report(const sample_opts *o, const cli_args *a, const
         json_object_array_add(ls, e);
     }
     json_object_object_add(r, "layers", ls);
+    if (o->match)
+        match_report(o, R, r);
     return r;
 }
 
@@ -341,8 +468,12 @@ int gnn_cmd_sample(int argc, char **argv)
         print_header(&o, &a, &R);
         rc = sample_loop(&o, &R);
     }
+    if (rc == CLI_OK && o.match)
+        rc = match_figures(&o, &R);
     if (rc == CLI_OK) {
         print_result(&o, &R, nthreads);
+        if (o.match)
+            print_match(&o, &R);
         if (o.json) {
             json_object *r = sample_report(&o, &a, &R, nthreads);
             rc = cli_report_write(r, o.json);
@@ -353,6 +484,10 @@ int gnn_cmd_sample(int argc, char **argv)
         gnn_block_free(&R.blk[l]);
     if (R.sampler)
         gnn_sampler_destroy(R.sampler);
+    for (int64_t t = 0; R.sets && t < o.batches; t++)
+        gnn_free(R.sets[t]);
+    gnn_free(R.sets);
+    gnn_free(R.set_len);
     gnn_free(R.weights);
     gnn_free(R.seeds);
     gnn_csr_free(&R.topo);

@@ -14,6 +14,7 @@
 #include "cli/train.h"
 #include "gnnref/impl.h"
 #include "gnnref/kvstore.h"
+#include "gnnref/reorder.h"
 
 static const cli_choice k_models[] = {
     { "sage", GNN_MODEL_SAGE, 0 }, { "gcn", GNN_MODEL_GCN, 0 }, { "gat", GNN_MODEL_GAT, 0 },
@@ -36,6 +37,9 @@ static const cli_choice k_samplings[] = {
 static const cli_choice k_sparse_opts[] = {
     { "adagrad", GNN_SPARSE_ADAGRAD, 0 }, { "adam", GNN_SPARSE_ADAM, 0 }, { NULL, 0, 0 }
 };
+static const cli_choice k_match_norms[] = {
+    { "min", GNN_MATCH_MIN, 0 }, { "later", GNN_MATCH_LATER, 0 }, { "count", GNN_MATCH_COUNT, 0 }, { NULL, 0, 0 }
+};
 static const cli_choice k_plans[] = {
     { "pre", GNN_PLAN_PRE, 0 }, { "post", GNN_PLAN_POST, 0 }, { "hybrid", GNN_PLAN_HYBRID, 0 },
     { "degree", GNN_PLAN_DEGREE, 0 }, { NULL, 0, 0 }
@@ -54,8 +58,8 @@ static const cli_flag k_train_flags[] = {
     CLI_FLAG_DATA(T, data, 0, CLI_DATA_HELP),
     { .name = "model", .type = CLI_CHOICE, CLI_AT(T, cfg.model), .choices = k_models,
       .help = "sage (GraphSAGE mean, DistGNN-MB Eq. 1), gcn (Kipf & Welling), gat (Velickovic et al.), gin "
-              "(GIN-0, Xu et al.), rgcn (Schlichtkrull et al., on edge types: --mode fullbatch, --data builtin-typed; "
-              "docs/hetero.md); docs/models.md" },
+              "(GIN-0, Xu et al.), rgcn (Schlichtkrull et al., on edge types, e.g. --data builtin-typed; mini-batches sample "
+              "--fanouts per edge type; docs/hetero.md); docs/models.md" },
     { .name = "mode", .type = CLI_CHOICE, CLI_AT(T, cfg.mode), .choices = k_modes,
       .help = "sampled mini-batches, or one step per epoch over the whole graph (loss over the train vertices)" },
     { .name = "layers", .type = CLI_INT, CLI_AT(T, cfg.layers), .meta = "L", .lo = 1, .hi = GNN_MAX_LAYERS,
@@ -64,7 +68,7 @@ static const cli_flag k_train_flags[] = {
       .help = "hidden width; gat: features per head" },
     { .name = "fanouts", .type = CLI_INTS, CLI_AT(T, cfg.fanouts), .meta = "K1,K2,...", .lo = -1, .hi = INT32_MAX,
       .max = GNN_MAX_LAYERS, .count_off = offsetof(T, n_fanouts), .note = "-1 = all", .dflt = "10 each",
-      .bits = TRAIN_TAG_MINIBATCH, .help = "minibatch: neighbors sampled per layer, input layer first, one per layer" },
+      .bits = TRAIN_TAG_MINIBATCH, .help = "minibatch: neighbors sampled per layer (rgcn: per edge type), input layer first, one per layer" },
     { .name = "batch", .type = CLI_INT, CLI_AT(T, cfg.batch), .meta = "B", .lo = 1, .hi = INT32_MAX,
       .bits = TRAIN_TAG_MINIBATCH, .help = "minibatch: seeds per mini-batch" },
     { .name = "epochs", .type = CLI_INT, CLI_AT(T, cfg.epochs), .meta = "E", .lo = 1, .hi = 1000000,
@@ -146,6 +150,18 @@ static const cli_flag k_part_flags[] = {
       .bits = TRAIN_TAG_PARTS, .help = "the embeddings' sparse optimizer (DGL's SparseAdagrad or SparseAdam)" },
     { .name = "embed-lr", .type = CLI_REAL, CLI_AT(T, pc.embed_lr), .meta = "X", .rlo = 0, .rhi = 100,
       .bits = TRAIN_TAG_PARTS | CLI_LO_OPEN, .help = "the embeddings' learning rate" },
+    { .name = "match", .type = CLI_BOOL, CLI_AT(T, pc.match), .bits = TRAIN_TAG_PARTS,
+      .help = "FastGL's Match (--remote fetch): each rank pulls only the input rows its previous mini-batch did not "
+              "have and reuses the others; the step losses are bitwise the same, the pull bytes fewer "
+              "(docs/reorder.md)" },
+    { .name = "reorder-window", .type = CLI_INT, CLI_AT(T, pc.reorder_window), .meta = "N", .lo = 0, .hi = INT32_MAX,
+      .note = "0 = the epoch", .dflt = "off", .bits = TRAIN_TAG_PARTS,
+      .help = "--match: run each window of N steps in FastGL's greedy order of the match degrees (the overlap "
+              "counts summed over the ranks); a batch keeps its original step's sampling and dropout, so the "
+              "losses change but stay deterministic; not with --pipeline" },
+    { .name = "match-norm", .type = CLI_CHOICE, CLI_AT(T, pc.match_norm), .choices = k_match_norms,
+      .bits = TRAIN_TAG_PARTS, .help = "--reorder-window: the match degree: min (the paper's), later (the public "
+                                       "code's) or count (the raw overlap)" },
     { .name = "part-method", .type = CLI_CHOICE, CLI_AT(T, po.method), .choices = cli_part_methods,
       .bits = TRAIN_TAG_MEMORY, .help = "in memory: the part vector (random: seed --seed)" },
     { .name = "part-balance", .type = CLI_CUSTOM, CLI_AT(T, po.balance), .meta = "LIST",
@@ -236,9 +252,6 @@ static int check_model_flags(train_opts *o, const cli_args *a)
     flag = cli_given_tag(a, TRAIN_TAG_RGCN);
     if (flag && c->model != GNN_MODEL_RGCN)
         return cli_error(CLI_USAGE, "%s applies to --model rgcn only (model is %s)", flag, gnn_model_name(c->model));
-    if (c->model == GNN_MODEL_RGCN && c->mode != GNN_MODE_FULLBATCH)
-        return cli_error(CLI_USAGE, "--model rgcn trains full batch for now: add --mode fullbatch (the samplers' blocks "
-                                    "do not carry edge types yet)");
     flag = cli_given_tag(a, TRAIN_TAG_MINIBATCH);
     if (flag && c->mode == GNN_MODE_FULLBATCH)
         return cli_error(CLI_USAGE, "--mode fullbatch uses every neighbor of every vertex: %s does not apply", flag);
@@ -293,6 +306,19 @@ static int check_part_flags(const train_opts *o, const cli_args *a)
         return cli_error(CLI_USAGE, "--embed-dim pulls and pushes the embeddings through the feature store, as "
                                     "--remote fetch does (remote is %s)",
                          gnn_remote_name(o->pc.remote));
+    if ((cli_given(a, "reorder-window") || cli_given(a, "match-norm")) && !o->pc.match)
+        return cli_error(CLI_USAGE, "%s applies to --match", cli_given(a, "match-norm") ? "--match-norm"
+                                                                                       : "--reorder-window");
+    if (cli_given(a, "match-norm") && !cli_given(a, "reorder-window"))
+        return cli_error(CLI_USAGE, "--match-norm applies to --reorder-window N (Match alone keeps the order)");
+    if (o->pc.match && (!on_parts || (cli_given(a, "remote") && o->pc.remote != GNN_REMOTE_FETCH) ||
+                        (!cli_given(a, "remote") && o->pc.sampling != GNN_SAMPLING_DISTRIBUTED)))
+        return cli_error(CLI_USAGE, "--match reuses pulled feature rows: it applies to --remote fetch");
+    if (o->pc.match && o->pc.embed_dim > 0)
+        return cli_error(CLI_USAGE, "--match does not apply to --embed-dim: the embeddings change every step");
+    if (cli_given(a, "reorder-window") && o->pc.pipeline_cap > 0)
+        return cli_error(CLI_USAGE, "--reorder-window samples its window ahead on the trainer's thread: not with "
+                                    "--pipeline (--match alone works with it)");
     if (cli_given(a, "pipeline-copy") && o->pc.pipeline_cap == 0)
         return cli_error(CLI_USAGE, "--pipeline-copy applies to --pipeline N");
     if ((cli_given(a, "embed-optimizer") || cli_given(a, "embed-lr")) && o->pc.embed_dim == 0)

@@ -69,6 +69,7 @@ static const subcommand k_commands[] = {
     { "commcheck", gnn_cmd_commcheck, "check every collective of a backend (self, sim, mpi) bitwise" },
     { "partcheck", gnn_cmd_partcheck, "build db_halo on every rank and pull features through the feature store" },
     { "commplan", gnn_cmd_commplan, "SuperGCN communication plans per rank pair: pre, post, hybrid (vertex cover), degree" },
+    { "plot", gnn_cmd_plot, "draw reports as a PNG with gnuplot: loss, phases, traffic, ranks, scaling, bench" },
     { NULL, NULL, NULL }
 };
 

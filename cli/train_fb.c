@@ -57,6 +57,8 @@ static gnn_status prepare_fb(void *arg, int P, gnn_err *err)
         return GNN_OK;
     }
     o->po.k = P;
+    o->po.vtype = ds->vtype; /* --balance types */
+    o->po.num_vtypes = ds->num_vtypes;
     return gnn_partition_assign(&ds->graph, ds->split, &o->po, J->fb_part, NULL, err);
 }
 

@@ -76,6 +76,8 @@ static gnn_status prepare_parts(void *arg, int P, gnn_err *err)
     if (!part)
         return gnn_err_set(err, GNN_ERR_NOMEM, "out of memory");
     o->po.k = P;
+    o->po.vtype = ds->vtype; /* --balance types */
+    o->po.num_vtypes = ds->num_vtypes;
     st = gnn_partition_assign(&ds->graph, ds->split, &o->po, part, NULL, err);
     if (!st)
         st = gnn_partition_build(o->cfg.impl->partition, &J->full, &ds->graph, ds->split, part, P, err);
@@ -109,6 +111,8 @@ gnn_status train_part_rank(gnn_comm *comm, void *arg)
     gnn_err err = { "" };
     gnn_status st = J->o.parts_dir ? gnn_part_input_from_set(&d, J->o.parts_dir, me, &J->man, &err)
                                    : gnn_part_input_from_dataset(&d, J->ds, &J->full, me, &err);
+    if (!st && J->o.parts_dir && J->ds) /* a saved set: the edge types and featureless types from --data */
+        st = gnn_part_input_types(&d, J->ds, &err);
     if (st)
         goto out;
     if (J->remote == GNN_REMOTE_FETCH) { /* the part vector, and the whole topology unless the owners sample */

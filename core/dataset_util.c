@@ -84,6 +84,77 @@ static gnn_status validate_values(const gnn_dataset *ds, const char *what, gnn_e
     return GNN_OK;
 }
 
+/* A type name: non-empty, NUL-terminated within GNN_TYPE_NAME_MAX, printable ASCII. */
+static gnn_status validate_names(const char (*names)[GNN_TYPE_NAME_MAX], int64_t count, const char *sec,
+                                 const char *kind, const char *what, gnn_err *err)
+{
+    for (int64_t t = 0; names && t < count; t++) {
+        const size_t len = strnlen(names[t], GNN_TYPE_NAME_MAX);
+        int ok = len > 0 && len < GNN_TYPE_NAME_MAX;
+        for (size_t i = 0; ok && i < len; i++)
+            ok = names[t][i] >= 0x20 && names[t][i] < 0x7f;
+        if (!ok)
+            return gnn_err_set(err, GNN_ERR_FORMAT,
+                               "%s: section '%s': %s type %lld has %s name (expected 1 to %d printable ASCII "
+                               "characters and a NUL)", what, sec, kind, (long long)t,
+                               len == 0 ? "an empty" : len == GNN_TYPE_NAME_MAX ? "an unterminated" : "a non-printable",
+                               GNN_TYPE_NAME_MAX - 1);
+    }
+    return GNN_OK;
+}
+
+/* Vertex types: in range, never decreasing (homogenized ids: each type one contiguous id range,
+ * type 0 first), featureless flags 0/1 with zero feature rows; edge types in range. */
+static gnn_status validate_types(const gnn_dataset *ds, const char *what, gnn_err *err)
+{
+    const int64_t n = ds->graph.n, T = ds->num_vtypes, R = ds->num_etypes, f = ds->num_features;
+    if (T < 0 || T > GNN_TYPES_MAX || R < 0 || R > GNN_TYPES_MAX || (T > 0) != (ds->vtype != NULL) ||
+        (R > 0) != (ds->etype != NULL) || (T == 0 && (ds->vtype_names || ds->vtype_featless)) ||
+        (R == 0 && ds->etype_names))
+        return gnn_err_set(err, GNN_ERR_INVAL,
+                           "%s: section 'types header': %lld vertex types (array %s), %lld edge types (array %s): "
+                           "expected 0 to %d of each, with an array exactly when the count is above 0",
+                           what, (long long)T, ds->vtype ? "present" : "absent", (long long)R,
+                           ds->etype ? "present" : "absent", GNN_TYPES_MAX);
+    for (int64_t v = 0; T > 0 && v < n; v++) {
+        const int32_t t = ds->vtype[v];
+        if (t < 0 || t >= T)
+            return gnn_err_set(err, GNN_ERR_RANGE, "%s: section 'vtype': vertex %lld has type %d, expected [0, %lld)",
+                               what, (long long)v, (int)t, (long long)T);
+        if (v > 0 && t < ds->vtype[v - 1])
+            return gnn_err_set(err, GNN_ERR_FORMAT,
+                               "%s: section 'vtype': vertex %lld has type %d after type %d: each type's vertices must "
+                               "be one contiguous id range, type 0 first (homogenized ids)",
+                               what, (long long)v, (int)t, (int)ds->vtype[v - 1]);
+    }
+    for (int64_t v = 0; R > 0 && v < n; v++)
+        for (int64_t e = ds->graph.indptr[v]; e < ds->graph.indptr[v + 1]; e++)
+            if (ds->etype[e] < 0 || ds->etype[e] >= R)
+                return gnn_err_set(err, GNN_ERR_RANGE,
+                                   "%s: section 'etype': entry %lld (an in-edge of vertex %lld) has type %d, expected "
+                                   "[0, %lld)", what, (long long)e, (long long)v, (int)ds->etype[e], (long long)R);
+    gnn_status st = validate_names((const char (*)[GNN_TYPE_NAME_MAX])ds->vtype_names, T, "vtnames", "vertex", what, err);
+    if (!st)
+        st = validate_names((const char (*)[GNN_TYPE_NAME_MAX])ds->etype_names, R, "etnames", "edge", what, err);
+    if (st || !ds->vtype_featless)
+        return st;
+    for (int64_t t = 0; t < T; t++)
+        if (ds->vtype_featless[t] > 1)
+            return gnn_err_set(err, GNN_ERR_RANGE, "%s: section 'featless': vertex type %lld has flag %u, expected 0 or 1",
+                               what, (long long)t, (unsigned)ds->vtype_featless[t]);
+    for (int64_t v = 0; ds->feat && f > 0 && v < n; v++) {
+        if (!ds->vtype_featless[ds->vtype[v]])
+            continue;
+        for (int64_t j = 0; j < f; j++)
+            if (ds->feat[v * f + j] != 0.0f)
+                return gnn_err_set(err, GNN_ERR_FORMAT,
+                                   "%s: section 'features': vertex %lld (type %d, featureless) has %g in column %lld, "
+                                   "expected a zero row", what, (long long)v, (int)ds->vtype[v],
+                                   (double)ds->feat[v * f + j], (long long)j);
+    }
+    return GNN_OK;
+}
+
 gnn_status gnn_dataset_validate(const gnn_dataset *ds, const char *what, gnn_err *err)
 {
     if (!ds)
@@ -99,7 +170,9 @@ gnn_status gnn_dataset_validate(const gnn_dataset *ds, const char *what, gnn_err
                                (long long)ds->graph.n, (long long)ds->num_features);
         st = gnn_fcsr_validate(&ds->feat_csr, what, err);
     }
-    return st ? st : validate_values(ds, what, err);
+    if (!st)
+        st = validate_values(ds, what, err);
+    return st ? st : validate_types(ds, what, err);
 }
 
 /* ---- feature storage ---- */
@@ -161,6 +234,10 @@ const char *gnn_dataset_spec_kind(const char *spec)
     if (exists_in(spec, "edge.csv") || exists_in(spec, "edge.csv.gz") || exists_in(spec, "raw/edge.csv") ||
         exists_in(spec, "raw/edge.csv.gz"))
         return "ogb";
+    /* the heterogeneous layout (ogbn-mag): gnn_import_ogb hands it to gnn_import_ogb_hetero */
+    if (exists_in(spec, "num-node-dict.csv") || exists_in(spec, "num-node-dict.csv.gz") ||
+        exists_in(spec, "raw/num-node-dict.csv") || exists_in(spec, "raw/num-node-dict.csv.gz"))
+        return "ogb";
     return NULL;
 }
 
@@ -174,7 +251,8 @@ gnn_status gnn_dataset_open(gnn_dataset *ds, const char *spec, gnn_err *err)
         if (is_dir(spec))
             return gnn_err_set(err, GNN_ERR_FORMAT,
                                "%s: a directory with neither meta.txt (text layout) nor edge.csv[.gz] or "
-                               "raw/edge.csv[.gz] (OGB layout)", spec);
+                               "raw/edge.csv[.gz] (OGB layout) nor raw/num-node-dict.csv[.gz] (OGB heterogeneous "
+                               "layout)", spec);
         return gnn_err_set(err, GNN_ERR_IO,
                            "%s: no such file or directory (expected 'builtin', 'builtin-typed', a gnnref binary file, a text-layout "
                            "directory with meta.txt, or an OGB directory with edge.csv[.gz])", spec);

@@ -1,5 +1,6 @@
-/* core/format.c -- the native binary format, versions 1 and 2 (DESIGN.md section 5, docs/formats.md;
- * version 2 adds CSR features, include/gnnref/dataset.h).
+/* core/format.c -- the native binary format, versions 1 to 3 (DESIGN.md section 5, docs/formats.md;
+ * version 2 adds CSR features, include/gnnref/dataset.h; version 3 adds the type sections, whose
+ * header half and sections core/format_types.c reads and writes).
  *
  * One little-endian file per graph:
  *
@@ -32,6 +33,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "core/format_internal.h"
 #include "gnnref/crc32c.h"
 #include "gnnref/dataset.h"
 #include "gnnref/tensor.h"
@@ -46,9 +48,6 @@ const char *gnn_format_section_name(int s)
     return (s >= 0 && s < GNN_FORMAT_NUM_SECTIONS) ? k_section_name[s] : "?";
 }
 
-/* ---- little-endian field access (the header is encoded byte by byte, so it reads the
- *      same on any host; the sections are raw arrays and need a little-endian host) ---- */
-
 static int host_is_little_endian(void)
 {
     const uint16_t one = 1;
@@ -57,45 +56,7 @@ static int host_is_little_endian(void)
     return b == 1;
 }
 
-static void put_u32(unsigned char *p, uint32_t v)
-{
-    for (int i = 0; i < 4; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static void put_u64(unsigned char *p, uint64_t v)
-{
-    for (int i = 0; i < 8; i++)
-        p[i] = (unsigned char)(v >> (8 * i));
-}
-
-static uint32_t get_u32(const unsigned char *p)
-{
-    uint32_t v = 0;
-    for (int i = 3; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static uint64_t get_u64(const unsigned char *p)
-{
-    uint64_t v = 0;
-    for (int i = 7; i >= 0; i--)
-        v = v << 8 | p[i];
-    return v;
-}
-
-static uint64_t round_up(uint64_t x, uint64_t a) { return (x + a - 1) / a * a; }
-
 /* ---- the section plan shared by save and load ---- */
-
-typedef struct section_plan {
-    const void *data; /* save: the array to write; load: where it lies in the mapping */
-    uint64_t offset;
-    uint64_t length;
-    uint32_t crc;
-    int present;
-} section_plan;
 
 /* Counts above these are refused before any size arithmetic (2^46 vertices or edges,
  * 2^32 features or classes), so every product below fits in 64 bits. */
@@ -158,61 +119,67 @@ static int64_t section_length(int s, int64_t n, int64_t nnz, int64_t f)
 
 /* ---- save ---- */
 
-/* xs (nx): the extension sections written (the dataset's, then the CSR features' when csr) */
+/* xs (nx): the extension sections written (the dataset's, then the CSR features' when csr);
+ * typed: the type header at [512, 1024) follows (gnn_format_types_encode) */
 static void encode_header(unsigned char *h, const gnn_dataset *ds, const section_plan *sec, uint64_t file_size,
-                          const gnn_format_ext *xs, int nx, int csr)
+                          const gnn_format_ext *xs, int nx, int csr, int typed)
 {
     memset(h, 0, GNN_FORMAT_HEADER_SIZE);
     memcpy(h, GNN_FORMAT_MAGIC, 8);
-    /* version 2 only for CSR features: every other file stays readable by version-1 readers */
-    put_u32(h + GNN_HDR_OFF_VERSION, csr ? GNN_FORMAT_VERSION_CSR : GNN_FORMAT_VERSION);
-    put_u32(h + GNN_HDR_OFF_HEADER_SIZE, GNN_FORMAT_HEADER_SIZE);
-    put_u64(h + GNN_HDR_OFF_N, (uint64_t)ds->graph.n);
-    put_u64(h + GNN_HDR_OFF_NNZ, (uint64_t)ds->graph.nnz);
-    put_u64(h + GNN_HDR_OFF_NUM_FEATURES, (uint64_t)ds->num_features);
-    put_u64(h + GNN_HDR_OFF_NUM_CLASSES, (uint64_t)ds->num_classes);
+    /* version 2 only for CSR features and 3 only for types: every other file stays readable by
+     * older readers, byte for byte what they wrote */
+    fmt_put_u32(h + GNN_HDR_OFF_VERSION,
+                typed ? GNN_FORMAT_VERSION_TYPED : csr ? GNN_FORMAT_VERSION_CSR : GNN_FORMAT_VERSION);
+    fmt_put_u32(h + GNN_HDR_OFF_HEADER_SIZE, typed ? GNN_FORMAT_HEADER_SIZE_TYPED : GNN_FORMAT_HEADER_SIZE);
+    fmt_put_u64(h + GNN_HDR_OFF_N, (uint64_t)ds->graph.n);
+    fmt_put_u64(h + GNN_HDR_OFF_NNZ, (uint64_t)ds->graph.nnz);
+    fmt_put_u64(h + GNN_HDR_OFF_NUM_FEATURES, (uint64_t)ds->num_features);
+    fmt_put_u64(h + GNN_HDR_OFF_NUM_CLASSES, (uint64_t)ds->num_classes);
     uint32_t flags = 0;
     for (int s = 0; s < GNN_FORMAT_NUM_SECTIONS; s++)
         if (sec[s].present)
             flags |= 1u << s;
     if (csr)
         flags |= GNN_FORMAT_FLAG_FEAT_CSR;
-    put_u32(h + GNN_HDR_OFF_FLAGS, flags);
-    put_u32(h + GNN_HDR_OFF_NUM_SECTIONS, (uint32_t)(GNN_FORMAT_NUM_SECTIONS + nx));
-    put_u64(h + GNN_HDR_OFF_FILE_SIZE, file_size);
+    if (typed)
+        flags |= GNN_FORMAT_FLAG_TYPED;
+    fmt_put_u32(h + GNN_HDR_OFF_FLAGS, flags);
+    fmt_put_u32(h + GNN_HDR_OFF_NUM_SECTIONS, (uint32_t)(GNN_FORMAT_NUM_SECTIONS + nx));
+    fmt_put_u64(h + GNN_HDR_OFF_FILE_SIZE, file_size);
     size_t name_len = strnlen(ds->name, sizeof ds->name);
     if (name_len > 63)
         name_len = 63; /* keep a NUL so the field is always a C string */
     memcpy(h + GNN_HDR_OFF_NAME, ds->name, name_len);
     for (int s = 0; s < GNN_FORMAT_NUM_SECTIONS + nx; s++) {
         unsigned char *e = h + slot_offset(s);
-        put_u64(e, sec[s].offset);
-        put_u64(e + 8, sec[s].length);
-        put_u32(e + 16, sec[s].crc);
+        fmt_put_u64(e, sec[s].offset);
+        fmt_put_u64(e + 8, sec[s].length);
+        fmt_put_u32(e + 16, sec[s].crc);
         if (s < GNN_FORMAT_NUM_SECTIONS) {
-            put_u32(e + 20, sec[s].present ? k_elem_size[s] : 0);
+            fmt_put_u32(e + 20, sec[s].present ? k_elem_size[s] : 0);
         } else {
             const gnn_format_ext *x = &xs[s - GNN_FORMAT_NUM_SECTIONS];
-            put_u32(e + 20, x->elem_size);
+            fmt_put_u32(e + 20, x->elem_size);
             memcpy(e + 24, x->name, strnlen(x->name, 8));
         }
     }
     const int64_t st[4] = { ds->stats.edges_read, ds->stats.self_loops_dropped,
                             ds->stats.duplicates_merged, ds->stats.symmetrized };
     for (int i = 0; i < 4; i++)
-        put_u64(h + GNN_HDR_OFF_STATS + 8 * (size_t)i, (uint64_t)st[i]);
-    put_u32(h + GNN_HDR_OFF_CRC, gnn_crc32c(0, h, GNN_HDR_OFF_CRC));
+        fmt_put_u64(h + GNN_HDR_OFF_STATS + 8 * (size_t)i, (uint64_t)st[i]);
+    fmt_put_u32(h + GNN_HDR_OFF_CRC, gnn_crc32c(0, h, GNN_HDR_OFF_CRC));
 }
 
-/* Writes everything to an open stream; returns 0 or -1 (errno set by stdio). */
-static int write_all(FILE *f, const unsigned char *header, const section_plan *sec, int nslots)
+/* Writes everything to an open stream (the header's hsize bytes, then every present slot in
+ * slot order); returns 0 or -1 (errno set by stdio). */
+static int write_all(FILE *f, const unsigned char *header, size_t hsize, const section_plan *sec)
 {
     static const unsigned char zeros[GNN_FORMAT_ALIGN];
     uint64_t pos = 0;
-    if (fwrite(header, 1, GNN_FORMAT_HEADER_SIZE, f) != GNN_FORMAT_HEADER_SIZE)
+    if (fwrite(header, 1, hsize, f) != hsize)
         return -1;
-    pos = GNN_FORMAT_HEADER_SIZE;
-    for (int s = 0; s < nslots; s++) {
+    pos = hsize;
+    for (int s = 0; s < FMT_ALL_SLOTS; s++) {
         if (!sec[s].present)
             continue;
         size_t pad = (size_t)(sec[s].offset - pos);
@@ -272,14 +239,16 @@ gnn_status gnn_dataset_save(const gnn_dataset *ds, const char *path, gnn_err *er
     }
     const int nslots = GNN_FORMAT_NUM_SECTIONS + nx;
     const int64_t n = ds->graph.n, nnz = ds->graph.nnz, f = ds->num_features;
-    section_plan sec[MAX_SLOTS];
+    const int typed = fmt_is_typed(ds);
+    const size_t hsize = typed ? GNN_FORMAT_HEADER_SIZE_TYPED : GNN_FORMAT_HEADER_SIZE;
+    section_plan sec[FMT_ALL_SLOTS];
     memset(sec, 0, sizeof sec);
     sec[GNN_SEC_INDPTR].data = ds->graph.indptr;
     sec[GNN_SEC_INDICES].data = ds->graph.indices;
     sec[GNN_SEC_FEATURES].data = f > 0 && !csr ? ds->feat : NULL;
     sec[GNN_SEC_LABELS].data = ds->labels;
     sec[GNN_SEC_SPLIT].data = ds->split;
-    uint64_t pos = GNN_FORMAT_HEADER_SIZE;
+    uint64_t pos = hsize;
     for (int s = 0; s < GNN_FORMAT_NUM_SECTIONS; s++) {
         sec[s].present = s <= GNN_SEC_INDICES || sec[s].data != NULL;
         if (!sec[s].present)
@@ -287,7 +256,7 @@ gnn_status gnn_dataset_save(const gnn_dataset *ds, const char *path, gnn_err *er
         int64_t len = section_length(s, n, nnz, f);
         if (len < 0)
             return gnn_err_set(err, GNN_ERR_RANGE, "%s: section '%s' is too large to write", path, k_section_name[s]);
-        sec[s].offset = round_up(pos, GNN_FORMAT_ALIGN);
+        sec[s].offset = fmt_round_up(pos, GNN_FORMAT_ALIGN);
         sec[s].length = (uint64_t)len;
         sec[s].crc = gnn_crc32c(0, sec[s].data, (size_t)len);
         pos = sec[s].offset + sec[s].length;
@@ -296,28 +265,36 @@ gnn_status gnn_dataset_save(const gnn_dataset *ds, const char *path, gnn_err *er
         const gnn_format_ext *x = &xs[s - GNN_FORMAT_NUM_SECTIONS];
         sec[s].present = 1;
         sec[s].data = x->data;
-        sec[s].offset = round_up(pos, GNN_FORMAT_ALIGN);
+        sec[s].offset = fmt_round_up(pos, GNN_FORMAT_ALIGN);
         sec[s].length = (uint64_t)x->count * x->elem_size;
         sec[s].crc = x->count > 0 ? gnn_crc32c(0, x->data, (size_t)sec[s].length) : 0;
         pos = sec[s].offset + sec[s].length;
     }
-    unsigned char header[GNN_FORMAT_HEADER_SIZE];
-    encode_header(header, ds, sec, pos, xs, nx, csr);
+    void *scratch = NULL; /* the type names and flags as written */
+    if (typed && (st = gnn_format_types_plan(ds, path, sec + FMT_TYPE_SLOT0, &pos, &scratch, err)))
+        return st;
+    unsigned char header[GNN_FORMAT_HEADER_SIZE_TYPED];
+    encode_header(header, ds, sec, pos, xs, nx, csr, typed);
+    if (typed)
+        gnn_format_types_encode(header, ds, sec + FMT_TYPE_SLOT0);
 
     /* write path.tmp, then rename: a reader never sees a half-written file under path */
     size_t plen = strlen(path);
     char *tmp = malloc(plen + 5);
-    if (!tmp)
+    if (!tmp) {
+        gnn_free(scratch);
         return gnn_err_set(err, GNN_ERR_NOMEM, "%s: out of memory", path);
+    }
     memcpy(tmp, path, plen);
     memcpy(tmp + plen, ".tmp", 5);
     FILE *fp = fopen(tmp, "wb");
     if (!fp) {
         st = gnn_err_set(err, GNN_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
         free(tmp);
+        gnn_free(scratch);
         return st;
     }
-    int bad = write_all(fp, header, sec, nslots);
+    int bad = write_all(fp, header, hsize, sec);
     int saved_errno = errno;
     if (!bad && fflush(fp) != 0)
         bad = 1, saved_errno = errno;
@@ -332,6 +309,7 @@ gnn_status gnn_dataset_save(const gnn_dataset *ds, const char *path, gnn_err *er
         st = gnn_err_set(err, GNN_ERR_IO, "%s: write failed: %s", path, strerror(saved_errno));
     }
     free(tmp);
+    gnn_free(scratch);
     return st;
 }
 
@@ -345,7 +323,9 @@ typedef struct header_info {
     char name[64];
     gnn_import_stats stats;
     int nslots; /* 5 + extension sections */
-    section_plan sec[MAX_SLOTS];
+    uint32_t hsize; /* 512, or 1024 for a typed file (version 3) */
+    int64_t num_vtypes, num_etypes;
+    section_plan sec[FMT_ALL_SLOTS]; /* the type sections from FMT_TYPE_SLOT0 */
     gnn_format_ext ext[GNN_FORMAT_MAX_EXT];
 } header_info;
 
@@ -363,33 +343,36 @@ static gnn_status parse_header(const unsigned char *h, uint64_t actual_size, con
                            "%s: section 'header': bad magic '%s', expected 'GNNREF\\0\\0' (not a gnnref binary file; "
                            "for other data use `gnnref convert --format text|ogb|edgelist`)", path, shown);
     }
-    uint32_t version = get_u32(h + GNN_HDR_OFF_VERSION);
-    if (version != GNN_FORMAT_VERSION && version != GNN_FORMAT_VERSION_CSR)
+    uint32_t version = fmt_get_u32(h + GNN_HDR_OFF_VERSION);
+    if (version != GNN_FORMAT_VERSION && version != GNN_FORMAT_VERSION_CSR && version != GNN_FORMAT_VERSION_TYPED)
         return gnn_err_set(err, GNN_ERR_FORMAT,
-                           "%s: section 'header': format version %u, this build reads versions %u and %u", path,
-                           version, GNN_FORMAT_VERSION, GNN_FORMAT_VERSION_CSR);
+                           "%s: section 'header': format version %u, this build reads versions %u to %u", path,
+                           version, GNN_FORMAT_VERSION, GNN_FORMAT_VERSION_TYPED);
     hi->version = version;
-    uint32_t want = get_u32(h + GNN_HDR_OFF_CRC), got = gnn_crc32c(0, h, GNN_HDR_OFF_CRC);
+    uint32_t want = fmt_get_u32(h + GNN_HDR_OFF_CRC), got = gnn_crc32c(0, h, GNN_HDR_OFF_CRC);
     if (want != got)
         return gnn_err_set(err, GNN_ERR_CHECKSUM,
                            "%s: section 'header': CRC32C mismatch (stored 0x%08x, computed 0x%08x)", path, want, got);
-    uint32_t hsize = get_u32(h + GNN_HDR_OFF_HEADER_SIZE), nsec = get_u32(h + GNN_HDR_OFF_NUM_SECTIONS);
-    if (hsize != GNN_FORMAT_HEADER_SIZE || nsec < GNN_FORMAT_NUM_SECTIONS || nsec > MAX_SLOTS)
+    /* version 3 (types) has the 1024-byte header, the others 512 */
+    const uint32_t want_hsize = version == GNN_FORMAT_VERSION_TYPED ? GNN_FORMAT_HEADER_SIZE_TYPED : GNN_FORMAT_HEADER_SIZE;
+    uint32_t hsize = fmt_get_u32(h + GNN_HDR_OFF_HEADER_SIZE), nsec = fmt_get_u32(h + GNN_HDR_OFF_NUM_SECTIONS);
+    if (hsize != want_hsize || nsec < GNN_FORMAT_NUM_SECTIONS || nsec > MAX_SLOTS)
         return gnn_err_set(err, GNN_ERR_FORMAT,
-                           "%s: section 'header': header size %u and section count %u, expected %u and %u to %u", path,
-                           hsize, nsec, GNN_FORMAT_HEADER_SIZE, GNN_FORMAT_NUM_SECTIONS, MAX_SLOTS);
+                           "%s: section 'header': header size %u and section count %u, expected %u (version %u) and %u "
+                           "to %u", path, hsize, nsec, want_hsize, version, GNN_FORMAT_NUM_SECTIONS, MAX_SLOTS);
     hi->nslots = (int)nsec;
-    hi->n = (int64_t)get_u64(h + GNN_HDR_OFF_N);
-    hi->nnz = (int64_t)get_u64(h + GNN_HDR_OFF_NNZ);
-    hi->f = (int64_t)get_u64(h + GNN_HDR_OFF_NUM_FEATURES);
-    hi->classes = (int64_t)get_u64(h + GNN_HDR_OFF_NUM_CLASSES);
+    hi->hsize = hsize;
+    hi->n = (int64_t)fmt_get_u64(h + GNN_HDR_OFF_N);
+    hi->nnz = (int64_t)fmt_get_u64(h + GNN_HDR_OFF_NNZ);
+    hi->f = (int64_t)fmt_get_u64(h + GNN_HDR_OFF_NUM_FEATURES);
+    hi->classes = (int64_t)fmt_get_u64(h + GNN_HDR_OFF_NUM_CLASSES);
     if (hi->n < 0 || hi->n > MAX_COUNT || hi->nnz < 0 || hi->nnz > MAX_COUNT || hi->f < 0 || hi->f > MAX_WIDTH ||
         hi->classes < 0 || hi->classes > MAX_WIDTH)
         return gnn_err_set(err, GNN_ERR_RANGE,
                            "%s: section 'header': counts out of range (n %lld, nnz %lld, features %lld, classes %lld)",
                            path, (long long)hi->n, (long long)hi->nnz, (long long)hi->f, (long long)hi->classes);
-    hi->flags = get_u32(h + GNN_HDR_OFF_FLAGS);
-    hi->file_size = get_u64(h + GNN_HDR_OFF_FILE_SIZE);
+    hi->flags = fmt_get_u32(h + GNN_HDR_OFF_FLAGS);
+    hi->file_size = fmt_get_u64(h + GNN_HDR_OFF_FILE_SIZE);
     if (actual_size < hi->file_size)
         return gnn_err_set(err, GNN_ERR_FORMAT, "%s: truncated: the file is %llu bytes, its header says %llu",
                            path, (unsigned long long)actual_size, (unsigned long long)hi->file_size);
@@ -398,32 +381,36 @@ static gnn_status parse_header(const unsigned char *h, uint64_t actual_size, con
                            path, (unsigned long long)actual_size, (unsigned long long)hi->file_size);
     memcpy(hi->name, h + GNN_HDR_OFF_NAME, 63);
     hi->name[63] = '\0';
-    hi->stats.edges_read = (int64_t)get_u64(h + GNN_HDR_OFF_STATS);
-    hi->stats.self_loops_dropped = (int64_t)get_u64(h + GNN_HDR_OFF_STATS + 8);
-    hi->stats.duplicates_merged = (int64_t)get_u64(h + GNN_HDR_OFF_STATS + 16);
-    hi->stats.symmetrized = (int64_t)get_u64(h + GNN_HDR_OFF_STATS + 24);
+    hi->stats.edges_read = (int64_t)fmt_get_u64(h + GNN_HDR_OFF_STATS);
+    hi->stats.self_loops_dropped = (int64_t)fmt_get_u64(h + GNN_HDR_OFF_STATS + 8);
+    hi->stats.duplicates_merged = (int64_t)fmt_get_u64(h + GNN_HDR_OFF_STATS + 16);
+    hi->stats.symmetrized = (int64_t)fmt_get_u64(h + GNN_HDR_OFF_STATS + 24);
     return GNN_OK;
 }
 
 /* Check the section table against the counts and the file size. */
 static gnn_status parse_sections(const unsigned char *h, const char *path, header_info *hi, gnn_err *err)
 {
-    const uint32_t known = hi->version >= GNN_FORMAT_VERSION_CSR ? GNN_FORMAT_FLAG_FEAT_CSR : 0;
+    const uint32_t known = (hi->version >= GNN_FORMAT_VERSION_CSR ? GNN_FORMAT_FLAG_FEAT_CSR : 0) |
+                           (hi->version >= GNN_FORMAT_VERSION_TYPED ? GNN_FORMAT_FLAG_TYPED : 0);
     if ((hi->flags & ~known) >> GNN_FORMAT_NUM_SECTIONS)
         return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section 'header': unknown section flags 0x%x", path, hi->flags);
+    const int typed = (hi->flags & GNN_FORMAT_FLAG_TYPED) != 0;
+    if (typed != (hi->version == GNN_FORMAT_VERSION_TYPED))
+        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section 'header': version 3 without the types flag (bit 6)", path);
     const int csr = (hi->flags & GNN_FORMAT_FLAG_FEAT_CSR) != 0;
     if (csr && (hi->flags >> GNN_SEC_FEATURES & 1u))
         return gnn_err_set(err, GNN_ERR_FORMAT, "%s: section 'features': present, but the header says CSR features",
                            path);
-    uint64_t prev_end = GNN_FORMAT_HEADER_SIZE;
+    uint64_t prev_end = hi->hsize;
     for (int s = 0; s < hi->nslots; s++) {
         section_plan *p = &hi->sec[s];
         const unsigned char *e = h + slot_offset(s);
         p->present = s >= GNN_FORMAT_NUM_SECTIONS || ((hi->flags >> s) & 1u);
-        p->offset = get_u64(e);
-        p->length = get_u64(e + 8);
-        p->crc = get_u32(e + 16);
-        uint32_t esize = get_u32(e + 20);
+        p->offset = fmt_get_u64(e);
+        p->length = fmt_get_u64(e + 8);
+        p->crc = fmt_get_u32(e + 16);
+        uint32_t esize = fmt_get_u32(e + 20);
         if (s >= GNN_FORMAT_NUM_SECTIONS) {
             gnn_format_ext *x = &hi->ext[s - GNN_FORMAT_NUM_SECTIONS];
             memset(x, 0, sizeof *x);
@@ -472,6 +459,10 @@ static gnn_status parse_sections(const unsigned char *h, const char *path, heade
                                path, name, (unsigned long long)(p->offset + p->length), (unsigned long long)hi->file_size);
         prev_end = p->offset + p->length;
     }
+    /* the type sections come last; h holds the whole 1024-byte header of a typed file */
+    if (typed)
+        return gnn_format_types_parse(h, path, hi->n, hi->nnz, hi->file_size, &prev_end, hi->sec + FMT_TYPE_SLOT0,
+                                      &hi->num_vtypes, &hi->num_etypes, err);
     return GNN_OK;
 }
 
@@ -480,8 +471,8 @@ static gnn_status map_file(int fd, uint64_t size, int64_t n, const char *path, v
                            gnn_err *err)
 {
     const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-    const uint64_t file_pages = round_up(size, page);
-    const uint64_t spare = round_up((uint64_t)(n > 0 ? n : 1), page);
+    const uint64_t file_pages = fmt_round_up(size, page);
+    const uint64_t spare = fmt_round_up((uint64_t)(n > 0 ? n : 1), page);
     if (file_pages + spare > (uint64_t)SIZE_MAX)
         return gnn_err_set(err, GNN_ERR_RANGE, "%s: too large to map", path);
     void *r = mmap(NULL, (size_t)(file_pages + spare), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -500,26 +491,28 @@ static gnn_status map_file(int fd, uint64_t size, int64_t n, const char *path, v
     return GNN_OK;
 }
 
-/* The spare split area of a loaded dataset: the last round_up(n, page) bytes of the mapping. */
+/* The spare split area of a loaded dataset: the last fmt_round_up(n, page) bytes of the mapping. */
 static uint8_t *spare_split(const gnn_dataset *ds)
 {
     const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
-    const uint64_t spare = round_up((uint64_t)(ds->graph.n > 0 ? ds->graph.n : 1), page);
+    const uint64_t spare = fmt_round_up((uint64_t)(ds->graph.n > 0 ? ds->graph.n : 1), page);
     return (uint8_t *)ds->map_base + (ds->map_len - spare);
 }
 
 static gnn_status check_section_crcs(const unsigned char *base, const char *path, const header_info *hi, gnn_err *err)
 {
-    for (int s = 0; s < hi->nslots; s++) {
+    for (int s = 0; s < FMT_ALL_SLOTS; s++) {
         const section_plan *p = &hi->sec[s];
-        if (!p->present)
+        if (!p->present || (s >= hi->nslots && s < FMT_TYPE_SLOT0))
             continue;
         uint32_t got = gnn_crc32c(0, base + p->offset, (size_t)p->length);
+        const char *name = s < GNN_FORMAT_NUM_SECTIONS ? k_section_name[s]
+                           : s < FMT_TYPE_SLOT0        ? hi->ext[s - GNN_FORMAT_NUM_SECTIONS].name
+                                                       : gnn_format_type_section_name(s - FMT_TYPE_SLOT0);
         if (got != p->crc)
             return gnn_err_set(err, GNN_ERR_CHECKSUM,
                                "%s: section '%s': CRC32C mismatch (stored 0x%08x, computed 0x%08x): the file is corrupted",
-                               path, s < GNN_FORMAT_NUM_SECTIONS ? k_section_name[s] : hi->ext[s - GNN_FORMAT_NUM_SECTIONS].name,
-                               p->crc, got);
+                               path, name, p->crc, got);
     }
     return GNN_OK;
 }
@@ -597,7 +590,7 @@ gnn_status gnn_dataset_load(gnn_dataset *ds, const char *path, gnn_err *err)
         goto close_fd;
     }
     const uint64_t size = (uint64_t)sb.st_size;
-    unsigned char h[GNN_FORMAT_HEADER_SIZE];
+    unsigned char h[GNN_FORMAT_HEADER_SIZE_TYPED]; /* a typed file's; the others use the first 512 */
     if (size < GNN_FORMAT_HEADER_SIZE) {
         /* too short for a header: say "truncated" only when it at least starts like one */
         size_t k = (size_t)size < 8 ? (size_t)size : 8;
@@ -611,13 +604,27 @@ gnn_status gnn_dataset_load(gnn_dataset *ds, const char *path, gnn_err *err)
                              "for other data use `gnnref convert --format text|ogb|edgelist`)", path, (unsigned long long)size);
         goto close_fd;
     }
-    if (pread(fd, h, sizeof h, 0) != (ssize_t)sizeof h) {
+    if (pread(fd, h, GNN_FORMAT_HEADER_SIZE, 0) != (ssize_t)GNN_FORMAT_HEADER_SIZE) {
         st = gnn_err_set(err, GNN_ERR_IO, "%s: cannot read the header: %s", path, strerror(errno));
         goto close_fd;
     }
     header_info hi;
     memset(&hi, 0, sizeof hi);
-    if ((st = parse_header(h, size, path, &hi, err)) || (st = parse_sections(h, path, &hi, err)))
+    if ((st = parse_header(h, size, path, &hi, err)))
+        goto close_fd;
+    if (hi.hsize > GNN_FORMAT_HEADER_SIZE) { /* version 3: the type header follows */
+        if (size < hi.hsize) {
+            st = gnn_err_set(err, GNN_ERR_FORMAT, "%s: truncated: the file is %llu bytes, the header alone is %u", path,
+                             (unsigned long long)size, hi.hsize);
+            goto close_fd;
+        }
+        if (pread(fd, h + GNN_FORMAT_HEADER_SIZE, hi.hsize - GNN_FORMAT_HEADER_SIZE, GNN_FORMAT_HEADER_SIZE) !=
+            (ssize_t)(hi.hsize - GNN_FORMAT_HEADER_SIZE)) {
+            st = gnn_err_set(err, GNN_ERR_IO, "%s: cannot read the type header: %s", path, strerror(errno));
+            goto close_fd;
+        }
+    }
+    if ((st = parse_sections(h, path, &hi, err)))
         goto close_fd;
     void *base = NULL;
     size_t len = 0;
@@ -648,6 +655,8 @@ gnn_status gnn_dataset_load(gnn_dataset *ds, const char *path, gnn_err *err)
         ds->ext[i] = hi.ext[i];
         ds->ext[i].data = b + hi.sec[GNN_FORMAT_NUM_SECTIONS + i].offset;
     }
+    if (hi.flags & GNN_FORMAT_FLAG_TYPED)
+        gnn_format_types_attach(ds, b, hi.sec + FMT_TYPE_SLOT0, hi.num_vtypes, hi.num_etypes);
     if ((hi.flags & GNN_FORMAT_FLAG_FEAT_CSR) && (st = load_csr_features(ds, path, err)))
         goto unmap;
     if ((st = gnn_dataset_validate(ds, path, err)))

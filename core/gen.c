@@ -389,15 +389,45 @@ fail:
     return st;
 }
 
-gnn_status gnn_gen_typed_sbm(gnn_dataset *ds, const gnn_sbm_params *p, int64_t types, gnn_err *err)
+/* The type metadata of a typed SBM: vertex types "t<k>" (the last `featureless` of them
+ * featureless: their rows zeroed), relations "ta:r<r>:tb" for r = a T + b. */
+static gnn_status hsbm_types(gnn_dataset *ds, int64_t types, int64_t featureless)
+{
+    const int64_t n = ds->graph.n, R = types * types, f = ds->num_features;
+    ds->vtype = gnn_malloc(sizeof(int32_t) * (size_t)(n + 1));
+    ds->vtype_names = gnn_calloc((size_t)types, GNN_TYPE_NAME_MAX);
+    ds->etype_names = gnn_calloc((size_t)R, GNN_TYPE_NAME_MAX);
+    ds->vtype_featless = gnn_calloc((size_t)types, 1);
+    if (!ds->vtype || !ds->vtype_names || !ds->etype_names || !ds->vtype_featless)
+        return GNN_ERR_NOMEM;
+    ds->num_vtypes = types;
+    for (int64_t v = 0; v < n; v++)
+        ds->vtype[v] = (int32_t)(v * types / n); /* the same rule as the relations below */
+    for (int64_t t = 0; t < types; t++) {
+        snprintf(ds->vtype_names[t], GNN_TYPE_NAME_MAX, "t%lld", (long long)t);
+        ds->vtype_featless[t] = t >= types - featureless;
+    }
+    for (int64_t r = 0; r < R; r++)
+        snprintf(ds->etype_names[r], GNN_TYPE_NAME_MAX, "t%lld:r%lld:t%lld", (long long)(r / types), (long long)r,
+                 (long long)(r % types));
+    for (int64_t v = 0; featureless > 0 && ds->feat && v < n; v++)
+        if (ds->vtype_featless[ds->vtype[v]])
+            memset(ds->feat + v * f, 0, (size_t)f * sizeof(float));
+    return GNN_OK;
+}
+
+gnn_status gnn_gen_hsbm(gnn_dataset *ds, const gnn_sbm_params *p, int64_t types, int64_t featureless, gnn_err *err)
 {
     if (types < 1 || types > 16)
         return gnn_err_set(err, GNN_ERR_INVAL, "typed sbm: %lld vertex types: expected 1..16", (long long)types);
+    if (featureless < 0 || featureless > types)
+        return gnn_err_set(err, GNN_ERR_INVAL, "typed sbm: %lld featureless types: expected 0..%lld (the types)",
+                           (long long)featureless, (long long)types);
     gnn_status st = gnn_gen_sbm(ds, p, err);
     if (st)
         return st;
     const gnn_csr *g = &ds->graph;
-    if (!(ds->etype = gnn_malloc(sizeof(int32_t) * (size_t)(g->nnz + 1)))) {
+    if (!(ds->etype = gnn_malloc(sizeof(int32_t) * (size_t)(g->nnz + 1))) || hsbm_types(ds, types, featureless)) {
         gnn_dataset_free(ds);
         return gnn_err_set(err, GNN_ERR_NOMEM, "typed sbm: out of memory");
     }
@@ -407,6 +437,17 @@ gnn_status gnn_gen_typed_sbm(gnn_dataset *ds, const gnn_sbm_params *p, int64_t t
             ds->etype[e] = (int32_t)(tu * types + tv);
         }
     ds->num_etypes = types * types;
-    snprintf(ds->name, sizeof ds->name, "typed-sbm-n%lld-t%lld", (long long)p->n, (long long)types);
-    return GNN_OK;
+    if (featureless > 0)
+        snprintf(ds->name, sizeof ds->name, "typed-sbm-n%lld-t%lld-f%lld", (long long)p->n, (long long)types,
+                 (long long)featureless);
+    else
+        snprintf(ds->name, sizeof ds->name, "typed-sbm-n%lld-t%lld", (long long)p->n, (long long)types);
+    if ((st = gnn_dataset_validate(ds, ds->name, err)))
+        gnn_dataset_free(ds);
+    return st;
+}
+
+gnn_status gnn_gen_typed_sbm(gnn_dataset *ds, const gnn_sbm_params *p, int64_t types, gnn_err *err)
+{
+    return gnn_gen_hsbm(ds, p, types, 0, err);
 }

@@ -217,6 +217,7 @@ void gnn_block_free(gnn_block *b)
     gnn_free(b->src_gid);
     gnn_free(b->indptr);
     gnn_free(b->indices);
+    gnn_free(b->etype);
     memset(b, 0, sizeof *b);
 }
 

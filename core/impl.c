@@ -23,6 +23,8 @@ static const gnn_impl k_ref = {
     .quant = &gnn_quant_ref,
     .distagg = &gnn_distagg_ref,
     .rgcn = &gnn_rgcn_ref,
+    .hetero = &gnn_hetero_ref,
+    .reorder = &gnn_reorder_ref,
 };
 
 static gnn_impl g_opt;

@@ -5,6 +5,7 @@
  *                           an edge, the graph from an edge list, split files)
  *   core/import_text.c      the text layout of shared/datasets (meta.txt, edges.txt, ...)
  *   core/import_ogb.c       OGB raw CSV (edge.csv, node-feat.csv, node-label.csv, split/)
+ *   core/import_ogb_hetero.c  OGB heterogeneous raw CSV (ogbn-mag: num-node-dict.csv, relations/)
  *   core/import_edgelist.c  plain edge lists
  *
  * Every file is read through zlib (gzopen/gzread), which reads gzip-compressed and plain
@@ -67,6 +68,11 @@ typedef gnn_status (*gnn_import_body)(gnn_dataset *ds, const char *path, int64_t
  * strip_ext), read it with body, then gnn_dataset_validate; on any failure *ds is freed. */
 gnn_status gnn_import_run(gnn_dataset *ds, const char *path, const gnn_import_options *opt, const char *what,
                           int strip_ext, gnn_import_body body, gnn_err *err);
+/* The same frame for a body that reads more of the options (opt may be NULL: the defaults). */
+typedef gnn_status (*gnn_import_body_opt)(gnn_dataset *ds, const char *path, const gnn_import_options *opt,
+                                          int64_t max_v, gnn_err *err);
+gnn_status gnn_import_run_opt(gnn_dataset *ds, const char *path, const gnn_import_options *opt, const char *what,
+                              int strip_ext, gnn_import_body_opt body, gnn_err *err);
 /* The message for a vertex count above the limit, from `what` (the file and its claim). */
 gnn_status gnn_import_too_many_vertices(const char *what, int64_t n, int64_t max_v, gnn_err *err);
 
@@ -175,5 +181,22 @@ gnn_status gnn_import_build_graph(gnn_dataset *ds, int64_t n, const i64_vec *src
 /* Read up to three split files (train/val/test names under dir, each optional, .gz allowed).
  * Leaves ds->split NULL when none exists. */
 gnn_status gnn_import_read_splits(gnn_dataset *ds, const char *dir, const char *const names[3], gnn_err *err);
+/* The same for the vertices [offset, offset + count) (one type of a heterogeneous graph): the
+ * files' ids are in [0, count) and mark split[offset + id]; allocates ds->split (zeroed) on the
+ * first file found and keeps what earlier calls marked. */
+gnn_status gnn_import_read_splits_at(gnn_dataset *ds, const char *dir, const char *const names[3], int64_t offset,
+                                     int64_t count, gnn_err *err);
+
+/* ==== OGB steps shared by core/import_ogb.c and core/import_ogb_hetero.c ==== */
+
+/* node-feat.csv: one row of comma-separated finite floats per vertex, every row as wide as the
+ * first; *out (gnn_malloc, rows x width) is NULL when there are no rows. */
+gnn_status gnn_ogb_read_features(const char *path, float **out, int64_t *rows, int64_t *width, gnn_err *err);
+/* node-label.csv: one label per line; "nan", -1 or an empty line is unlabelled (-1). */
+gnn_status gnn_ogb_read_labels(const char *path, i64_vec *labels, int64_t *max_label, gnn_err *err);
+/* The alphabetically first subdirectory of root holding probe_name (.gz allowed), into out. */
+int gnn_ogb_find_split_dir(const char *root, const char *probe_name, char *out);
+/* Name the dataset after DIR when the path given was DIR/raw. */
+void gnn_ogb_name(gnn_dataset *ds, const char *dir);
 
 #endif

@@ -1,6 +1,7 @@
 /* core/import_ogb.c -- the importer of OGB raw CSV (docs/formats.md, "OGB raw CSV"): edge.csv,
  * num-node-list.csv, node-feat.csv, node-label.csv and split/<name>/{train,valid,test}.csv,
- * each gzipped or not, from DIR or DIR/raw; parsing is strict (core/import_internal.h). */
+ * each gzipped or not, from DIR or DIR/raw; parsing is strict (core/import_internal.h). The
+ * heterogeneous layout (num-node-dict.csv, ogbn-mag) is core/import_ogb_hetero.c's. */
 #include <dirent.h>
 #include <math.h>
 #include <stdio.h>
@@ -70,8 +71,9 @@ static gnn_status read_ogb_num_nodes(const char *path, int64_t *n, gnn_err *err)
     return st;
 }
 
-/* node-feat.csv: one row of comma-separated floats per node, all rows as wide as the first. */
-static gnn_status read_ogb_features(const char *path, float **out, int64_t *rows, int64_t *width, gnn_err *err)
+/* node-feat.csv: one row of comma-separated floats per node, all rows as wide as the first
+ * (shared with the heterogeneous importer, core/import_internal.h). */
+gnn_status gnn_ogb_read_features(const char *path, float **out, int64_t *rows, int64_t *width, gnn_err *err)
 {
     line_reader lr;
     gnn_status st = gnn_lr_open(&lr, path, err);
@@ -158,7 +160,7 @@ done:
 }
 
 /* node-label.csv: one label per line; "nan" or empty means unlabelled (-1). */
-static gnn_status read_ogb_labels(const char *path, i64_vec *labels, int64_t *max_label, gnn_err *err)
+gnn_status gnn_ogb_read_labels(const char *path, i64_vec *labels, int64_t *max_label, gnn_err *err)
 {
     line_reader lr;
     gnn_status st = gnn_lr_open(&lr, path, err);
@@ -199,8 +201,9 @@ static gnn_status read_ogb_labels(const char *path, i64_vec *labels, int64_t *ma
 
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
-/* The split directory: the alphabetically first subdirectory of `root` holding train.csv[.gz]. */
-static int find_ogb_split_dir(const char *root, char *out)
+/* The split directory: the alphabetically first subdirectory of `root` holding `probe_name`
+ * (train.csv[.gz]; the heterogeneous layout's <type>/train.csv). */
+int gnn_ogb_find_split_dir(const char *root, const char *probe_name, char *out)
 {
     DIR *d = opendir(root);
     if (!d)
@@ -219,7 +222,7 @@ static int find_ogb_split_dir(const char *root, char *out)
     char probe[PATH_CAP];
     for (int i = 0; i < k; i++) {
         if (!found && names[i] && (size_t)snprintf(out, PATH_CAP, "%s/%s", root, names[i]) < PATH_CAP &&
-            gnn_import_find_maybe_gz(probe, out, "train.csv"))
+            gnn_import_find_maybe_gz(probe, out, probe_name))
             found = 1;
         free(names[i]);
     }
@@ -249,7 +252,7 @@ static gnn_status ogb_dirs(const char *dir, char *raw, char *split_root, gnn_err
 }
 
 /* gnn_import_run has named the dataset after the last component of dir; for DIR/raw, DIR's. */
-static void ogb_name(gnn_dataset *ds, const char *dir)
+void gnn_ogb_name(gnn_dataset *ds, const char *dir)
 {
     if (!strcmp(ds->name, "raw")) { /* DIR/raw was given: name the dataset after DIR */
         char parent[PATH_CAP];
@@ -267,7 +270,7 @@ static void ogb_name(gnn_dataset *ds, const char *dir)
 
 static gnn_status import_ogb_body(gnn_dataset *ds, const char *dir, int64_t max_v, gnn_err *err)
 {
-    ogb_name(ds, dir);
+    gnn_ogb_name(ds, dir);
     char raw[PATH_CAP], split_root[PATH_CAP], path[PATH_CAP];
     gnn_status st = ogb_dirs(dir, raw, split_root, err);
     if (st)
@@ -291,7 +294,7 @@ static gnn_status import_ogb_body(gnn_dataset *ds, const char *dir, int64_t max_
     if ((st = read_ogb_edges(edge_path, max_v, &src, &dst, &max_id, err)))
         goto out;
     int have_feat = gnn_import_find_maybe_gz(path, raw, "node-feat.csv");
-    if (have_feat && (st = read_ogb_features(path, &feat, &rows, &width, err)))
+    if (have_feat && (st = gnn_ogb_read_features(path, &feat, &rows, &width, err)))
         goto out;
     if (n < 0 && have_feat)
         n = rows, n_from = "the rows of node-feat.csv";
@@ -302,7 +305,7 @@ static gnn_status import_ogb_body(gnn_dataset *ds, const char *dir, int64_t max_
     }
     char label_path[PATH_CAP];
     int have_lab = gnn_import_find_maybe_gz(label_path, raw, "node-label.csv");
-    if (have_lab && (st = read_ogb_labels(label_path, &lab, &max_label, err)))
+    if (have_lab && (st = gnn_ogb_read_labels(label_path, &lab, &max_label, err)))
         goto out;
     if (n < 0 && have_lab)
         n = lab.len, n_from = "the lines of node-label.csv";
@@ -343,7 +346,7 @@ static gnn_status import_ogb_body(gnn_dataset *ds, const char *dir, int64_t max_
             ds->labels[v] = (int32_t)lab.v[v];
     }
     char split_dir[PATH_CAP];
-    if (find_ogb_split_dir(split_root, split_dir)) {
+    if (gnn_ogb_find_split_dir(split_root, "train.csv", split_dir)) {
         static const char *const k_names[3] = { "train.csv", "valid.csv", "test.csv" };
         st = gnn_import_read_splits(ds, split_dir, k_names, err);
     }
@@ -357,5 +360,11 @@ out:
 
 gnn_status gnn_import_ogb(gnn_dataset *ds, const char *dir, const gnn_import_options *opt, gnn_err *err)
 {
+    /* the heterogeneous layout (ogbn-mag) is told apart by its num-node-dict.csv */
+    char probe[PATH_CAP], raw[PATH_CAP];
+    if (dir && (gnn_import_find_maybe_gz(probe, dir, "num-node-dict.csv") ||
+                ((size_t)snprintf(raw, PATH_CAP, "%s/raw", dir) < PATH_CAP &&
+                 gnn_import_find_maybe_gz(probe, raw, "num-node-dict.csv"))))
+        return gnn_import_ogb_hetero(ds, dir, opt, err);
     return gnn_import_run(ds, dir, opt, "ogb", 0, import_ogb_body, err);
 }

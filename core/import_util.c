@@ -167,6 +167,7 @@ void gnn_import_defaults(gnn_import_options *o)
     if (o) {
         o->max_vertices = GNN_IMPORT_MAX_VERTICES;
         o->feat_storage = GNN_FEAT_STORE_AUTO;
+        o->reverse_relations = 0;
     }
 }
 
@@ -246,7 +247,7 @@ gnn_status gnn_import_build_graph(gnn_dataset *ds, int64_t n, const i64_vec *src
 }
 
 /* Read a file of vertex ids, one per line, marking split[v] = code; ids must be in [0, n)
- * and appear in no earlier split file. */
+ * and appear in no earlier split file. (split points at the first vertex the ids count from.) */
 static gnn_status read_split_file(const char *path, int64_t n, uint8_t code, uint8_t *split, int64_t *count,
                                   gnn_err *err)
 {
@@ -291,21 +292,29 @@ static gnn_status read_split_file(const char *path, int64_t n, uint8_t code, uin
  * Leaves ds->split NULL when none exists. */
 gnn_status gnn_import_read_splits(gnn_dataset *ds, const char *dir, const char *const names[3], gnn_err *err)
 {
+    return gnn_import_read_splits_at(ds, dir, names, 0, ds->graph.n, err);
+}
+
+gnn_status gnn_import_read_splits_at(gnn_dataset *ds, const char *dir, const char *const names[3], int64_t offset,
+                                     int64_t count, gnn_err *err)
+{
     char path[PATH_CAP];
     int any = 0;
     for (int k = 0; k < 3; k++)
         any |= gnn_import_find_maybe_gz(path, dir, names[k]);
     if (!any)
         return GNN_OK;
-    ds->split = gnn_calloc((size_t)ds->graph.n, 1);
-    if (!ds->split)
+    if (offset < 0 || count < 0 || offset + count > ds->graph.n)
+        return gnn_err_set(err, GNN_ERR_INVAL, "%s: split of vertices [%lld, %lld) outside the graph's %lld", dir,
+                           (long long)offset, (long long)(offset + count), (long long)ds->graph.n);
+    if (!ds->split && !(ds->split = gnn_calloc((size_t)ds->graph.n, 1)))
         return gnn_err_set(err, GNN_ERR_NOMEM, "%s: out of memory for the split of %lld vertices", dir,
                            (long long)ds->graph.n);
     for (int k = 0; k < 3; k++) {
         if (!gnn_import_find_maybe_gz(path, dir, names[k]))
             continue;
         int64_t cnt;
-        gnn_status st = read_split_file(path, ds->graph.n, (uint8_t)(GNN_SPLIT_TRAIN + k), ds->split, &cnt, err);
+        gnn_status st = read_split_file(path, count, (uint8_t)(GNN_SPLIT_TRAIN + k), ds->split + offset, &cnt, err);
         if (st)
             return st;
     }
@@ -314,8 +323,9 @@ gnn_status gnn_import_read_splits(gnn_dataset *ds, const char *dir, const char *
 
 /* ==== the frame of every importer ==== */
 
-gnn_status gnn_import_run(gnn_dataset *ds, const char *path, const gnn_import_options *opt, const char *what,
-                          int strip_ext, gnn_import_body body, gnn_err *err)
+/* Either body (the options' limit only) or body_opt (all the options) reads. */
+static gnn_status import_frame(gnn_dataset *ds, const char *path, const gnn_import_options *opt, const char *what,
+                               int strip_ext, gnn_import_body body, gnn_import_body_opt body_opt, gnn_err *err)
 {
     gnn_status ast = check_import_args(ds, path, opt, what, err);
     if (ast)
@@ -323,7 +333,7 @@ gnn_status gnn_import_run(gnn_dataset *ds, const char *path, const gnn_import_op
     memset(ds, 0, sizeof *ds);
     ds->owns_arrays = 1; /* so gnn_dataset_free cleans up a partial import */
     gnn_import_set_name(ds, path, strip_ext);
-    gnn_status st = body(ds, path, max_vertices_of(opt), err);
+    gnn_status st = body ? body(ds, path, max_vertices_of(opt), err) : body_opt(ds, path, opt, max_vertices_of(opt), err);
     /* sparse input features: CSR by the density rule unless the options force one (the
      * importers read into the dense matrix, which stays as the dense view) */
     if (!st)
@@ -333,4 +343,16 @@ gnn_status gnn_import_run(gnn_dataset *ds, const char *path, const gnn_import_op
     if (st)
         gnn_dataset_free(ds);
     return st;
+}
+
+gnn_status gnn_import_run(gnn_dataset *ds, const char *path, const gnn_import_options *opt, const char *what,
+                          int strip_ext, gnn_import_body body, gnn_err *err)
+{
+    return import_frame(ds, path, opt, what, strip_ext, body, NULL, err);
+}
+
+gnn_status gnn_import_run_opt(gnn_dataset *ds, const char *path, const gnn_import_options *opt, const char *what,
+                              int strip_ext, gnn_import_body_opt body, gnn_err *err)
+{
+    return import_frame(ds, path, opt, what, strip_ext, NULL, body, err);
 }

@@ -9,6 +9,7 @@
 #include "gnnref/idmap.h"
 #include "gnnref/rng.h"
 #include "gnnref/sample.h"
+#include "gnnref/sample_typed.h"
 
 gnn_status gnn_sample_layers(gnn_sample_layer_fn layer, void *ctx, const int64_t *seeds,
                              int64_t n_seeds, const int64_t *fanouts, int L,
@@ -64,7 +65,8 @@ gnn_status gnn_sample_blocks(const gnn_sample_ops *ops, const gnn_csr *g, const 
 
 struct gnn_sampler {
     const gnn_sampler_ops *ops;
-    void *state; /* the implementation's object */
+    void *state;               /* the implementation's object */
+    gnn_typed_sampler *typed;  /* instead, with gnn_sampler_options.etype: one per relation */
 };
 
 const char *gnn_sampler_variant_name(gnn_sampler_variant v)
@@ -78,6 +80,8 @@ void gnn_sampler_defaults(gnn_sampler_options *o)
         return;
     o->variant = GNN_SAMPLER_FUSED;
     o->idmap = GNN_IDMAP_DENSE;
+    o->etype = NULL;
+    o->relations = 0;
 }
 
 gnn_status gnn_sampler_create(gnn_sampler **out, const gnn_sampler_ops *ops, const gnn_csr *g,
@@ -99,7 +103,8 @@ gnn_status gnn_sampler_create(gnn_sampler **out, const gnn_sampler_ops *ops, con
     if (!s)
         return GNN_ERR_NOMEM;
     s->ops = ops;
-    gnn_status st = ops->create(&s->state, g, o);
+    gnn_status st = o->etype ? gnn_typed_sampler_create(&s->typed, ops, g, o->etype, o->relations, o, NULL)
+                             : ops->create(&s->state, g, o);
     if (st) {
         free(s);
         return st;
@@ -112,7 +117,10 @@ void gnn_sampler_destroy(gnn_sampler *s)
 {
     if (!s)
         return;
-    s->ops->destroy(s->state);
+    if (s->typed)
+        gnn_typed_sampler_destroy(s->typed);
+    else
+        s->ops->destroy(s->state);
     free(s);
 }
 
@@ -126,6 +134,8 @@ gnn_status gnn_sampler_layer(gnn_sampler *s, const int64_t *seeds, int64_t n_see
     memset(out, 0, sizeof *out);
     if (!s || !p || n_seeds < 0 || (n_seeds > 0 && !seeds))
         return GNN_ERR_INVAL;
+    if (s->typed)
+        return gnn_typed_sampler_layer(s->typed, seeds, n_seeds, p, NULL, out);
     return s->ops->layer(s->state, seeds, n_seeds, p, out);
 }
 
@@ -140,7 +150,7 @@ gnn_status gnn_sampler_blocks(gnn_sampler *s, const int64_t *seeds, int64_t n_se
 {
     if (!s)
         return GNN_ERR_INVAL;
-    if (s->ops->blocks) {
+    if (s->ops->blocks && !s->typed) {
         if (L < 1 || L > 255 || !fanouts || !base || !blocks || n_seeds < 0 || (n_seeds > 0 && !seeds))
             return GNN_ERR_INVAL;
         return s->ops->blocks(s->state, seeds, n_seeds, fanouts, L, base, blocks);

@@ -392,7 +392,7 @@ gnn_status gnn_layer_fwd(const model *m, int l, const gnn_block *blk, lcache *C,
         const gnn_rgcn_params rp = rgcn_params(m, S);
         if (!(C->t0 = falloc(m->R * nd * S->in)))
             return GNN_ERR_NOMEM;
-        if ((st = gnn_rgcn_forward(m->rgcn, blk, m->etype, C->x, &rp, C->z, C->t0)))
+        if ((st = gnn_rgcn_forward(m->rgcn, blk, blk->etype ? blk->etype : m->etype, C->x, &rp, C->z, C->t0)))
             return st;
         break;
     }
@@ -555,7 +555,7 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
         const gnn_rgcn_params rp = rgcn_params(m, S);
         const gnn_rgcn_grads rg = { .dw0 = G + S->o_w, .dw = m->B ? NULL : G + S->o_w2, .dv = m->B ? G + S->o_w2 : NULL,
                                     .da = m->B ? G + S->o_rel_a : NULL, .dbias = G + S->o_b };
-        if ((st = gnn_rgcn_backward(m->rgcn, blk, m->etype, C->x, &rp, C->t0, dz, dx, &rg)))
+        if ((st = gnn_rgcn_backward(m->rgcn, blk, blk->etype ? blk->etype : m->etype, C->x, &rp, C->t0, dz, dx, &rg)))
             goto done;
         break;
     }

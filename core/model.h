@@ -68,8 +68,9 @@ typedef struct model {
     const magg_hook *dist;    /* NULL, or the distributed aggregation (sage, gcn, gin) */
     const gnn_rgcn_ops *rgcn;
     int64_t R, B;             /* rgcn: relations, bases */
-    const int32_t *etype;     /* rgcn: the relation of every edge of the blocks (the full block's:
-                                 the graph's CSR order), set by the trainer */
+    const int32_t *etype;     /* rgcn: the relation of every edge of a block without its own
+                                 block.etype (the full block's: the graph's CSR order), set by the
+                                 trainer; sampled blocks carry theirs (sample_typed.h) */
 } model;
 
 /* What a layer's forward keeps for its backward. x is the layer's input after dropout

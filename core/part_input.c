@@ -48,6 +48,34 @@ gnn_status gnn_part_input_from_dataset(gnn_part_data *d, const gnn_dataset *ds, 
     d->in.split = d->split;
     d->in.global = &ds->graph;
     d->in.owner = P->part;
+    gnn_status st = gnn_part_input_types(d, ds, err);
+    if (st)
+        gnn_part_input_free(d);
+    return st;
+}
+
+gnn_status gnn_part_input_types(gnn_part_data *d, const gnn_dataset *ds, gnn_err *err)
+{
+    if (!d || !ds)
+        return gnn_err_set(err, GNN_ERR_INVAL, "part input: NULL argument");
+    if (d->in.n_global != ds->graph.n)
+        return gnn_err_set(err, GNN_ERR_INVAL, "part input: %s has %lld vertices, the partition %lld", ds->name,
+                           (long long)ds->graph.n, (long long)d->in.n_global);
+    if (ds->etype) {
+        d->in.global = &ds->graph;
+        d->in.etype = ds->etype;
+        d->in.relations = ds->num_etypes;
+    }
+    int featless = 0;
+    for (int64_t t = 0; ds->vtype && ds->vtype_featless && t < ds->num_vtypes; t++)
+        featless |= ds->vtype_featless[t] != 0;
+    if (!featless)
+        return GNN_OK;
+    if (!(d->learn = gnn_malloc((size_t)ds->graph.n + 1)))
+        return gnn_err_set(err, GNN_ERR_NOMEM, "part input: out of memory");
+    for (int64_t v = 0; v < ds->graph.n; v++)
+        d->learn[v] = ds->vtype_featless[ds->vtype[v]] != 0;
+    d->in.learn_input = d->learn;
     return GNN_OK;
 }
 
@@ -80,6 +108,7 @@ void gnn_part_input_free(gnn_part_data *d)
     gnn_free(d->feat);
     gnn_free(d->labels);
     gnn_free(d->split);
+    gnn_free(d->learn);
     gnn_part_local_free(&d->part);
     gnn_dataset_free(&d->local);
     memset(d, 0, sizeof *d);

@@ -31,13 +31,20 @@ gnn_status gnn_part_method_parse(const char *name, gnn_part_method *m)
     return GNN_ERR_INVAL;
 }
 
-static const char *const k_con_names[GNN_PART_MAX_CON] = { "train", "val", "test", "degree" };
+static const char *const k_con_names[GNN_BALANCE_NAMES] = { "train", "val", "test", "degree", "types" };
+/* a type column's name: static strings, so the name of a constraint never needs a buffer */
+static const char *const k_type_names[GNN_PART_MAX_CON] = { "type0",  "type1",  "type2",  "type3", "type4",  "type5",
+                                                            "type6",  "type7",  "type8",  "type9", "type10", "type11",
+                                                            "type12", "type13", "type14", "type15" };
+_Static_assert(GNN_PART_MAX_CON == 16, "k_type_names names one type per possible column");
 
 const char *gnn_part_constraint_name(unsigned bit)
 {
-    for (int i = 0; i < GNN_PART_MAX_CON; i++)
+    for (int i = 0; i < GNN_BALANCE_NAMES; i++)
         if (bit == 1u << i)
             return k_con_names[i];
+    if (GNN_PART_CON_IS_TYPE(bit) && GNN_PART_CON_TYPE_OF(bit) < GNN_PART_MAX_CON)
+        return k_type_names[GNN_PART_CON_TYPE_OF(bit)];
     return bit == 0 ? "vertices" : "?";
 }
 
@@ -45,18 +52,19 @@ gnn_status gnn_part_balance_parse(const char *list, unsigned *balance, gnn_err *
 {
     *balance = 0;
     if (!list || !*list)
-        return gnn_err_set(err, GNN_ERR_INVAL, "balance: empty list (expected names from train,val,test,degree)");
+        return gnn_err_set(err, GNN_ERR_INVAL, "balance: empty list (expected names from train,val,test,degree,types)");
     const char *s = list;
     for (;;) {
         const char *end = strchr(s, ',');
         const size_t len = end ? (size_t)(end - s) : strlen(s);
         int found = -1;
-        for (int i = 0; i < GNN_PART_MAX_CON; i++)
+        for (int i = 0; i < GNN_BALANCE_NAMES; i++)
             if (strlen(k_con_names[i]) == len && !strncmp(s, k_con_names[i], len))
                 found = i;
         if (found < 0)
-            return gnn_err_set(err, GNN_ERR_INVAL, "balance: unknown constraint '%.*s' (expected train, val, test, degree)",
-                               (int)len, s);
+            return gnn_err_set(err, GNN_ERR_INVAL,
+                               "balance: unknown constraint '%.*s' (expected train, val, test, degree, types)", (int)len,
+                               s);
         if (*balance & (1u << found))
             return gnn_err_set(err, GNN_ERR_INVAL, "balance: '%s' listed twice", k_con_names[found]);
         *balance |= 1u << found;
@@ -80,25 +88,49 @@ void gnn_part_defaults(gnn_part_options *o)
 
 /* ---- vertex weights --------------------------------------------------------------------------- */
 
-/* @sec{DistDGLv2 4.1.3}: one METIS balance constraint per kind of vertex to balance. */
-gnn_status gnn_partition_weights(const gnn_csr *g, const uint8_t *split, unsigned balance, int64_t **vwgt,
-                                 int *ncon, unsigned con[GNN_PART_MAX_CON], gnn_err *err)
+/* @sec{DistDGLv2 4.1.3}: one METIS balance constraint per kind of vertex to balance -- the
+ * split's vertices, the degree, and (heterogeneous graphs) the vertices of each type. */
+gnn_status gnn_partition_weights_typed(const gnn_csr *g, const uint8_t *split, const int32_t *vtype,
+                                       int64_t num_vtypes, unsigned balance, int64_t **vwgt, int *ncon,
+                                       unsigned con[GNN_PART_MAX_CON], gnn_err *err)
 {
     *vwgt = NULL;
     *ncon = 0;
-    if (balance & ~(unsigned)GNN_BALANCE_ALL)
+    if (balance & ~(unsigned)GNN_BALANCE_KNOWN)
         return gnn_err_set(err, GNN_ERR_INVAL, "balance: unknown constraint bits 0x%x", balance);
     const unsigned split_bits = GNN_BALANCE_TRAIN | GNN_BALANCE_VAL | GNN_BALANCE_TEST;
     if ((balance & split_bits) && !split)
         return gnn_err_set(err, GNN_ERR_INVAL,
                            "balance: the dataset has no train/val/test split to balance (give one with --split)");
+    int named = 0;
+    for (int i = 0; i < GNN_BALANCE_NAMES; i++)
+        named += (balance & GNN_BALANCE_ALL & (1u << i)) != 0;
+    const int64_t n = g->n;
+    if (balance & GNN_BALANCE_TYPES) {
+        if (!vtype || num_vtypes < 1)
+            return gnn_err_set(err, GNN_ERR_INVAL, "balance: types: no vertex types given (a homogeneous graph, or "
+                                                   "a caller that does not pass gnn_part_options.vtype)");
+        if (num_vtypes > GNN_PART_MAX_CON - named)
+            return gnn_err_set(err, GNN_ERR_INVAL,
+                               "balance: %d constraint%s + %lld vertex types = %lld weight columns: at most %d "
+                               "(GNN_PART_MAX_CON); balance fewer columns",
+                               named, named == 1 ? "" : "s", (long long)num_vtypes, (long long)(named + num_vtypes),
+                               GNN_PART_MAX_CON);
+        for (int64_t v = 0; v < n; v++)
+            if (vtype[v] < 0 || vtype[v] >= num_vtypes)
+                return gnn_err_set(err, GNN_ERR_RANGE, "balance: types: vertex %lld has type %d outside [0, %lld)",
+                                   (long long)v, (int)vtype[v], (long long)num_vtypes);
+    }
     int nc = 0;
     if (!balance)
         con[nc++] = 0;
-    for (int i = 0; i < GNN_PART_MAX_CON; i++)
-        if (balance & (1u << i))
+    for (int i = 0; i < GNN_BALANCE_NAMES; i++)
+        if (balance & GNN_BALANCE_ALL & (1u << i))
             con[nc++] = 1u << i;
-    const int64_t n = g->n;
+    const int first_type = nc; /* the type columns come last, type 0 first */
+    if (balance & GNN_BALANCE_TYPES)
+        for (int64_t t = 0; t < num_vtypes; t++)
+            con[nc++] = GNN_PART_CON_TYPE(t);
     int64_t *w = gnn_malloc((size_t)(n > 0 ? n : 1) * (size_t)nc * sizeof(int64_t));
     if (!w)
         return GNN_ERR_NOMEM;
@@ -106,12 +138,16 @@ gnn_status gnn_partition_weights(const gnn_csr *g, const uint8_t *split, unsigne
     for (int64_t v = 0; v < n; v++)
         for (int c = 0; c < nc; c++) {
             int64_t x;
-            switch (con[c]) {
-            case 0: x = 1; break;
-            case GNN_BALANCE_TRAIN: x = split[v] == GNN_SPLIT_TRAIN; break;
-            case GNN_BALANCE_VAL: x = split[v] == GNN_SPLIT_VAL; break;
-            case GNN_BALANCE_TEST: x = split[v] == GNN_SPLIT_TEST; break;
-            default: x = gnn_csr_degree(g, v); break;
+            if (c >= first_type) {
+                x = vtype[v] == c - first_type;
+            } else {
+                switch (con[c]) {
+                case 0: x = 1; break;
+                case GNN_BALANCE_TRAIN: x = split[v] == GNN_SPLIT_TRAIN; break;
+                case GNN_BALANCE_VAL: x = split[v] == GNN_SPLIT_VAL; break;
+                case GNN_BALANCE_TEST: x = split[v] == GNN_SPLIT_TEST; break;
+                default: x = gnn_csr_degree(g, v); break;
+                }
             }
             w[v * nc + c] = x;
             tot[c] += x;
@@ -121,11 +157,19 @@ gnn_status gnn_partition_weights(const gnn_csr *g, const uint8_t *split, unsigne
             gnn_free(w);
             return gnn_err_set(err, GNN_ERR_INVAL, "balance: constraint '%s' has total weight 0 (%s): nothing to balance",
                                gnn_part_constraint_name(con[c]),
-                               con[c] == GNN_BALANCE_DEGREE ? "the graph has no edges" : "no vertex is in that split");
+                               con[c] == GNN_BALANCE_DEGREE ? "the graph has no edges"
+                               : c >= first_type          ? "no vertex has that type"
+                                                          : "no vertex is in that split");
         }
     *vwgt = w;
     *ncon = nc;
     return GNN_OK;
+}
+
+gnn_status gnn_partition_weights(const gnn_csr *g, const uint8_t *split, unsigned balance, int64_t **vwgt,
+                                 int *ncon, unsigned con[GNN_PART_MAX_CON], gnn_err *err)
+{
+    return gnn_partition_weights_typed(g, split, NULL, 0, balance, vwgt, ncon, con, err);
 }
 
 /* ---- the symmetrized graph ---------------------------------------------------------------------- */
@@ -197,7 +241,7 @@ static gnn_status assign_metis(const gnn_csr *g, const uint8_t *split, const gnn
     int64_t *w = NULL;
     int ncon = 0;
     unsigned con[GNN_PART_MAX_CON];
-    gnn_status s = gnn_partition_weights(g, split, o->balance, &w, &ncon, con, err);
+    gnn_status s = gnn_partition_weights_typed(g, split, o->vtype, o->num_vtypes, o->balance, &w, &ncon, con, err);
     if (s)
         return s;
     gnn_csr sym;
@@ -309,33 +353,29 @@ static gnn_status assign_flat(const gnn_csr *g, const uint8_t *split, const gnn_
                            (long long)k, (long long)n);
     if (k > INT32_MAX)
         return gnn_err_set(err, GNN_ERR_INVAL, "partition: %lld parts: at most %d", (long long)k, INT32_MAX);
-    if (o->balance & ~(unsigned)GNN_BALANCE_ALL)
+    if (o->balance & ~(unsigned)GNN_BALANCE_KNOWN)
         return gnn_err_set(err, GNN_ERR_INVAL, "balance: unknown constraint bits 0x%x", o->balance);
     if (o->method == GNN_PART_METIS && k > 1 && n > (int64_t)INT32_MAX - 1) /* before reading any array */
         return gnn_err_set(err, GNN_ERR_RANGE,
                            "metis: the graph is too large for this METIS build (32-bit idx_t): %lld vertices > %d",
                            (long long)n, INT32_MAX - 1);
-    if (info) {
-        info->method = o->method;
-        info->k = k;
-        info->seed = o->seed;
-        info->ncon = 0;
-        if (!o->balance)
-            info->con[info->ncon++] = 0;
-        for (int i = 0; i < GNN_PART_MAX_CON; i++)
-            if (o->balance & (1u << i))
-                info->con[info->ncon++] = 1u << i;
-    }
     /* the weights are checked for every method (a split constraint without a split is an
      * error whatever computes the parts: the quality report needs the same columns) */
     {
         int64_t *w;
         int ncon;
         unsigned con[GNN_PART_MAX_CON];
-        gnn_status s = gnn_partition_weights(g, split, o->balance, &w, &ncon, con, err);
+        gnn_status s = gnn_partition_weights_typed(g, split, o->vtype, o->num_vtypes, o->balance, &w, &ncon, con, err);
         if (s)
             return s;
         gnn_free(w);
+        if (info) {
+            info->method = o->method;
+            info->k = k;
+            info->seed = o->seed;
+            info->ncon = ncon;
+            memcpy(info->con, con, (size_t)ncon * sizeof con[0]);
+        }
     }
     if (k == 1) {
         memset(part, 0, (size_t)n * sizeof(int32_t));
@@ -556,6 +596,13 @@ static double max_over_mean(const int64_t *w, int64_t k, int stride)
 gnn_status gnn_partition_quality(const gnn_csr *g, const uint8_t *split, const int32_t *part, int64_t k,
                                  unsigned balance, gnn_part_quality *q, gnn_err *err)
 {
+    return gnn_partition_quality_typed(g, split, NULL, 0, part, k, balance, q, err);
+}
+
+gnn_status gnn_partition_quality_typed(const gnn_csr *g, const uint8_t *split, const int32_t *vtype,
+                                       int64_t num_vtypes, const int32_t *part, int64_t k, unsigned balance,
+                                       gnn_part_quality *q, gnn_err *err)
+{
     memset(q, 0, sizeof *q);
     gnn_status s = check_args(g, part, k, err);
     if (s)
@@ -565,7 +612,7 @@ gnn_status gnn_partition_quality(const gnn_csr *g, const uint8_t *split, const i
     gnn_csr sym;
     memset(&sym, 0, sizeof sym);
     int ncon;
-    if ((s = gnn_partition_weights(g, split, balance, &w, &ncon, q->con, err)))
+    if ((s = gnn_partition_weights_typed(g, split, vtype, num_vtypes, balance, &w, &ncon, q->con, err)))
         return s;
     q->n = n;
     q->k = k;

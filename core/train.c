@@ -343,9 +343,6 @@ static gnn_status check_inputs(const gnn_dataset *ds, const gnn_train_config *c,
     if ((unsigned)c->model > GNN_MODEL_RGCN)
         return gnn_err_set(err, GNN_ERR_INVAL, "model %d: expected sage, gcn, gat, gin or rgcn", (int)c->model);
     if (c->model == GNN_MODEL_RGCN) {
-        if (c->mode != GNN_MODE_FULLBATCH)
-            return gnn_err_set(err, GNN_ERR_INVAL, "--model rgcn trains full batch (--mode fullbatch): the samplers' "
-                                                   "blocks do not carry edge types yet");
         if (!ds->etype || ds->num_etypes < 1 || ds->num_etypes > 254)
             return gnn_err_set(err, GNN_ERR_INVAL, "%s: --model rgcn needs edge types (1..254 of them; try --data "
                                                    "builtin-typed)",
@@ -467,8 +464,12 @@ static gnn_status trainer_init(trainer *T, const gnn_dataset *ds, gnn_err *err)
         T->n_params += T->m.layer[l].count;
     if (T->P > 1 && !(T->gbuf = falloc(T->n_params)))
         return GNN_ERR_NOMEM;
+    gnn_sampler_options so; /* rgcn samples each relation with the layer's fanout (sample_typed.h) */
+    gnn_sampler_defaults(&so);
+    if (c->model == GNN_MODEL_RGCN)
+        so.etype = ds->etype, so.relations = ds->num_etypes;
     if (c->mode == GNN_MODE_MINIBATCH &&
-        (st = gnn_sampler_create(&T->sampler, gnn_config_impl(c)->sampler, T->graph, NULL)))
+        (st = gnn_sampler_create(&T->sampler, gnn_config_impl(c)->sampler, T->graph, &so)))
         return gnn_err_set(err, st, "sampler: %s", gnn_status_str(st));
     return GNN_OK;
 }

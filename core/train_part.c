@@ -42,19 +42,32 @@ void gnn_part_train_defaults(gnn_part_train_config *p)
     p->pipeline_copy_cap = 5;
     p->embed_opt = GNN_SPARSE_ADAM;
     p->embed_lr = 0.01f;
+    p->reorder_window = -1; /* no reorder */
+    p->match_norm = GNN_MATCH_MIN;
 }
 
 static gnn_status check_config(const gnn_part_input *in, const gnn_train_config *c, const gnn_part_train_config *pc,
                                int P, int rank, gnn_err *err)
 {
-    if (c->model == GNN_MODEL_RGCN)
-        return gnn_err_set(err, GNN_ERR_INVAL, "training on partitions does not train rgcn yet (its blocks need "
-                                               "edge types: docs/hetero.md)");
-    if (c->model != GNN_MODEL_SAGE && c->model != GNN_MODEL_GAT && c->model != GNN_MODEL_GIN)
+    if (c->model != GNN_MODEL_SAGE && c->model != GNN_MODEL_GAT && c->model != GNN_MODEL_GIN &&
+        c->model != GNN_MODEL_RGCN)
         return gnn_err_set(err, GNN_ERR_INVAL,
-                           "training on partitions supports sage, gat and gin, not %s (its normalization needs the "
-                           "global degrees of halo vertices, which a part does not store)",
+                           "training on partitions supports sage, gat, gin and rgcn, not %s (its normalization needs "
+                           "the global degrees of halo vertices, which a part does not store)",
                            gnn_model_name(c->model));
+    if (c->model == GNN_MODEL_RGCN && pc->sampling == GNN_SAMPLING_DISTRIBUTED)
+        return gnn_err_set(err, GNN_ERR_INVAL, "rgcn: distributed sampling does not sample per edge type yet (use "
+                                               "--sampling local: the whole topology with its edge types)");
+    if (c->model == GNN_MODEL_RGCN && (!in->etype || !in->global || in->relations < 1 || in->relations > 254 ||
+                                       in->global->n != in->n_global))
+        return gnn_err_set(err, GNN_ERR_INVAL, "rgcn on partitions needs the whole graph's edge types (1..254 of "
+                                               "them; a typed dataset: --data builtin-typed or a typed file)");
+    if (c->model == GNN_MODEL_RGCN && (c->rgcn_bases < 0 || c->rgcn_bases > 64))
+        return gnn_err_set(err, GNN_ERR_INVAL, "--rgcn-bases %lld: expected 0..64", (long long)c->rgcn_bases);
+    if (pc->embed_dim > 0 && in->learn_input && pc->embed_dim != in->num_features)
+        return gnn_err_set(err, GNN_ERR_INVAL, "--embed-dim %lld: the featureless types' embeddings stand in for "
+                                               "features, so they need the features' width %lld",
+                           (long long)pc->embed_dim, (long long)in->num_features);
     if (c->mode != GNN_MODE_MINIBATCH)
         return gnn_err_set(err, GNN_ERR_INVAL, "training on partitions is mini-batch only");
     if (c->layers < 1 || c->layers > GNN_MAX_LAYERS || c->hidden < 1 || c->batch < 1 || c->epochs < 1)
@@ -86,6 +99,16 @@ static gnn_status check_config(const gnn_part_input *in, const gnn_train_config 
         return gnn_err_set(err, GNN_ERR_INVAL, "--pipeline %lld: expected 0..4096, and not with --sampling distributed "
                                                "(its hops are collectives, which stay on the trainer's thread)",
                            (long long)pc->pipeline_cap);
+    if (pc->match && (pc->remote != GNN_REMOTE_FETCH || pc->embed_dim > 0))
+        return gnn_err_set(err, GNN_ERR_INVAL, "--match reuses the previous mini-batch's pulled feature rows: it needs "
+                                               "--remote fetch and the features (not --embed-dim, whose rows change "
+                                               "every step)");
+    if (pc->reorder_window < -1 || pc->reorder_window > INT32_MAX || (unsigned)pc->match_norm > GNN_MATCH_COUNT ||
+        (pc->reorder_window >= 0 && (!pc->match || pc->pipeline_cap > 0 || pc->sampling == GNN_SAMPLING_DISTRIBUTED)))
+        return gnn_err_set(err, GNN_ERR_INVAL, "--reorder-window %lld: expected 0..2^31-1 with --match, and not with "
+                                               "--pipeline or --sampling distributed (the window is sampled ahead on "
+                                               "the trainer's thread)",
+                           (long long)pc->reorder_window);
     if (pc->sampling == GNN_SAMPLING_DISTRIBUTED && c->layers > GNN_DSAMPLE_MAX_LAYERS)
         return gnn_err_set(err, GNN_ERR_INVAL, "distributed sampling: at most %d layers", GNN_DSAMPLE_MAX_LAYERS);
     if (pc->hec_cs < 0 || pc->hec_nc < 0 || pc->hec_ls < 0 || pc->hec_delay < 1 || pc->hec_delay > MAX_DELAY)
@@ -196,15 +219,20 @@ static gnn_status epoch_step(void *self, const int64_t *order, int64_t k, uint32
     ptrainer *T = self;
     const int64_t batch = T->cfg.batch;
     (void)err; /* T->err */
+    int64_t j = k; /* the mini-batch run at step k: k, or the reorder's pick (the same on every rank) */
+    gnn_status st = T->pc.reorder_window >= 0 ? gnn_ptrain_reorder(T, order, k, step, &j, E->phase_s) : GNN_OK;
+    if (st)
+        return st;
     int64_t b0, nb;
-    gnn_ptrain_batch_slice(T->n_train, k, T->steps, batch, T->P, &b0, &nb);
+    gnn_ptrain_batch_slice(T->n_train, j, T->steps, batch, T->P, &b0, &nb);
     double denom = 0.0;
     for (int q = 0; q < T->P; q++) {
         int64_t q0, qn;
-        gnn_ptrain_batch_slice(T->n_train_all[q], k, T->steps, batch, T->P, &q0, &qn);
+        gnn_ptrain_batch_slice(T->n_train_all[q], j, T->steps, batch, T->P, &q0, &qn);
         denom += (double)qn;
     }
-    return gnn_ptrain_step(T, order + (nb ? b0 : 0), nb, denom, k, step, loss, E);
+    /* batch j keeps its original step's keys (sampling, dropout); Adam counts the executed step */
+    return gnn_ptrain_step(T, order + (nb ? b0 : 0), nb, denom, k, step, step - (uint32_t)k + (uint32_t)j, loss, E);
 }
 
 static gnn_status epoch_evaluate(void *self, double acc[4], double *val_loss, gnn_err *err)
@@ -300,6 +328,11 @@ static gnn_status fill_report(ptrainer *T, gnn_part_report *rep)
     rep->solid_total = v[n++];
     rep->halo_total = v[n++];
     rep->train_total = v[n++];
+    int64_t mr[2] = { T->match_rows, T->match_loaded }; /* Match (train_part_step.c, fetch_match) */
+    if ((st = sum_counters(T, mr, 2)))
+        return gnn_err_set(T->err, st, "summing the match counters: %s", gnn_comm_errmsg(T->comm));
+    rep->match_rows = mr[0];
+    rep->match_rows_loaded = mr[1];
     return GNN_OK;
 }
 

@@ -56,6 +56,9 @@ typedef struct ptrainer {
     const float *fsolid;          /* (n_solid, f) the features used */
     float *halo_feat;             /* (n_halo, f) evaluation: halo features from their owners */
     gnn_sampler *sampler;         /* the context's sampler on the graph sampled on (not distributed) */
+    gnn_sampler_options sopt;     /* its options (the pipeline's worker makes its own sampler with them):
+                                     rgcn samples per edge type of the graph sampled on */
+    int32_t *letype;              /* rgcn: the local graph's edge types (its solid rows are global's) */
     gnn_dsampler *dsampler;       /* distributed sampling: the owners sample (dsample.h) */
     gnn_part_local lview;         /* ... on this part with lgraph as its graph (gat: self-loops) */
     gnn_dsample_stats dstats;     /* ... this rank's figures */
@@ -79,6 +82,11 @@ typedef struct ptrainer {
     /* fetch */
     gnn_kvstore kv;
     int kv_made;
+    /* fetch with Match (pc.match, reorder.h): the input ids and rows of this rank's last pull */
+    int64_t *mprev_ids, mprev_n;
+    float *mprev_x;
+    int64_t match_rows, match_loaded; /* layer-0 input rows used, and pulled, by this rank */
+    int64_t *mperm;                   /* (steps) reorder: the batch run at each step of the epoch */
     /* gradients */
     float *gbuf;
     int64_t n_params;
@@ -132,10 +140,16 @@ gnn_status gnn_ptrain_halo_exchange(ptrainer *T, const float *src, int64_t w, fl
 
 /* ---- core/train_part_step.c ---- */
 /* One step k (0 <= k < M) of Algorithm 2 on this rank's seeds (local ids; n_seeds may be 0: a
- * rank with an empty mini-batch still takes part in every collective), global step `step`.
+ * rank with an empty mini-batch still takes part in every collective), global step `step` (Adam's
+ * count), its random choices keyed by key_step (= step, except under the reorder).
  * denom: the global mini-batch's labelled count. *loss: the global mini-batch's mean loss. */
 gnn_status gnn_ptrain_step(ptrainer *T, const int64_t *seeds, int64_t n_seeds, double denom, int64_t k, uint32_t step,
-                           double *loss, gnn_epoch_stats *E);
+                           uint32_t key_step, double *loss, gnn_epoch_stats *E);
+/* pc.reorder_window >= 0: *j, the mini-batch (its step within the epoch) to run at step k of the
+ * epoch whose global step k is `step`; at a window's first step the window is sampled (each
+ * batch with its original step), its overlap counts summed over the ranks and put in the greedy
+ * order (FastGL Algorithm 1). Collective at a window's start. Time into phase[SAMPLE]. */
+gnn_status gnn_ptrain_reorder(ptrainer *T, const int64_t *order, int64_t k, uint32_t step, int64_t *j, double *phase);
 
 /* The blocks of seeds (local ids) at global step `step` with sampler smp, on the local graph
  * (drop, hec: loc[l] receives each block's local source ids) or the whole topology (fetch);

@@ -191,7 +191,7 @@ gnn_status gnn_ptrain_pipe_start(ptrainer *T)
     pthread_cond_init(&p->cv, NULL);
     if (!(p->ring = calloc((size_t)p->cap, sizeof *p->ring)))
         return GNN_ERR_NOMEM;
-    gnn_status st = gnn_sampler_create(&p->smp, T->impl->sampler, local_mode(T) ? T->lgraph : T->ggraph, NULL);
+    gnn_status st = gnn_sampler_create(&p->smp, T->impl->sampler, local_mode(T) ? T->lgraph : T->ggraph, &T->sopt);
     if (st)
         return gnn_err_set(T->err, st, "pipeline sampler: %s", gnn_status_str(st));
     if (pthread_create(&p->th, NULL, worker, p))

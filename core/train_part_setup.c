@@ -184,10 +184,19 @@ static gnn_status prepare_features(ptrainer *T)
     if (embedding(T)) { /* U(-1, 1), keyed by the vertex: the same rows at any rank count */
         if (!(T->emb0 = falloc(T->n_solid * T->f)) || !(T->halo_feat = falloc(T->n_halo * T->f)))
             return GNN_ERR_NOMEM;
+        const uint8_t *learn = T->in->learn_input; /* NULL: every row; else the featureless types' */
         for (int64_t v = 0; v < T->n_solid; v++) {
+            float *row = T->emb0 + v * T->f;
+            if (learn && !learn[T->L->vid_o[v]]) { /* a featured vertex: its features, never pushed */
+                if (T->cfg.feat_norm == GNN_FEAT_NORM_ROW)
+                    gnn_rows_normalize(T->in->feat + v * T->f, 1, T->f, row);
+                else
+                    memcpy(row, T->in->feat + v * T->f, (size_t)T->f * sizeof(float));
+                continue;
+            }
             const gnn_rng_stream s = gnn_rng_stream_make(T->cfg.seed, GNN_TAG_INIT, 2, 0, (uint64_t)T->L->vid_o[v]);
             for (int64_t j = 0; j < T->f; j++)
-                T->emb0[v * T->f + j] = 2.0f * gnn_rng_float(&s, (uint64_t)j) - 1.0f;
+                row[j] = 2.0f * gnn_rng_float(&s, (uint64_t)j) - 1.0f;
         }
         T->fsolid = T->emb0; /* until the store holds them (the evaluation reads the store's) */
         return GNN_OK;
@@ -242,8 +251,39 @@ static gnn_status prepare_graphs(ptrainer *T)
             return st;
         T->kv_made = 1;
     }
-    if ((st = gnn_sampler_create(&T->sampler, T->impl->sampler, local_mode(T) ? T->lgraph : T->ggraph, NULL)))
+    gnn_sampler_defaults(&T->sopt);
+    if (T->cfg.model == GNN_MODEL_RGCN) {
+        T->sopt.etype = local_mode(T) ? T->letype : T->in->etype;
+        T->sopt.relations = T->in->relations;
+    }
+    if ((st = gnn_sampler_create(&T->sampler, T->impl->sampler, local_mode(T) ? T->lgraph : T->ggraph, &T->sopt)))
         return gnn_err_set(err, st, "sampler: %s", gnn_status_str(st));
+    return GNN_OK;
+}
+
+/* rgcn: the types of the local graph's edges. A solid row lists its vertex's global in-edges
+ * in CSR order (partition.h), so it takes the global row's types; halo rows are empty. The
+ * sources are checked against global's, since the types are only right if the rows are. */
+static gnn_status local_edge_types(ptrainer *T)
+{
+    const gnn_csr *lg = &T->L->graph, *g = T->in->global;
+    if (!(T->letype = gnn_malloc(((size_t)lg->nnz + 1) * sizeof(int32_t))))
+        return GNN_ERR_NOMEM;
+    for (int64_t v = 0; v < lg->n; v++) {
+        const int64_t b = lg->indptr[v], d = lg->indptr[v + 1] - b;
+        if (d == 0)
+            continue;
+        const int64_t gv = T->L->vid_o[v], gb = g->indptr[gv];
+        if (v >= T->n_solid || g->indptr[gv + 1] - gb != d)
+            return gnn_err_set(T->err, GNN_ERR_INTERNAL, "rgcn: local row %lld (vertex %lld) is not its global row",
+                               (long long)v, (long long)gv);
+        for (int64_t j = 0; j < d; j++) {
+            if (T->L->vid_o[lg->indices[b + j]] != g->indices[gb + j])
+                return gnn_err_set(T->err, GNN_ERR_INTERNAL, "rgcn: local row %lld (vertex %lld) edge %lld is not "
+                                   "the global row's", (long long)v, (long long)gv, (long long)j);
+            T->letype[b + j] = T->in->etype[gb + j];
+        }
+    }
     return GNN_OK;
 }
 
@@ -295,12 +335,18 @@ gnn_status gnn_ptrain_setup(ptrainer *T)
     T->n_local = T->L->n_solid + T->L->n_halo;
     T->f = embedding(T) ? T->pc.embed_dim : T->in->num_features;
     T->classes = T->in->num_classes;
+    if (T->cfg.model == GNN_MODEL_RGCN) {
+        T->cfg.relations = T->in->relations;
+        if ((st = local_edge_types(T)))
+            return st;
+    }
     if ((st = gather_train_counts(T)) || (st = build_db_halo(T)) || (st = prepare_features(T)) ||
         (st = prepare_graphs(T)))
         return st;
     /* 5. the model, and the buffer of the gradient allreduce */
     if ((st = gnn_model_init(&T->m, &T->cfg, T->f, T->classes)))
         return st;
+    T->m.etype = T->letype; /* the evaluation's blocks are the local graph's rows (train_part_eval.c) */
     for (int l = 0; l < T->m.L; l++)
         T->n_params += T->m.layer[l].count;
     if (T->P > 1 && !(T->gbuf = falloc(T->n_params)))
@@ -325,12 +371,16 @@ void gnn_ptrain_teardown(ptrainer *T)
     }
     if (T->kv_made)
         gnn_kvstore_free(&T->kv);
+    gnn_free(T->mprev_ids); /* Match and reorder (train_part_step.c) */
+    gnn_free(T->mprev_x);
+    gnn_free(T->mperm);
     gnn_sampler_destroy(T->sampler);
     gnn_model_free(&T->m);
     gnn_dsampler_destroy(T->dsampler);
     gnn_csr_free(&T->loops);
     gnn_csr_free(&T->gloops);
     gnn_free(T->normed);
+    gnn_free(T->letype);
     gnn_free(T->emb0);
     gnn_free(T->halo_feat);
     gnn_free(T->train);

@@ -289,9 +289,50 @@ static gnn_status halo_rows(ptrainer *T, pstep *S, int l, gnn_status (*lookup)(p
     return st;
 }
 
+/* fetch with Match (FastGL section 4.1, reorder.h): pull only S_k \ S_{k-1}, the ids this rank's
+ * previous pull did not have, and assemble the input from those rows and the previous batch's;
+ * then keep this batch's ids and rows (before dropout, which works in place) for the next. The
+ * rows are copied bytes: the input is bitwise the plain pull's. */
+static gnn_status fetch_match(ptrainer *T, pstep *S)
+{
+    const gnn_reorder_ops *ops = T->impl->reorder;
+    const int64_t n = S->blk[0].n_src, in = in_width(T, 0), *ids = S->blk[0].src_gid;
+    gnn_match_plan p;
+    gnn_status st = gnn_match_plan_build(ops, T->mprev_ids, T->mprev_n, ids, n, &p);
+    float *loaded = st ? NULL : falloc(p.n_load * in);
+    if (!st && !loaded)
+        st = GNN_ERR_NOMEM;
+    if (!st) /* collective: every rank pulls, each its own new ids */
+        st = gnn_kvstore_pull(&T->kv, p.load_ids, p.n_load, loaded, T->err);
+    if (!st)
+        st = gnn_match_assemble(ops, &p, T->mprev_x, loaded, in, S->C[0].x);
+    T->match_rows += st ? 0 : n;
+    T->match_loaded += st ? 0 : p.n_load;
+    gnn_free(loaded);
+    gnn_match_plan_free(&p);
+    int64_t *keep_ids = st ? NULL : gnn_malloc_array((size_t)n + 1, sizeof(int64_t));
+    float *keep_x = st ? NULL : falloc(n * in);
+    if (!st && (!keep_ids || !keep_x))
+        st = GNN_ERR_NOMEM;
+    if (st) {
+        gnn_free(keep_ids);
+        gnn_free(keep_x);
+        return st;
+    }
+    memcpy(keep_ids, ids, (size_t)n * sizeof(int64_t));
+    memcpy(keep_x, S->C[0].x, (size_t)(n * in) * sizeof(float));
+    gnn_free(T->mprev_ids);
+    gnn_free(T->mprev_x);
+    T->mprev_ids = keep_ids;
+    T->mprev_x = keep_x;
+    T->mprev_n = n;
+    return GNN_OK;
+}
+
 /* fetch: the exact baseline (hybrid partitioning), no algorithm line: layer 0's input rows of
- * every sampled vertex pulled from its owner through the feature store. Higher layers have
- * every row computed below. A rank without a mini-batch still takes part in the pull. */
+ * every sampled vertex pulled from its owner through the feature store (with pc.match only
+ * those the previous mini-batch lacks). Higher layers have every row computed below. A rank
+ * without a mini-batch still takes part in the pull (and keeps its previous batch's rows). */
 static gnn_status remote_fetch(ptrainer *T, pstep *S, int l)
 {
     if (l > 0)
@@ -299,8 +340,9 @@ static gnn_status remote_fetch(ptrainer *T, pstep *S, int l)
     const gnn_kv_stats *kt = &T->kv.total;
     const int64_t b0 = kt->bytes_header_sent + kt->bytes_ids_sent + kt->bytes_rows_sent;
     float none;
-    gnn_status st = S->n_seeds ? gnn_kvstore_pull(&T->kv, S->blk[0].src_gid, S->blk[0].n_src, S->C[0].x, T->err)
-                               : gnn_kvstore_pull(&T->kv, NULL, 0, &none, T->err);
+    gnn_status st = S->n_seeds && T->pc.match ? fetch_match(T, S)
+                    : S->n_seeds ? gnn_kvstore_pull(&T->kv, S->blk[0].src_gid, S->blk[0].n_src, S->C[0].x, T->err)
+                                 : gnn_kvstore_pull(&T->kv, NULL, 0, &none, T->err);
     if (!st && S->n_seeds)
         T->pull_bytes += kt->bytes_header_sent + kt->bytes_ids_sent + kt->bytes_rows_sent - b0;
     return st;
@@ -432,16 +474,102 @@ static gnn_status embed_push(ptrainer *T, pstep *S)
     gnn_sparse_opt o;
     gnn_sparse_opt_defaults(&o, (gnn_sparse_opt_kind)T->pc.embed_opt, T->pc.embed_lr);
     const float none = 0.0f;
-    const int64_t m = S->n_seeds && S->demb ? S->blk[0].n_src : 0;
-    gnn_status st = gnn_kvstore_push(&T->kv, m ? S->blk[0].src_gid : NULL, m, m ? S->demb : &none, &o, T->err);
+    int64_t m = S->n_seeds && S->demb ? S->blk[0].n_src : 0;
+    const int64_t *ids = m ? S->blk[0].src_gid : NULL;
+    const float *rows = m ? S->demb : &none;
+    int64_t *keep = NULL;
+    const uint8_t *learn = T->in->learn_input;
+    if (m && learn) { /* only the featureless types' rows learn: pack them, in source order */
+        if (!(keep = gnn_malloc((size_t)m * sizeof(int64_t))))
+            return GNN_ERR_NOMEM;
+        int64_t k = 0;
+        for (int64_t i = 0; i < m; i++)
+            if (learn[ids[i]]) {
+                keep[k] = ids[i];
+                if (k != i)
+                    memmove(S->demb + k * T->f, S->demb + i * T->f, (size_t)T->f * sizeof(float));
+                k++;
+            }
+        ids = keep;
+        m = k;
+    }
+    gnn_status st = gnn_kvstore_push(&T->kv, m ? ids : NULL, m, m ? rows : &none, &o, T->err);
+    gnn_free(keep);
     S->phase[GNN_PHASE_COMM] += gnn_now_s() - t0;
     return st;
+}
+
+/* ---- FastGL's reorder (section 4.1, @alg{FastGL 1}) of the fetch steps ------------------------ */
+
+/* The window [k0, k0 + m) of the epoch: each batch sampled with its original step, its input set
+ * kept; the overlap counts summed over the ranks (exact in f64 below 2^53); the greedy order. */
+static gnn_status plan_window(ptrainer *T, const int64_t *order, int64_t k0, int64_t m, uint32_t step0)
+{
+    const int64_t n = m;
+    int64_t **sets = gnn_calloc((size_t)n, sizeof(int64_t *)), *len = gnn_calloc((size_t)n, sizeof(int64_t));
+    int64_t *ov = gnn_malloc_array((size_t)(n * n), sizeof(int64_t)), *w = gnn_malloc_array((size_t)n, sizeof(int64_t));
+    double *d = gnn_malloc_array((size_t)(n * n), sizeof(double));
+    gnn_status st = sets && len && ov && w && d ? GNN_OK : GNN_ERR_NOMEM;
+    for (int64_t b = 0; b < n && !st; b++) {
+        int64_t b0, nb;
+        gnn_ptrain_batch_slice(T->n_train, k0 + b, T->steps, T->cfg.batch, T->P, &b0, &nb);
+        if (nb == 0)
+            continue; /* an empty batch: an empty set */
+        gnn_block blk[GNN_MAX_LAYERS];
+        int64_t *loc[GNN_MAX_LAYERS] = { NULL };
+        double edges = 0.0;
+        memset(blk, 0, sizeof blk);
+        st = gnn_ptrain_sample(T, T->sampler, order + b0, nb, step0 + (uint32_t)b, blk, loc, &edges);
+        if (!st && !(sets[b] = gnn_malloc_array((size_t)blk[0].n_src + 1, sizeof(int64_t))))
+            st = GNN_ERR_NOMEM;
+        if (!st) {
+            memcpy(sets[b], blk[0].src_gid, (size_t)blk[0].n_src * sizeof(int64_t));
+            len[b] = blk[0].n_src;
+        }
+        for (int l = 0; l < GNN_MAX_LAYERS; l++)
+            gnn_block_free(&blk[l]);
+    }
+    if (!st)
+        st = gnn_match_degree(T->impl->reorder, (const int64_t *const *)sets, len, n, ov);
+    for (int64_t i = 0; !st && i < n * n; i++)
+        d[i] = (double)ov[i];
+    if (!st && T->P > 1 && (st = gnn_comm_allreduce(T->comm, d, d, n * n, GNN_DT_F64)))
+        gnn_err_set(T->err, st, "reorder: summing the overlap counts: %s", gnn_comm_errmsg(T->comm));
+    for (int64_t i = 0; !st && i < n * n; i++)
+        ov[i] = (int64_t)d[i];
+    if (!st && !(st = gnn_greedy_reorder(T->impl->reorder, ov, n, (gnn_match_norm)T->pc.match_norm, w)))
+        for (int64_t i = 0; i < n; i++)
+            T->mperm[k0 + i] = k0 + w[i];
+    for (int64_t b = 0; sets && b < n; b++)
+        gnn_free(sets[b]);
+    gnn_free(sets);
+    gnn_free(len);
+    gnn_free(ov);
+    gnn_free(w);
+    gnn_free(d);
+    return st;
+}
+
+gnn_status gnn_ptrain_reorder(ptrainer *T, const int64_t *order, int64_t k, uint32_t step, int64_t *j, double *phase)
+{
+    const int64_t M = T->steps, W = T->pc.reorder_window == 0 || T->pc.reorder_window > M ? M : T->pc.reorder_window;
+    if (!T->mperm && !(T->mperm = gnn_malloc_array((size_t)M, sizeof(int64_t))))
+        return GNN_ERR_NOMEM;
+    if (k % W == 0) { /* a window starts: sample it, order it (every rank at the same step) */
+        const double t0 = gnn_now_s();
+        gnn_status st = plan_window(T, order, k, M - k < W ? M - k : W, step);
+        phase[GNN_PHASE_SAMPLE] += gnn_now_s() - t0;
+        if (st)
+            return st;
+    }
+    *j = T->mperm[k];
+    return GNN_OK;
 }
 
 /* ---- Algorithm 2, one step ---------------------------------------------------------------- */
 
 gnn_status gnn_ptrain_step(ptrainer *T, const int64_t *seeds, int64_t n_seeds, double denom, int64_t k, uint32_t step,
-                           double *loss, gnn_epoch_stats *E)
+                           uint32_t key_step, double *loss, gnn_epoch_stats *E)
 {
     const gnn_train_config *c = &T->cfg;
     const int hec = hec_mode(T);
@@ -450,7 +578,7 @@ gnn_status gnn_ptrain_step(ptrainer *T, const int64_t *seeds, int64_t n_seeds, d
     S.seeds = seeds;
     S.n_seeds = n_seeds;
     S.k = k;
-    S.key = (fwd_key){ .train = 1, .attn_drop = c->attn_dropout, .seed = c->seed, .step = step };
+    S.key = (fwd_key){ .train = 1, .attn_drop = c->attn_dropout, .seed = c->seed, .step = key_step };
     S.phase = E->phase_s;
     S.push = hec && k < T->steps - T->pc.hec_delay; /* @alg{DistGNN-MB 2, line 14}: k < M - d */
     T->step_pushed = 0;

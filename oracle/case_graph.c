@@ -82,6 +82,19 @@ gnn_status gnn_oracle_case_multigraph(gnn_oracle_ctx *ctx, const gnn_oracle_case
     return GNN_OK;
 }
 
+gnn_oracle_outcome gnn_oracle_case_graph_multi(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, int gen, int scale,
+                                               int64_t ef, uint64_t seed, int multi, const gnn_csr **g)
+{
+    gnn_oracle_outcome o = gnn_oracle_case_graph(ctx, gen, scale, ef, seed, g);
+    if (o != GNN_ORACLE_PASS || !multi)
+        return o;
+    gnn_csr *m = gnn_oracle_alloc(ctx, sizeof *m);
+    if (!m || gnn_oracle_case_multigraph(ctx, c, *g, m))
+        return gnn_oracle_fail(ctx, "multigraph: out of memory");
+    *g = m;
+    return GNN_ORACLE_PASS;
+}
+
 gnn_status gnn_oracle_case_parts(const gnn_csr *g, int method, int64_t k, uint64_t seed, int32_t *part, gnn_err *err)
 {
     const int64_t n = g->n;

@@ -568,6 +568,15 @@ int gnn_oracle_run_entry_stress(const gnn_oracle_entry *e, const char *impl_name
                                 const gnn_oracle_stress *stress, gnn_oracle_visit visit, void *user,
                                 int counts[GNN_ORACLE_OUTCOME_COUNT])
 {
+    return gnn_oracle_run_entry_impls(e, e->impls, impl_name, cases, seed, thread_counts, n_thread_counts, stress,
+                                      visit, user, counts);
+}
+
+int gnn_oracle_run_entry_impls(const gnn_oracle_entry *e, const gnn_oracle_impl *const *impls,
+                               const char *impl_name, int cases, uint64_t seed, const int *thread_counts,
+                               int n_thread_counts, const gnn_oracle_stress *stress, gnn_oracle_visit visit,
+                               void *user, int counts[GNN_ORACLE_OUTCOME_COUNT])
+{
     if (!thread_counts || n_thread_counts <= 0) {
         thread_counts = stress ? gnn_oracle_stress_thread_counts : gnn_oracle_thread_counts;
         n_thread_counts = stress ? gnn_oracle_n_stress_thread_counts : gnn_oracle_n_thread_counts;
@@ -575,7 +584,7 @@ int gnn_oracle_run_entry_stress(const gnn_oracle_entry *e, const char *impl_name
     int fails = 0;
     const int n_seeds = (e->flags & GNN_ORACLE_SEEDLESS) ? 1 : (cases > 0 ? cases : 1);
     const int n_presets = gnn_oracle_n_presets(e);
-    for (const gnn_oracle_impl *const *ip = e->impls; *ip; ip++) {
+    for (const gnn_oracle_impl *const *ip = impls; ip && *ip; ip++) {
         const gnn_oracle_impl *impl = *ip;
         if (impl_name && strcmp(impl_name, impl->name))
             continue;

@@ -16,12 +16,27 @@
 #include <math.h>
 #include <string.h>
 #include "gnnref/aggregate.h"
+#include "gnnref/cuda.h"
 #include "gnnref/oracle.h"
 #include "gnnref/tensor.h"
 
 static const gnn_oracle_impl k_agg_ref = { .name = "ref", .ops = &gnn_aggregate_ref, .flags = 0 };
 static const gnn_oracle_impl k_agg_cpu = { .name = "cpu", .ops = &gnn_aggregate_cpu, .flags = GNN_ORACLE_THREADED };
-static const gnn_oracle_impl *const k_agg_impls[] = { &k_agg_ref, &k_agg_cpu, NULL };
+/* the CUDA tier (docs/cuda.md): `cuda` on a GPU (SKIP without one), `cuda-emu` the same
+ * kernel bodies through the CPU emulator (everywhere) */
+static const gnn_oracle_impl k_agg_cuda = { .name = "cuda", .ops = &gnn_aggregate_cuda, .flags = 0 };
+static const gnn_oracle_impl k_agg_cuda_emu = { .name = "cuda-emu", .ops = &gnn_aggregate_cuda_emu, .flags = 0 };
+static const gnn_oracle_impl *const k_agg_impls[] = { &k_agg_ref, &k_agg_cpu, &k_agg_cuda, &k_agg_cuda_emu, NULL };
+
+/* SKIP for `cuda` where no GPU can run it (with gnn_cuda_available's reason) */
+static int agg_cuda_skip(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, gnn_oracle_outcome *o)
+{
+    char why[256];
+    if (c->impl != &k_agg_cuda || gnn_cuda_available(why, sizeof why))
+        return 0;
+    *o = gnn_oracle_skip(ctx, "%s", why);
+    return 1;
+}
 /* Gradient checks run on the reference (DESIGN.md section 3: "every backward in ref is checked
  * by finite differences; every optimized backward against ref", which aggregate.*.bwd does).
  * Thousands of tiny forward calls would also mostly time OpenMP fork/join at 2 threads. */
@@ -90,6 +105,9 @@ static gnn_status agg_block(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, int z
 
 static gnn_oracle_outcome agg_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, gnn_agg_kind kind, int backward)
 {
+    gnn_oracle_outcome skip;
+    if (agg_cuda_skip(ctx, c, &skip))
+        return skip;
     const gnn_aggregate_ops *ref = c->entry->ref->ops, *impl = c->impl->ops;
     const int64_t n_dst = gnn_oracle_int(c, P_NDST), n_src = gnn_oracle_int(c, P_NSRC), d = gnn_oracle_int(c, P_D);
     gnn_block *blk;
@@ -172,6 +190,9 @@ static gnn_oracle_outcome untouched(gnn_oracle_ctx *ctx, const char *name, const
 
 static gnn_oracle_outcome wagg_fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
+    gnn_oracle_outcome skip;
+    if (agg_cuda_skip(ctx, c, &skip))
+        return skip;
     const gnn_aggregate_ops *ref = c->entry->ref->ops, *impl = c->impl->ops;
     const int64_t n_dst = gnn_oracle_int(c, P_NDST), n_src = gnn_oracle_int(c, P_NSRC), d = gnn_oracle_int(c, P_D);
     gnn_block *blk;
@@ -200,6 +221,9 @@ static gnn_oracle_outcome wagg_fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_cas
 
 static gnn_oracle_outcome wagg_bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
+    gnn_oracle_outcome skip;
+    if (agg_cuda_skip(ctx, c, &skip))
+        return skip;
     const gnn_aggregate_ops *ref = c->entry->ref->ops, *impl = c->impl->ops;
     const int64_t n_dst = gnn_oracle_int(c, P_NDST), n_src = gnn_oracle_int(c, P_NSRC), d = gnn_oracle_int(c, P_D);
     const int grads = (int)gnn_oracle_int(c, P_GRADS), want_dx = grads & 1, want_dw = grads & 2;
@@ -270,6 +294,9 @@ static void agg_teardown(void *p)
 static gnn_status agg_setup(const gnn_oracle_case *c, gnn_agg_kind kind, int backward, void **fixture,
                             gnn_oracle_work *work)
 {
+    /* the emulator is a test device, not a benchmark target; `cuda` needs a GPU */
+    if (c->impl == &k_agg_cuda_emu || (c->impl == &k_agg_cuda && !gnn_cuda_available(NULL, 0)))
+        return GNN_ERR_UNSUPPORTED;
     agg_fixture *f = gnn_calloc(1, sizeof *f);
     if (!f)
         return GNN_ERR_NOMEM;

@@ -142,20 +142,12 @@ static gnn_oracle_outcome check_bytes(gnn_oracle_ctx *ctx, const job *J, gnn_blo
 
 static gnn_oracle_outcome run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
-    const gnn_csr *g0 = NULL;
-    gnn_oracle_outcome o = gnn_oracle_case_graph(ctx, (int)gnn_oracle_int(c, P_GEN), (int)gnn_oracle_int(c, P_SCALE),
-                                                 gnn_oracle_int(c, P_EF), c->seed * 0x9E3779B97F4A7C15ull + 47, &g0);
+    const gnn_csr *g = NULL;
+    gnn_oracle_outcome o = gnn_oracle_case_graph_multi(ctx, c, (int)gnn_oracle_int(c, P_GEN),
+                                                       (int)gnn_oracle_int(c, P_SCALE), gnn_oracle_int(c, P_EF),
+                                                       c->seed * 0x9E3779B97F4A7C15ull + 47, (int)gnn_oracle_int(c, P_DUP), &g);
     if (o != GNN_ORACLE_PASS)
         return o;
-    const gnn_csr *g = g0;
-    gnn_csr *multi = gnn_oracle_alloc(ctx, sizeof *multi);
-    if (!multi)
-        return gnn_oracle_fail(ctx, "out of memory");
-    if (gnn_oracle_int(c, P_DUP)) {
-        if (gnn_oracle_case_multigraph(ctx, c, g0, multi))
-            return gnn_oracle_fail(ctx, "multigraph");
-        g = multi;
-    }
     const int64_t n = g->n, k = gnn_oracle_int(c, P_RANKS), ns = gnn_oracle_int(c, P_SEEDS);
     const int L = (int)gnn_oracle_int(c, P_L);
     job *J = gnn_oracle_alloc(ctx, sizeof *J);

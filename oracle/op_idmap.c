@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "gnnref/idmap.h"
+#include "gnnref/cuda.h"
 #include "gnnref/oracle.h"
 
 /* Every implementation is a real ID map table (idmap.h) and the kind its map is created with,
@@ -31,9 +32,17 @@ IDMAP_IMPL(k_idmap_refmap, "refmap", gnn_idmap_cpu, GNN_IDMAP_REF, 0);
 IDMAP_IMPL(k_idmap_ordered, "ordered", gnn_idmap_cpu, GNN_IDMAP_ORDERED, GNN_ORACLE_THREADED);
 IDMAP_IMPL(k_idmap_dense, "dense", gnn_idmap_cpu, GNN_IDMAP_DENSE, GNN_ORACLE_THREADED);
 IDMAP_IMPL(k_idmap_fused, "fused", gnn_idmap_cpu, GNN_IDMAP_FUSED, GNN_ORACLE_THREADED);
+/* the CUDA tier (opt/cuda/, docs/cuda_sampling.md): cuda on a GPU, cuda-emu the same kernels on
+ * the CPU; ORDERED is the atomic-min + scan map, FUSED FastGL's Fused-Map */
+IDMAP_IMPL(k_idmap_cuda_ordered, "cuda", gnn_idmap_cuda, GNN_IDMAP_ORDERED, 0);
+IDMAP_IMPL(k_idmap_emu_ordered, "cuda-emu", gnn_idmap_cuda_emu, GNN_IDMAP_ORDERED, 0);
+IDMAP_IMPL(k_idmap_cuda_fused, "cuda", gnn_idmap_cuda, GNN_IDMAP_FUSED, 0);
+IDMAP_IMPL(k_idmap_emu_fused, "cuda-emu", gnn_idmap_cuda_emu, GNN_IDMAP_FUSED, 0);
 static const gnn_oracle_impl *const k_idmap_ordered_impls[] = { &k_idmap_ref, &k_idmap_refmap, &k_idmap_ordered,
-                                                                &k_idmap_dense, NULL };
-static const gnn_oracle_impl *const k_idmap_fused_impls[] = { &k_idmap_fused, NULL };
+                                                                &k_idmap_dense, &k_idmap_cuda_ordered,
+                                                                &k_idmap_emu_ordered, NULL };
+static const gnn_oracle_impl *const k_idmap_fused_impls[] = { &k_idmap_fused, &k_idmap_cuda_fused, &k_idmap_emu_fused,
+                                                              NULL };
 
 /* The kind impl's map is created with; REF for an implementation not registered here (the
  * self-tests' mutants, whose tables ignore it). */
@@ -46,11 +55,24 @@ static gnn_idmap_kind kind_of(const gnn_oracle_impl *impl)
         { &k_idmap_ref, &k_idmap_ref_kind },         { &k_idmap_refmap, &k_idmap_refmap_kind },
         { &k_idmap_ordered, &k_idmap_ordered_kind }, { &k_idmap_dense, &k_idmap_dense_kind },
         { &k_idmap_fused, &k_idmap_fused_kind },
+        { &k_idmap_cuda_ordered, &k_idmap_cuda_ordered_kind }, { &k_idmap_emu_ordered, &k_idmap_emu_ordered_kind },
+        { &k_idmap_cuda_fused, &k_idmap_cuda_fused_kind },     { &k_idmap_emu_fused, &k_idmap_emu_fused_kind },
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (known[i].impl == impl)
             return *known[i].kind;
     return GNN_IDMAP_REF;
+}
+
+
+/* The `cuda` implementations run where a GPU is; elsewhere their cases are SKIP with the reason
+ * (never FAIL). `cuda-emu` runs the same kernels' bodies on the CPU, everywhere. */
+static gnn_oracle_outcome cuda_gate(gnn_oracle_ctx *ctx, const gnn_oracle_impl *impl)
+{
+    char why[256];
+    if ((impl == &k_idmap_cuda_ordered || impl == &k_idmap_cuda_fused) && !gnn_cuda_available(why, sizeof why))
+        return gnn_oracle_skip(ctx, "%s", why);
+    return GNN_ORACLE_PASS;
 }
 
 enum { I_NV, I_NDST, I_NNZ, I_HIT, I_POOL, I_BAD, I_COLLIDE, I_LOCKSTEP, N_I_PARAMS };
@@ -260,7 +282,10 @@ static gnn_oracle_outcome idmap_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
         return gnn_oracle_skip(ctx, "nv = %lld: the DENSE map would allocate nv cells (the oracle runs it up to %lld)",
                                (long long)nv, (long long)DENSE_MAX_NV);
     gnn_idmap *rm, *m;
-    gnn_oracle_outcome o = make_map(ctx, "ref: gnn_idmap_create", c->entry->ref, nv, &rm);
+    gnn_oracle_outcome o = cuda_gate(ctx, c->impl);
+    if (o != GNN_ORACLE_PASS)
+        return o;
+    o = make_map(ctx, "ref: gnn_idmap_create", c->entry->ref, nv, &rm);
     if (o != GNN_ORACLE_PASS || (o = make_map(ctx, "gnn_idmap_create", c->impl, nv, &m)) != GNN_ORACLE_PASS)
         return o;
     o = build_compare(ctx, c, rm, m, &in[0], "A");

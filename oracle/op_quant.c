@@ -34,6 +34,7 @@
 #include <float.h>
 #include <math.h>
 #include <string.h>
+#include "gnnref/cuda.h"
 #include "gnnref/oracle.h"
 #include "gnnref/quant.h"
 #include "gnnref/tensor.h"
@@ -46,8 +47,23 @@ static const gnn_oracle_impl k_quant_cpu = { .name = "cpu", .ops = &gnn_quant_cp
 static const gnn_oracle_impl k_quant_avx2 = { .name = "cpu-avx2", .ops = &gnn_quant_cpu_avx2, .flags = 0 };
 static const gnn_oracle_impl k_quant_sse2 = { .name = "cpu-sse2", .ops = &gnn_quant_cpu_sse2, .flags = 0 };
 static const gnn_oracle_impl k_quant_scalar = { .name = "cpu-scalar", .ops = &gnn_quant_cpu_scalar, .flags = 0 };
-static const gnn_oracle_impl *const k_quant_impls[] = { &k_quant_ref,  &k_quant_cpu,    &k_quant_avx2,
-                                                        &k_quant_sse2, &k_quant_scalar, NULL };
+/* the CUDA tier (docs/cuda.md): `cuda` on a GPU (SKIP without one), `cuda-emu` the same kernel
+ * bodies through the CPU emulator (everywhere) */
+static const gnn_oracle_impl k_quant_cuda = { .name = "cuda", .ops = &gnn_quant_cuda, .flags = 0 };
+static const gnn_oracle_impl k_quant_cuda_emu = { .name = "cuda-emu", .ops = &gnn_quant_cuda_emu, .flags = 0 };
+static const gnn_oracle_impl *const k_quant_impls[] = { &k_quant_ref,    &k_quant_cpu,  &k_quant_avx2,
+                                                        &k_quant_sse2,   &k_quant_scalar, &k_quant_cuda,
+                                                        &k_quant_cuda_emu, NULL };
+
+/* SKIP for `cuda` where no GPU can run it (with gnn_cuda_available's reason) */
+static int quant_cuda_skip(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, gnn_oracle_outcome *o)
+{
+    char why[256];
+    if (c->impl != &k_quant_cuda || gnn_cuda_available(why, sizeof why))
+        return 0;
+    *o = gnn_oracle_skip(ctx, "%s", why);
+    return 1;
+}
 
 enum { Q_N, Q_D, Q_BITS, Q_ROUND, Q_MIX, Q_EDGE, Q_DRAWS, N_QUANT_PARAMS };
 static const gnn_oracle_param k_quant_params[N_QUANT_PARAMS] = {
@@ -268,6 +284,9 @@ static gnn_oracle_outcome verify_pack(gnn_oracle_ctx *ctx, const quant_case *s, 
 
 static gnn_oracle_outcome pack_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
+    gnn_oracle_outcome skip;
+    if (quant_cuda_skip(ctx, c, &skip))
+        return skip;
     const gnn_quant_ops *ref = c->entry->ref->ops, *impl = c->impl->ops;
     quant_case s;
     gnn_oracle_outcome o = make_case(ctx, c, &s);
@@ -301,6 +320,9 @@ static gnn_oracle_outcome pack_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c
 
 static gnn_oracle_outcome unpack_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
+    gnn_oracle_outcome skip;
+    if (quant_cuda_skip(ctx, c, &skip))
+        return skip;
     const gnn_quant_ops *ref = c->entry->ref->ops, *impl = c->impl->ops;
     quant_case s;
     gnn_oracle_outcome o = make_case(ctx, c, &s);
@@ -372,6 +394,9 @@ static gnn_oracle_outcome unpack_run(gnn_oracle_ctx *ctx, const gnn_oracle_case 
 
 static gnn_oracle_outcome stat_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
+    gnn_oracle_outcome skip;
+    if (quant_cuda_skip(ctx, c, &skip))
+        return skip;
     const gnn_quant_ops *impl = c->impl->ops;
     quant_case s;
     gnn_oracle_outcome o = make_case(ctx, c, &s);

@@ -13,13 +13,28 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gnnref/cuda.h"
 #include "gnnref/oracle.h"
 #include "gnnref/rng.h"
 #include "gnnref/sample.h"
 #include "oracle/op_sample.h"
 
 static const gnn_oracle_impl k_sample_ref = { .name = "ref", .ops = &gnn_sample_ref, .flags = 0 };
-static const gnn_oracle_impl *const k_sample_impls[] = { &k_sample_ref, NULL };
+/* the CUDA tier (opt/cuda/, docs/cuda_sampling.md): the count, scan and draw kernels and the ordered
+ * ID map's; cuda on a GPU, cuda-emu the same kernels' bodies on the CPU */
+static const gnn_oracle_impl k_sample_cuda = { .name = "cuda", .ops = &gnn_sample_cuda, .flags = 0 };
+static const gnn_oracle_impl k_sample_cuda_emu = { .name = "cuda-emu", .ops = &gnn_sample_cuda_emu, .flags = 0 };
+static const gnn_oracle_impl *const k_sample_impls[] = { &k_sample_ref, &k_sample_cuda, &k_sample_cuda_emu, NULL };
+
+/* The `cuda` implementations run where a GPU is; elsewhere their cases are SKIP with the reason
+ * (never FAIL). `cuda-emu` runs the same kernels' bodies on the CPU, everywhere. */
+static gnn_oracle_outcome cuda_gate(gnn_oracle_ctx *ctx, const gnn_oracle_impl *impl)
+{
+    char why[256];
+    if (impl == &k_sample_cuda && !gnn_cuda_available(why, sizeof why))
+        return gnn_oracle_skip(ctx, "%s", why);
+    return GNN_ORACLE_PASS;
+}
 
 static void free_sampled(void *p) { gnn_sampled_free(p); }
 static void free_block(void *p) { gnn_block_free(p); }
@@ -127,6 +142,9 @@ gnn_oracle_outcome gnn_oracle_sample_same(gnn_oracle_ctx *ctx, const gnn_sampled
 
 static gnn_oracle_outcome sample_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
+    const gnn_oracle_outcome gate = cuda_gate(ctx, c->impl);
+    if (gate != GNN_ORACLE_PASS)
+        return gate;
     const gnn_sample_ops *ops = c->impl->ops;
     const int64_t n = gnn_oracle_int(c, S_N), n_seeds = gnn_oracle_int(c, S_SEEDS);
     if (n_seeds > n)
@@ -264,6 +282,9 @@ static const char *const k_c_presets[] = {
 
 static gnn_oracle_outcome dist_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
+    const gnn_oracle_outcome gate = cuda_gate(ctx, c->impl);
+    if (gate != GNN_ORACLE_PASS)
+        return gate;
     const gnn_sample_ops *ops = c->impl->ops;
     const int64_t d = gnn_oracle_int(c, C_DEG), fanout = gnn_oracle_int(c, C_FANOUT);
     const int replace = (int)gnn_oracle_int(c, C_REPLACE);
@@ -496,6 +517,9 @@ static gnn_oracle_outcome build_check_first_appearance(gnn_oracle_ctx *ctx, cons
 
 static gnn_oracle_outcome build_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
+    const gnn_oracle_outcome gate = cuda_gate(ctx, c->impl);
+    if (gate != GNN_ORACLE_PASS)
+        return gate;
     const gnn_sample_ops *ops = c->impl->ops;
     const int64_t n_dst = gnn_oracle_int(c, B_NDST), gids = gnn_oracle_int(c, B_GIDS);
     const int dup = (int)gnn_oracle_int(c, B_DUP);

@@ -27,6 +27,7 @@
 #include <string.h>
 #include "gnnref/dataset.h"
 #include "gnnref/idmap.h"
+#include "gnnref/cuda.h"
 #include "gnnref/oracle.h"
 #include "gnnref/sample.h"
 
@@ -55,11 +56,20 @@ SAMPLER_IMPL(k_unfused_refmap, "unfused-ref", gnn_sampler_cpu, GNN_SAMPLER_UNFUS
 SAMPLER_IMPL(k_unfused_fused, "unfused-fused", gnn_sampler_cpu, GNN_SAMPLER_UNFUSED, GNN_IDMAP_FUSED,
              GNN_ORACLE_THREADED);
 
+/* the CUDA tier (opt/cuda/, docs/cuda_sampling.md): cuda on a GPU, cuda-emu the same kernels on the
+ * CPU; fused sampling (each sample inserted into the map as it is drawn) with the ordered map
+ * (bitwise) or FastGL's Fused-Map (canonical). Uniform only: weighted cases are UNSUPPORTED. */
+SAMPLER_IMPL(k_cuda_ordered, "cuda", gnn_sampler_cuda, GNN_SAMPLER_FUSED, GNN_IDMAP_ORDERED, 0);
+SAMPLER_IMPL(k_emu_ordered, "cuda-emu", gnn_sampler_cuda_emu, GNN_SAMPLER_FUSED, GNN_IDMAP_ORDERED, 0);
+SAMPLER_IMPL(k_cuda_fused, "cuda", gnn_sampler_cuda, GNN_SAMPLER_FUSED, GNN_IDMAP_FUSED, 0);
+SAMPLER_IMPL(k_emu_fused, "cuda-emu", gnn_sampler_cuda_emu, GNN_SAMPLER_FUSED, GNN_IDMAP_FUSED, 0);
+
 static const gnn_oracle_impl *const k_ordered_impls[] = {
     &k_sampler_ref, &k_fused_ordered, &k_fused_dense, &k_fused_refmap,
-    &k_unfused_ordered, &k_unfused_dense, &k_unfused_refmap, NULL,
+    &k_unfused_ordered, &k_unfused_dense, &k_unfused_refmap, &k_cuda_ordered, &k_emu_ordered, NULL,
 };
-static const gnn_oracle_impl *const k_fusedmap_impls[] = { &k_fused_fused, &k_unfused_fused, NULL };
+static const gnn_oracle_impl *const k_fusedmap_impls[] = { &k_fused_fused, &k_unfused_fused, &k_cuda_fused,
+                                                           &k_emu_fused, NULL };
 
 /* The options impl's sampler is created with; NULL (the defaults) for an implementation not
  * registered here (the self-tests' mutants). */
@@ -74,11 +84,23 @@ static const gnn_sampler_options *options_of(const gnn_oracle_impl *impl)
         { &k_fused_fused, &k_fused_fused_options },         { &k_unfused_ordered, &k_unfused_ordered_options },
         { &k_unfused_dense, &k_unfused_dense_options },     { &k_unfused_refmap, &k_unfused_refmap_options },
         { &k_unfused_fused, &k_unfused_fused_options },
+        { &k_cuda_ordered, &k_cuda_ordered_options },       { &k_emu_ordered, &k_emu_ordered_options },
+        { &k_cuda_fused, &k_cuda_fused_options },           { &k_emu_fused, &k_emu_fused_options },
     };
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (known[i].impl == impl)
             return known[i].o;
     return NULL;
+}
+
+/* The `cuda` implementations run where a GPU is; elsewhere their cases are SKIP with the reason
+ * (never FAIL). `cuda-emu` runs the same kernels' bodies on the CPU, everywhere. */
+static gnn_oracle_outcome cuda_gate(gnn_oracle_ctx *ctx, const gnn_oracle_impl *impl)
+{
+    char why[256];
+    if ((impl == &k_cuda_ordered || impl == &k_cuda_fused) && !gnn_cuda_available(why, sizeof why))
+        return gnn_oracle_skip(ctx, "%s", why);
+    return GNN_ORACLE_PASS;
 }
 
 /* ---- case inputs: graph, weights, seeds ------------------------------------------------------ */
@@ -331,7 +353,7 @@ static gnn_oracle_outcome layer_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
                                       gnn_oracle_int(c, L_EF), gnn_oracle_int(c, L_SEEDS),
                                       (int)gnn_oracle_int(c, L_WEIGHTED), gnn_oracle_int(c, L_ZEROS), dup,
                                       gnn_oracle_int(c, L_ZENDS), gnn_oracle_int(c, L_RNGIDS), &in);
-    if (o != GNN_ORACLE_PASS)
+    if (o != GNN_ORACLE_PASS || (o = cuda_gate(ctx, c->impl)) != GNN_ORACLE_PASS)
         return o;
     gnn_sampler *r, *s;
     if ((o = make_sampler(ctx, "ref: gnn_sampler_create", c->entry->ref, in.g, &r)) != GNN_ORACLE_PASS ||
@@ -371,6 +393,8 @@ static gnn_oracle_outcome layer_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
         const gnn_status si = gnn_sampler_layer(s, in.seeds, n_seeds, &p, &bad_impl);
         if (si == GNN_OK)
             gnn_block_free(&bad_impl);
+        if (sr == expect && si == GNN_ERR_UNSUPPORTED) /* an implementation without this mode (cuda: weights) */
+            return gnn_oracle_status(ctx, "impl (bad batch)", si);
         if (sr != expect || si != expect)
             return gnn_oracle_fail(ctx, "%s: ref returned %s, impl %s; both must return %s", what[dup],
                                    gnn_status_str(sr), gnn_status_str(si), gnn_status_str(expect));
@@ -462,7 +486,7 @@ static gnn_oracle_outcome blocks_run(gnn_oracle_ctx *ctx, const gnn_oracle_case 
                                       gnn_oracle_int(c, B_EF), gnn_oracle_int(c, B_SEEDS),
                                       (int)gnn_oracle_int(c, B_WEIGHTED), gnn_oracle_int(c, B_ZEROS), 0,
                                       gnn_oracle_int(c, B_ZENDS), gnn_oracle_int(c, B_RNGIDS), &in);
-    if (o != GNN_ORACLE_PASS)
+    if (o != GNN_ORACLE_PASS || (o = cuda_gate(ctx, c->impl)) != GNN_ORACLE_PASS)
         return o;
     gnn_sampler *r, *s;
     if ((o = make_sampler(ctx, "ref: gnn_sampler_create", c->entry->ref, in.g, &r)) != GNN_ORACLE_PASS ||

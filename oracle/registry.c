@@ -40,10 +40,15 @@ extern const gnn_oracle_entry gnn_oracle_quant_pack, gnn_oracle_quant_unpack, gn
 extern const gnn_oracle_entry gnn_oracle_distagg_fwd, gnn_oracle_distagg_bwd;
 /* DistDGLv2's distributed sampling under the simulator (oracle/op_dsample.c) */
 extern const gnn_oracle_entry gnn_oracle_dsample_blocks;
+/* sampling per edge type (oracle/op_sample_typed.c) */
+extern const gnn_oracle_entry gnn_oracle_sample_typed;
+/* FastGL's Match-Reorder (oracle/op_reorder.c) */
+extern const gnn_oracle_entry gnn_oracle_reorder_degree, gnn_oracle_reorder_order, gnn_oracle_reorder_assemble;
 /* the feature store's push of sparse-embedding gradients (oracle/op_kvpush.c) */
 extern const gnn_oracle_entry gnn_oracle_kvstore_push;
 /* the relational graph convolution (oracle/op_rgcn.c) */
 extern const gnn_oracle_entry gnn_oracle_rgcn_fwd, gnn_oracle_rgcn_bwd, gnn_oracle_grad_rgcn;
+extern const gnn_oracle_entry gnn_oracle_hetero_ids; /* partition books, type-wise ids (oracle/op_hetero.c) */
 /* db_halo (DistGNN-MB Algorithm 1) and the hybrid-partitioning feature store (oracle/op_halo.c) */
 extern const gnn_oracle_entry gnn_oracle_partition_db_halo, gnn_oracle_partition_db_halo_agree, gnn_oracle_kvstore_pull;
 /* DistGNN-MB's Asynchronous Embedding Push: which solid vertices are pushed (oracle/op_aep.c) */
@@ -141,10 +146,15 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     &gnn_oracle_distagg_bwd,
     /* DistDGLv2's distributed sampling (oracle/op_dsample.c) */
     &gnn_oracle_dsample_blocks,
+    &gnn_oracle_sample_typed,
+    &gnn_oracle_reorder_degree,
+    &gnn_oracle_reorder_order,
+    &gnn_oracle_reorder_assemble,
     &gnn_oracle_kvstore_push,
     &gnn_oracle_rgcn_fwd,
     &gnn_oracle_rgcn_bwd,
     &gnn_oracle_grad_rgcn,
+    &gnn_oracle_hetero_ids,
     /* db_halo (DistGNN-MB Algorithm 1) and the feature store, under the simulator (oracle/op_halo.c) */
     &gnn_oracle_partition_db_halo,
     &gnn_oracle_partition_db_halo_agree,

@@ -76,7 +76,7 @@ gnn_status gnn_sample_uniform_ref(const gnn_csr *g, const int64_t *seeds, int64_
         const int64_t k = offsets[i + 1] - offsets[i];
         int64_t *out_v = nbr + offsets[i];
         const gnn_rng_stream s = gnn_rng_stream_make(p->seed, GNN_TAG_SAMPLE, p->step, p->layer,
-                                                   (uint64_t)(p->rng_ids ? p->rng_ids[v] : v));
+                                                   gnn_sample_rng_id(p, v));
         if (p->replace && p->fanout >= 0) {
             /* with replacement: k draws uint(d), in draw order */
             for (int64_t j = 0; j < k; j++)

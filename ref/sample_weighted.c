@@ -158,7 +158,7 @@ gnn_status gnn_sample_weighted_ref(const gnn_csr *g, const int64_t *seeds, int64
         const int64_t count = offsets[i + 1] - offsets[i];
         int64_t *out_v = nbr + offsets[i];
         const gnn_rng_stream s = gnn_rng_stream_make(p->seed, GNN_TAG_SAMPLE, p->step, p->layer,
-                                                   (uint64_t)(p->rng_ids ? p->rng_ids[v] : v));
+                                                   gnn_sample_rng_id(p, v));
         int64_t P = 0;
         for (int64_t e = 0; e < d; e++)
             P += w[e] > 0.0f;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include "gnnref/act.h"
 #include "gnnref/aggregate.h"
+#include "gnnref/cuda.h"
 #include "gnnref/gat.h"
 #include "gnnref/index_add.h"
 #include "gnnref/nn.h"
@@ -376,8 +377,12 @@ static const struct {
 
 START_TEST(bad_calls)
 {
-    for (const gnn_oracle_impl *const *it = impls_of(k_subsystems[_i].entry); *it; it++)
+    for (const gnn_oracle_impl *const *it = impls_of(k_subsystems[_i].entry); *it; it++) {
+        /* a `cuda` table where no GPU is refuses every call (the oracle says SKIP there) */
+        if (!strcmp((*it)->name, "cuda") && !gnn_cuda_available(NULL, 0))
+            continue;
         k_subsystems[_i].calls((*it)->name, (*it)->ops);
+    }
 }
 END_TEST
 

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "gnnref/aep.h"
+#include "gnnref/cuda.h"
 #include "gnnref/halo.h"
 #include "gnnref/idmap.h"
 #include "gnnref/oracle.h"
@@ -41,6 +42,10 @@ static int tables_of(const char *const *entries, const void **t)
         for (const gnn_oracle_impl *const *i = e->impls; *i && m < 64; i++)
             all[m++] = *i;
         for (int i = 0; i < m; i++) {
+            /* a `cuda` table where no GPU is refuses every call (the oracle says SKIP there);
+             * on a GPU machine it is checked like the others */
+            if (!strcmp(all[i]->name, "cuda") && !gnn_cuda_available(NULL, 0))
+                continue;
             int seen = 0;
             for (int j = 0; j < n; j++)
                 seen |= t[j] == all[i]->ops;
@@ -268,8 +273,9 @@ START_TEST(sampler_api)
     for (int i = 0; i < n; i++) {
         const gnn_sampler_ops *ops = t[i];
         gnn_sampler *s = (gnn_sampler *)&s;
-        const gnn_sampler_options bad_variant = { (gnn_sampler_variant)2, GNN_IDMAP_DENSE };
-        const gnn_sampler_options bad_map[2] = { { GNN_SAMPLER_FUSED, -1 }, { GNN_SAMPLER_FUSED, GNN_IDMAP_KIND_COUNT } };
+        const gnn_sampler_options bad_variant = { .variant = (gnn_sampler_variant)2, .idmap = GNN_IDMAP_DENSE };
+        const gnn_sampler_options bad_map[2] = { { .variant = GNN_SAMPLER_FUSED, .idmap = -1 },
+                                                  { .variant = GNN_SAMPLER_FUSED, .idmap = GNN_IDMAP_KIND_COUNT } };
         ck_assert_int_eq(gnn_sampler_create(NULL, ops, &g, NULL), GNN_ERR_INVAL);
         ck_assert_int_eq(gnn_sampler_create(&s, NULL, &g, NULL), GNN_ERR_INVAL);
         ck_assert_ptr_null(s);
@@ -280,7 +286,7 @@ START_TEST(sampler_api)
         ck_assert_ptr_null(s);
         for (int v = 0; v < 2; v++)
             for (int k = 0; k < GNN_IDMAP_KIND_COUNT; k++) {
-                const gnn_sampler_options o = { (gnn_sampler_variant)v, k };
+                const gnn_sampler_options o = { .variant = (gnn_sampler_variant)v, .idmap = k };
                 char opts[64];
                 snprintf(opts, sizeof opts, "%s-%s", gnn_sampler_variant_name(o.variant),
                          gnn_idmap_kind_name((gnn_idmap_kind)k));

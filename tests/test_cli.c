@@ -302,9 +302,9 @@ static const struct {
                  "out-heads", "gat-variant", "attn-dropout", "seed", "split", "impl", "threads", "adapt-threads", "eval-every", "json",
                  "quiet", "partitions", "remote", "sampling", "pipeline", "pipeline-copy", "embed-dim", "embed-optimizer", "embed-lr", "part-method", "part-balance", "hec-cs", "hec-ls",
                  "hec-nc", "hec-delay", "parts", "plan", "comm-bits", "round", "quant-backward", "lp-rate",
-                 "lp-resample", BACKEND_FLAGS, NULL } },
+                 "lp-resample", "match", "reorder-window", "match-norm", BACKEND_FLAGS, NULL } },
     { "sample", { "data", "fanouts", "batch", "batches", "impl", "variant", "idmap", "threads", "adapt-threads",
-                  "replace", "weights", "seed", "topology", "json", NULL } },
+                  "replace", "weights", "seed", "topology", "match", "reorder-window", "match-norm", "json", NULL } },
     { "partition", { "data", "parts", "method", "balance", "seed", "split", "ufactor", "trainers", "impl", "threads",
                      "json", "output", "read-part", "write-part", NULL } },
     { "commplan", { "data", "parts", "method", "widths", "partitions", "read-part", "part-method", "rows", "seed",
@@ -313,11 +313,13 @@ static const struct {
                      "threads", "json", BACKEND_FLAGS, NULL } },
     { "commcheck", { "seed", "inject", "json", BACKEND_FLAGS, NULL } },
     { "gen", { "scale", "edge-factor", "features", "classes", "seed", "output", "threads", "json", "nodes", "deg-in",
-               "deg-out", "noise", "split", NULL } },
-    { "convert", { "data", "format", "output", "split", "seed", "max-vertices", "feature-storage", "json", NULL } },
+               "deg-out", "noise", "split", "types", "featureless", NULL } },
+    { "convert", { "data", "format", "output", "split", "seed", "max-vertices", "feature-storage", "reverse-relations",
+                   "json", NULL } },
     { "info", { "data", "json", NULL } },
     { "oracle", { "list", "op", "impl", "cases", "seed", "threads", "case", "json", "verbose", "stress", "stress-noise",
-                 "stress-seed", NULL } },
+                 "stress-seed", "plugin", NULL } },
+    { "plot", { "output", "kind", "title", "size", NULL } },
 };
 
 /* The flag an entry of --help starts with: "  --name ..." or "  -o, --name ...". */

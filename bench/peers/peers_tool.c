@@ -147,7 +147,7 @@ static int cmd_export(int argc, char **argv)
             p.seed = seed;
             p.step = 0;
             if ((st = gnn_sampler_create(&smp, &gnn_sampler_cpu, &ds.graph,
-                                         &(gnn_sampler_options){ GNN_SAMPLER_FUSED, GNN_IDMAP_ORDERED })) ||
+                                         &(gnn_sampler_options){ .variant = GNN_SAMPLER_FUSED, .idmap = GNN_IDMAP_ORDERED })) ||
                 (st = gnn_sampler_blocks(smp, seeds, bn, fanouts, L, &p, blk)))
                 return die("sampling batch 0 failed", gnn_status_str(st));
             gnn_sampler_destroy(smp);

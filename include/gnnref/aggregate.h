@@ -45,6 +45,10 @@ typedef struct gnn_aggregate_ops {
 } gnn_aggregate_ops;
 
 extern const gnn_aggregate_ops gnn_aggregate_ref, gnn_aggregate_cpu;
+/* The CUDA tier (docs/cuda.md): `cuda` runs FastGL's Memory-Aware kernels on a GPU (needs
+ * gnn_cuda_available, include/gnnref/cuda.h; without nvcc the table has no ops); `cuda-emu`
+ * runs the same kernel bodies through the CPU emulator (slow; for tests). Both bitwise ref's. */
+extern const gnn_aggregate_ops gnn_aggregate_cuda, gnn_aggregate_cuda_emu;
 
 /* The public entry points (core/kernels.c): check the arguments once, then call ops's op of
  * the same name, whose body assumes valid input. Every caller goes through these.

@@ -47,6 +47,12 @@ typedef struct gnn_format_ext {
  * keeps tiny graphs and partition parts (which carry their whole dataset's count) valid. */
 #define GNN_CLASSES_ANY 1024
 
+/* Type names (gnn_dataset.vtype_names, etype_names): at most 63 characters and a NUL. */
+#define GNN_TYPE_NAME_MAX 64
+/* At most this many vertex types and this many edge types (their names alone are 64 bytes each;
+ * RGCN takes at most 254 relations, include/gnnref/rgcn.h). */
+#define GNN_TYPES_MAX 65536
+
 typedef struct gnn_dataset {
     char name[64];
     gnn_csr graph;         /* in-neighbors: row v lists sources u of edges u -> v */
@@ -68,11 +74,27 @@ typedef struct gnn_dataset {
      * every reader of dense rows (partitioning, the feature store) works unchanged. */
     gnn_fcsr feat_csr;
     float *feat_view;       /* internal: the loader's dense view of a CSR file, freed by gnn_dataset_free */
-    /* Edge types (heterogeneous graphs, docs/hetero.md): etype[e] in [0, num_etypes) for edge e
-     * of graph (aligned with graph.indices), owned, freed by gnn_dataset_free; NULL and 0 for
-     * a homogeneous graph. In memory only for now: the file format has no type section yet. */
+    /* Types (heterogeneous graphs, docs/hetero.md, docs/formats.md "Types"). All NULL and 0 for
+     * a homogeneous graph; stored in a typed file's type sections (format version 3).
+     * vtype[v] in [0, num_vtypes): homogenized ids, so each type's vertices are one contiguous
+     * id range, type 0 first (vtype never decreases; a type may have no vertices).
+     * etype[e] in [0, num_etypes) for CSR entry e (aligned with graph.indices). An etype
+     * without vtype is allowed (vtype without etype too).
+     * vtype_names / etype_names: num_vtypes / num_etypes names, each non-empty and NUL-terminated
+     * (NUL-padded to GNN_TYPE_NAME_MAX); edge types are named by their canonical triplet
+     * "src:relation:dst" where there is one. May be NULL in memory: gnn_dataset_save then
+     * writes "t<i>" / "r<i>", so a loaded typed dataset always has names.
+     * vtype_featless[t] = 1: type t's vertices have no input features (their feature rows are
+     * zeros; mini-batch RGCN gives them a learnable embedding); NULL means 0 for every type.
+     * Ownership: each array is heap memory (gnn_malloc) that the dataset owns, or points into a
+     * loaded file's read-only mapping; gnn_dataset_free frees exactly the former. */
     int32_t *etype;
     int64_t num_etypes;
+    int32_t *vtype;
+    int64_t num_vtypes;
+    char (*vtype_names)[GNN_TYPE_NAME_MAX];
+    char (*etype_names)[GNN_TYPE_NAME_MAX];
+    uint8_t *vtype_featless;
 } gnn_dataset;
 
 /* How features are stored (gnn_import_options.feat_storage, `gnnref convert --feature-storage`):
@@ -111,7 +133,8 @@ gnn_status gnn_dataset_load(gnn_dataset *ds, const char *path, gnn_err *err);
  * plus header flag bit 5 (GNN_FORMAT_FLAG_FEAT_CSR): the features are stored as CSR in three
  * extension sections (feat_ptr int64 (n + 1), feat_col int32 (nnz_f), feat_val f32 (nnz_f))
  * instead of the dense 'features' section. A file is written as version 2 only when it has
- * CSR features, so files without them stay readable by version-1 readers; this build reads both. */
+ * CSR features, so files without them stay readable by version-1 readers; this build reads
+ * versions 1 to 3 (version 3: types, below). */
 #define GNN_FORMAT_MAGIC "GNNREF\0\0"     /* 8 bytes at offset 0 */
 #define GNN_FORMAT_VERSION 1u
 #define GNN_FORMAT_VERSION_CSR 2u
@@ -141,8 +164,34 @@ enum { GNN_SEC_INDPTR = 0, GNN_SEC_INDICES = 1, GNN_SEC_FEATURES = 2, GNN_SEC_LA
                                          5 + the number of extension sections */
 #define GNN_HDR_OFF_CRC 508u          /* u32 CRC32C of header bytes [0, 508) */
 
+/* Version 3: a typed dataset (num_vtypes > 0 or num_etypes > 0; docs/formats.md, "Types").
+ * Header flag bit 6 (GNN_FORMAT_FLAG_TYPED) is set, bit 5 may be (CSR features, as in version
+ * 2), and the header is 1024 bytes: bytes [0, 512) are the version-1/2 header unchanged (its
+ * CRC at 508 still covers [0, 508)), bytes [512, 1024) the type header below, with its own
+ * CRC32C at 1020 over [512, 1020). The five type sections follow every other section, 64-byte
+ * aligned, each with its CRC32C. An untyped dataset is still written as version 1 or 2. */
+#define GNN_FORMAT_VERSION_TYPED 3u
+#define GNN_FORMAT_FLAG_TYPED (1u << 6)
+#define GNN_FORMAT_HEADER_SIZE_TYPED 1024u
+#define GNN_FORMAT_NUM_TYPE_SECTIONS 5
+enum { GNN_TSEC_VTYPE = 0, GNN_TSEC_ETYPE = 1, GNN_TSEC_VTNAMES = 2, GNN_TSEC_ETNAMES = 3, GNN_TSEC_FEATLESS = 4 };
+#define GNN_THDR_MAGIC "GNNTYPES"      /* 8 bytes at offset 512 */
+#define GNN_THDR_OFF_MAGIC 512u
+#define GNN_THDR_OFF_NUM_VTYPES 520u   /* i64 */
+#define GNN_THDR_OFF_NUM_ETYPES 528u   /* i64 */
+#define GNN_THDR_OFF_FLAGS 536u        /* u32, bit s set: type section s present */
+#define GNN_THDR_OFF_NUM_SECTIONS 540u /* u32, = GNN_FORMAT_NUM_TYPE_SECTIONS */
+#define GNN_THDR_OFF_SECTIONS 576u     /* 5 entries of 32 bytes, as the extension entries: u64
+                                          offset, u64 length, u32 crc32c, u32 element size,
+                                          char[8] name: vtype (i32, n), etype (i32, nnz), vtnames
+                                          (char[64], num_vtypes), etnames (char[64], num_etypes),
+                                          featless (u8, num_vtypes) */
+#define GNN_THDR_OFF_CRC 1020u         /* u32 CRC32C of header bytes [512, 1020) */
+
 /* The name of section s ("indptr", "indices", "features", "labels", "split"). */
 const char *gnn_format_section_name(int s);
+/* The name of type section s ("vtype", "etype", "vtnames", "etnames", "featless"). */
+const char *gnn_format_type_section_name(int s);
 
 /* Give ds a writable split array (contents unspecified; callers overwrite all n entries):
  * a heap dataset allocates one when split is NULL; a loaded (mapped) dataset switches to the
@@ -165,12 +214,23 @@ gnn_status gnn_dataset_split_storage(gnn_dataset *ds, gnn_err *err);
 typedef struct gnn_import_options {
     int64_t max_vertices; /* 1 .. 2^40 */
     gnn_feat_storage feat_storage; /* text and OGB features: auto (the default), dense or csr */
+    int reverse_relations; /* OGB heterogeneous: 1 adds relation "rev-R" (dst -> src) for each R */
 } gnn_import_options;
 void gnn_import_defaults(gnn_import_options *o);
 /* opt may be NULL: the defaults */
 gnn_status gnn_import_text(gnn_dataset *ds, const char *dir, const gnn_import_options *opt, gnn_err *err);
 gnn_status gnn_import_ogb(gnn_dataset *ds, const char *dir, const gnn_import_options *opt, gnn_err *err);
 gnn_status gnn_import_edgelist(gnn_dataset *ds, const char *path, const gnn_import_options *opt, gnn_err *err);
+/* OGB heterogeneous raw CSV (ogbn-mag's layout; docs/formats.md, "OGB heterogeneous"), in DIR
+ * or DIR/raw: num-node-dict.csv, triplet-type-list.csv, relations/<src>___<rel>___<dst>/edge.csv
+ * (+ num-edge-list.csv), node-feat/<type>/node-feat.csv, node-label/<type>/node-label.csv,
+ * split/<name>/<type>/{train,valid,test}.csv, each optionally .gz. Homogenized: vertex types
+ * sorted by name (as ogb's reader and DGL order them), type t at the offset of the earlier
+ * types' counts; relation r = the triplet's index in sorted order ("src:rel:dst"), edges as
+ * in-edges, kept as listed (deduplicated per relation), plus reverse relations when
+ * opt->reverse_relations; types without node-feat are featureless (zero rows). gnn_import_ogb
+ * calls this when it finds num-node-dict.csv[.gz]. */
+gnn_status gnn_import_ogb_hetero(gnn_dataset *ds, const char *dir, const gnn_import_options *opt, gnn_err *err);
 
 /* Open anything: "builtin", "builtin-typed", a native file, a text-layout directory (meta.txt)
  * or an OGB directory. */
@@ -231,8 +291,12 @@ gnn_status gnn_gen_sbm(gnn_dataset *ds, const gnn_sbm_params *p, gnn_err *err);
 
 /* A typed SBM (heterogeneous graphs, docs/hetero.md): gnn_gen_sbm, then vertex v of type
  * v * T / n (each type contiguous, as homogenized ids are) and edge u -> v of relation
- * type(u) T + type(v): R = T^2 relations. T in 1..16. */
+ * type(u) T + type(v): R = T^2 relations. T in 1..16. Vertex types are named "t0", "t1", ...,
+ * relation r = a T + b "ta:r<r>:tb". gnn_gen_hsbm also makes the last `featureless` types
+ * (0..T) featureless: their feature rows zeroed, vtype_featless set; the rest is bitwise
+ * gnn_gen_typed_sbm (which is gnn_gen_hsbm with featureless 0). */
 gnn_status gnn_gen_typed_sbm(gnn_dataset *ds, const gnn_sbm_params *p, int64_t types, gnn_err *err);
+gnn_status gnn_gen_hsbm(gnn_dataset *ds, const gnn_sbm_params *p, int64_t types, int64_t featureless, gnn_err *err);
 
 /* The built-in dataset used by `make run`: gnn_gen_sbm with gnn_sbm_defaults (20000
  * vertices, 8 classes, deg_in 7, deg_out 5, 64 features, noise 5, seed 1, split

@@ -61,6 +61,8 @@ typedef struct gnn_block {
     int64_t *indptr;  /* (n_dst + 1) CSC offsets by dst */
     int32_t *indices; /* (nnz) block-local src ids, each dst's edges in draw order */
     int64_t cap_src, cap_nnz; /* allocated capacities (internal) */
+    int32_t *etype;   /* (nnz) or NULL: the relation of each edge, set by the typed sampler
+                         (include/gnnref/sample_typed.h); owned, freed by gnn_block_free */
 } gnn_block;
 
 gnn_status gnn_block_alloc(gnn_block *b, int64_t n_dst, int64_t cap_src, int64_t cap_nnz);

@@ -60,6 +60,12 @@ typedef struct gnn_idmap_ops {
  * cpu: the parallel maps (opt/cpu/idmap.c): ORDERED, DENSE, FUSED, and REF through
  * gnn_idmap_build_ref. */
 extern const gnn_idmap_ops gnn_idmap_ref, gnn_idmap_cpu;
+/* The CUDA maps (opt/cuda/idmap.cu, opt/cuda/idmap_emu.c; docs/cuda_sampling.md): FUSED is
+ * FastGL's Fused-Map (CAS insert, one atomicAdd per new vertex: unordered), every other kind the
+ * ordered map (atomic min of each vertex's first position, then a scan: bitwise the reference).
+ * cuda needs a GPU (create returns GNN_ERR_UNSUPPORTED without one); cuda-emu runs the same
+ * kernels' bodies on the CPU through the emulator (opt/cuda/emu.h). */
+extern const gnn_idmap_ops gnn_idmap_cuda, gnn_idmap_cuda_emu;
 
 typedef struct gnn_idmap gnn_idmap; /* an implementation's map (hash table or dense array) and its ops */
 

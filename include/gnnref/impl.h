@@ -23,11 +23,13 @@
 #include "gnnref/gat.h"
 #include "gnnref/halo.h"
 #include "gnnref/hec.h"
+#include "gnnref/hetero.h"
 #include "gnnref/idmap.h"
 #include "gnnref/index_add.h"
 #include "gnnref/nn.h"
 #include "gnnref/partition.h"
 #include "gnnref/quant.h"
+#include "gnnref/reorder.h"
 #include "gnnref/rgcn.h"
 #include "gnnref/sample.h"
 #include "gnnref/spmm.h"
@@ -56,6 +58,8 @@ typedef struct gnn_impl {
     const gnn_quant_ops *quant;            /* SuperGCN int2/4/8 quantized rows (quant.h) */
     const gnn_distagg_ops *distagg;        /* SuperGCN distributed aggregation (distagg.h) */
     const gnn_rgcn_ops *rgcn;              /* relational graph convolution (rgcn.h) */
+    const gnn_hetero_ops *hetero;          /* partition books and type-wise ids (hetero.h) */
+    const gnn_reorder_ops *reorder;        /* FastGL Match-Reorder (reorder.h) */
 } gnn_impl;
 
 /* The reference context: every table is the subsystem's reference. */

@@ -29,6 +29,7 @@
 #include <stdint.h>
 #include "gnnref/dataset.h"
 #include "gnnref/graph.h"
+#include "gnnref/plugin.h"
 #include "gnnref/rng.h"
 #include "gnnref/sample.h"
 #include "gnnref/status.h"
@@ -171,6 +172,11 @@ struct gnn_oracle_entry {
      * sweeps the guard bytes of every output and may turn a PASS into a FAIL). */
     gnn_oracle_outcome (*run)(gnn_oracle_ctx *ctx, const gnn_oracle_case *c);
     const gnn_oracle_bench *bench;        /* NULL: no benchmark */
+    /* Plugins (include/gnnref/plugin.h): the kind of ops table (a gnn_plugin_kind) that `run`
+     * takes from c->impl->ops, so that a plugin's tables of that kind run here beside `impls`.
+     * 0: decided by the table in oracle/plugin.c (the entries older than the plugin ABI),
+     * where an entry not listed takes no plugin (gnn_oracle_entry_kind). */
+    int ops_kind;
 };
 
 /* The registry: every operation once, NULL-terminated. */
@@ -284,6 +290,47 @@ int gnn_oracle_run_entry_stress(const gnn_oracle_entry *e, const char *impl_name
                                 const gnn_oracle_stress *s, gnn_oracle_visit visit, void *user,
                                 int counts[GNN_ORACLE_OUTCOME_COUNT]);
 
+/* gnn_oracle_run_entry_stress over the implementations `impls` (NULL-terminated) instead of
+ * e->impls: the harness hook through which plugin implementations (gnn_plugin_impls_for)
+ * run exactly as e's own. impl_name, thread counts and stress as there. */
+int gnn_oracle_run_entry_impls(const gnn_oracle_entry *e, const gnn_oracle_impl *const *impls,
+                               const char *impl_name, int cases, uint64_t seed, const int *thread_counts,
+                               int n_thread_counts, const gnn_oracle_stress *s, gnn_oracle_visit visit,
+                               void *user, int counts[GNN_ORACLE_OUTCOME_COUNT]);
+
+/* ---- plugins (include/gnnref/plugin.h, docs/plugin.md) -------------------------------------
+ * A plugin set holds loaded plugin libraries and the implementations they registered, each
+ * wrapped as a gnn_oracle_impl (its name the table's, GNN_PLUGIN_THREADED as
+ * GNN_ORACLE_THREADED). Nothing here prints; errors name the file. */
+typedef struct gnn_plugin_set gnn_plugin_set;
+
+gnn_status gnn_plugin_set_new(gnn_plugin_set **set);
+/* Unload every plugin (dlclose) and free the set (NULL: nothing). */
+void gnn_plugin_set_free(gnn_plugin_set *set);
+/* Load the shared library at path (a name without '/' is taken in the current directory, not
+ * searched for) and register its implementations into set. Errors, all naming the file, set
+ * unchanged: GNN_ERR_IO no such file or not loadable (dlerror's text); GNN_ERR_FORMAT a
+ * missing symbol (gnnref_plugin_register, gnnref_plugin_abi_version); GNN_ERR_UNSUPPORTED an
+ * ABI version other than GNN_PLUGIN_ABI_VERSION (both versions named); GNN_ERR_INVAL the
+ * registration failed: the function returned non-zero (with the plugin's reason), a table was
+ * refused (NULL, bad or taken name, unknown kind or flags), or nothing was registered. */
+gnn_status gnn_plugin_load(gnn_plugin_set *set, const char *path, gnn_err *err);
+/* Implementations registered, and the i-th (0 <= i < count) with its kind and file. */
+int gnn_plugin_count(const gnn_plugin_set *set);
+const gnn_oracle_impl *gnn_plugin_impl(const gnn_plugin_set *set, int i, gnn_plugin_kind *kind, const char **path);
+/* The file that registered impl, or NULL when impl is not one of set's. */
+const char *gnn_plugin_path_of(const gnn_plugin_set *set, const gnn_oracle_impl *impl);
+/* "aggregate", "index_add", "spmm", "quant" ("none"). */
+const char *gnn_plugin_kind_name(gnn_plugin_kind kind);
+/* The kind of table e runs (e->ops_kind, else oracle/plugin.c's table), GNN_PLUGIN_NONE when
+ * e takes no plugin; never a kind whose reference table is not e->ref's ops. */
+gnn_plugin_kind gnn_oracle_entry_kind(const gnn_oracle_entry *e);
+/* The set's implementations that e runs, NULL-terminated (empty when none; set NULL: empty).
+ * Valid until the next gnn_plugin_load or gnn_plugin_set_free. */
+const gnn_oracle_impl *const *gnn_plugin_impls_for(const gnn_plugin_set *set, const gnn_oracle_entry *e);
+/* gnn_oracle_case_parse that also knows set's implementations (impl=NAME of a plugin). */
+gnn_status gnn_plugin_case_parse(const gnn_plugin_set *set, const char *s, gnn_oracle_case *c, gnn_err *err);
+
 /* Set the OpenMP thread count (no-op without OpenMP); returns the previous count (1 without). */
 int gnn_oracle_set_threads(int n);
 /* 1 when this build has OpenMP. */
@@ -316,6 +363,10 @@ gnn_status gnn_oracle_case_parts(const gnn_csr *g, int method, int64_t k, uint64
  * of stream 5), freed after it: each in-edge dropped with probability 1/4, row v % 7 == 3
  * repeats its first remaining in-edge at the end, row v % 5 == 0 ends with v. */
 gnn_status gnn_oracle_case_multigraph(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, const gnn_csr *g, gnn_csr *out);
+/* gnn_oracle_case_graph, then, when multi, gnn_oracle_case_multigraph of it (repeated edges and
+ * self-loops): the graphs of the sampling entries with a `dup` parameter. */
+gnn_oracle_outcome gnn_oracle_case_graph_multi(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, int gen, int scale,
+                                               int64_t ef, uint64_t seed, int multi, const gnn_csr **g);
 /* Run fn(p) after the case (for structures the kernels allocate: blocks, sampled lists). */
 void gnn_oracle_defer(gnn_oracle_ctx *ctx, void (*fn)(void *), void *p);
 

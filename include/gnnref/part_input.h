@@ -33,6 +33,7 @@ typedef struct gnn_part_data {
     uint8_t *split;     /* (n_solid) */
     gnn_part_local part; /* a part loaded from a set ... */
     gnn_dataset local;   /* ... and its file: labels, split and the solid features, mapped */
+    uint8_t *learn;      /* (n_global) in.learn_input, made by gnn_part_input_types */
 } gnn_part_data;
 
 /* Part `rank` of P, a partition of ds: the solid vertices' feature rows, labels and split
@@ -50,6 +51,13 @@ gnn_status gnn_part_input_from_dataset(gnn_part_data *d, const gnn_dataset *ds, 
  * and its part vector (gnn_partition_load), which the caller sets. */
 gnn_status gnn_part_input_from_set(gnn_part_data *d, const char *dir, int64_t rank, const gnn_part_manifest *m,
                                    gnn_err *err);
+
+/* The heterogeneous inputs from the whole dataset ds (called by gnn_part_input_from_dataset;
+ * a caller with a saved set and its dataset calls it itself): in.global, in.etype and
+ * in.relations from ds's edge types, and in.learn_input, 1 for the vertices of ds's featureless
+ * types, when it has any. Nothing is set for an untyped ds. GNN_ERR_INVAL: ds is not the
+ * partition's graph (another vertex count); GNN_ERR_NOMEM. */
+gnn_status gnn_part_input_types(gnn_part_data *d, const gnn_dataset *ds, gnn_err *err);
 
 /* Frees what d owns (not the dataset, partition or set it was made from); d is zeroed. */
 void gnn_part_input_free(gnn_part_data *d);

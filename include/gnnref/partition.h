@@ -14,11 +14,13 @@
  *      random  part[v] = integer draw 0 in [0, K) of stream (seed, GNN_TAG_PARTITION, step 0,
  *              layer 0, id v) (DESIGN.md section 2): uniform, deterministic, any thread count.
  *    Balance constraints (vertex-weight columns, always in this order whatever order they are
- *    listed in): train, val, test (weight 1 when the vertex is in that split, else 0) and degree
- *    (the vertex's in-degree in the stored CSR: the number of in-edges its owner stores). With
- *    no constraint, one column of unit weights ("vertices"). METIS balances the weights the
+ *    listed in): train, val, test (weight 1 when the vertex is in that split, else 0), degree
+ *    (the vertex's in-degree in the stored CSR: the number of in-edges its owner stores) and
+ *    types (heterogeneous graphs, DistDGLv2 4.1.3: one column per vertex type t = 0..T-1, weight
+ *    1 in column t for a vertex of type t, else 0; the types come from gnn_part_options.vtype).
+ *    With no constraint, one column of unit weights ("vertices"). METIS balances the weights the
  *    vertex weights give; the other methods ignore them (their quality is still measured with
- *    the same columns).
+ *    the same columns). At most GNN_PART_MAX_CON columns in all.
  *
  * 2. The partition structure (DistGNN-MB section 3.1), for every rank p:
  *      solid vertices  the vertices p owns, in increasing global id;
@@ -72,21 +74,41 @@ enum {
     GNN_BALANCE_VAL = 1u << 1,
     GNN_BALANCE_TEST = 1u << 2,
     GNN_BALANCE_DEGREE = 1u << 3,
-    GNN_BALANCE_ALL = 0xfu
+    GNN_BALANCE_ALL = 0xfu,      /* the four columns every dataset can give (graph and split) */
+    GNN_BALANCE_TYPES = 1u << 4, /* one column per vertex type (gnn_part_options.vtype) */
+    GNN_BALANCE_KNOWN = 0x1fu    /* every bit with a meaning */
 };
-#define GNN_PART_MAX_CON 4
+#define GNN_BALANCE_NAMES 5 /* bits with a name: train, val, test, degree, types */
+/* Weight columns at most (the fixed arrays of gnn_part_info and gnn_part_quality). 16 holds
+ * DistDGLv2's settings with room: ogbn-mag's 4 vertex types + train, val, test and degree is
+ * 8. METIS itself takes any ncon; what it costs is time and balance quality, which degrade as
+ * constraints are added. Was 4 before the type columns. */
+#define GNN_PART_MAX_CON 16
+/* con[c] of the column of vertex type t (0 <= t < GNN_PART_MAX_CON): the types bit with t + 1
+ * above the named bits, so that it differs from the bare bit (which names the whole group). */
+#define GNN_PART_CON_TYPE(t) (GNN_BALANCE_TYPES | (((unsigned)(t) + 1u) << 8))
+#define GNN_PART_CON_IS_TYPE(c) (((c) & 0xffu) == GNN_BALANCE_TYPES && ((c) >> 8) > 0)
+#define GNN_PART_CON_TYPE_OF(c) ((int)((c) >> 8) - 1)
 
-/* "train", "val", "test", "degree" for one bit; "vertices" for 0 (the unit column). */
+/* "train", "val", "test", "degree", "types" for one bit; "vertices" for 0 (the unit column);
+ * "type0", "type1", ... for GNN_PART_CON_TYPE(t); "?" for anything else. */
 const char *gnn_part_constraint_name(unsigned bit);
-/* Parse a comma-separated list ("train,degree"); an unknown or repeated name, or an empty
- * list, is GNN_ERR_INVAL with a message naming it. */
+/* Parse a comma-separated list ("train,degree", "train,types"); an unknown or repeated name,
+ * or an empty list, is GNN_ERR_INVAL with a message naming it. */
 gnn_status gnn_part_balance_parse(const char *list, unsigned *balance, gnn_err *err);
 
 /* The vertex-weight columns of `balance`: *ncon columns (1 when balance == 0), con[c] the
- * GNN_BALANCE_* bit of column c (0 for the unit column), vwgt n x ncon row-major (freed with
- * gnn_free). split may be NULL only when balance has no split constraint. A constraint whose
- * total weight is 0 (no vertex in that split; no edges for degree) is GNN_ERR_INVAL: METIS
- * cannot balance it and imbalance is undefined. */
+ * GNN_BALANCE_* bit of column c (0 for the unit column, GNN_PART_CON_TYPE(t) for type t's),
+ * vwgt n x ncon row-major (freed with gnn_free). split may be NULL only when balance has no
+ * split constraint; vtype (n values in [0, num_vtypes), any order) only when it has no types.
+ * A constraint whose total weight is 0 (no vertex in that split; no edges for degree; no
+ * vertex of that type) is GNN_ERR_INVAL: METIS cannot balance it and imbalance is undefined.
+ * More than GNN_PART_MAX_CON columns (the named ones plus num_vtypes) is GNN_ERR_INVAL; a
+ * vtype outside [0, num_vtypes) is GNN_ERR_RANGE. */
+gnn_status gnn_partition_weights_typed(const gnn_csr *g, const uint8_t *split, const int32_t *vtype,
+                                       int64_t num_vtypes, unsigned balance, int64_t **vwgt, int *ncon,
+                                       unsigned con[GNN_PART_MAX_CON], gnn_err *err);
+/* The same without vertex types (GNN_BALANCE_TYPES is then an error). */
 gnn_status gnn_partition_weights(const gnn_csr *g, const uint8_t *split, unsigned balance, int64_t **vwgt,
                                  int *ncon, unsigned con[GNN_PART_MAX_CON], gnn_err *err);
 
@@ -103,9 +125,13 @@ typedef struct gnn_part_options {
                          T > 1 the method splits the graph into k * T sub-parts s, and
                          part = s / T (coalesced: the T consecutive sub-parts of a machine),
                          trainer = s mod T. 1: one level (trainer 0 everywhere) */
+    const int32_t *vtype; /* GNN_BALANCE_TYPES: each vertex's type in [0, num_vtypes) (not owned;
+                             gnn_dataset.vtype); NULL otherwise */
+    int64_t num_vtypes;
 } gnn_part_options;
 
-void gnn_part_defaults(gnn_part_options *o); /* metis, k = 2, seed 1, no balance, ufactor 30, trainers 1 */
+void gnn_part_defaults(gnn_part_options *o); /* metis, k = 2, seed 1, no balance, ufactor 30, trainers 1,
+                                                no vertex types */
 
 /* What was done, for reports and manifests. METIS options are listed by name with the value
  * passed in METIS's options array (-1 = METIS's own default). */
@@ -165,6 +191,10 @@ typedef struct gnn_part_quality {
 /* Quality of part (values in [0, k), else GNN_ERR_RANGE) on g with the columns of balance. */
 gnn_status gnn_partition_quality(const gnn_csr *g, const uint8_t *split, const int32_t *part, int64_t k,
                                  unsigned balance, gnn_part_quality *q, gnn_err *err);
+/* The same with vertex types, for GNN_BALANCE_TYPES (gnn_partition_weights_typed's rules). */
+gnn_status gnn_partition_quality_typed(const gnn_csr *g, const uint8_t *split, const int32_t *vtype,
+                                       int64_t num_vtypes, const int32_t *part, int64_t k, unsigned balance,
+                                       gnn_part_quality *q, gnn_err *err);
 void gnn_part_quality_free(gnn_part_quality *q);
 
 /* ---- the partition structure (DistGNN-MB section 3.1) -------------------------------------- */

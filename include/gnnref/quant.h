@@ -88,6 +88,10 @@ typedef struct gnn_quant_ops {
     void (*unpack)(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x);
 } gnn_quant_ops;
 extern const gnn_quant_ops gnn_quant_ref, gnn_quant_cpu;
+/* The CUDA tier (docs/cuda.md): `cuda` on a GPU (needs gnn_cuda_available, include/gnnref/cuda.h;
+ * without nvcc the table has no ops), `cuda-emu` the same kernel bodies through the CPU
+ * emulator (slow; for tests). Both bitwise ref's. */
+extern const gnn_quant_ops gnn_quant_cuda, gnn_quant_cuda_emu;
 
 /* Checked entry points (core/quant.c). GNN_ERR_INVAL, nothing written: ops or q NULL; n < 0,
  * d < 0; bits not 2, 4, 8, 32; round not one of the two; layer > 127; dir > 1; draw0 not a

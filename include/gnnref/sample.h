@@ -44,7 +44,17 @@ typedef struct gnn_sample_params {
                              * id each vertex draws with, rng_ids[v]: a partition's VID_o, so that
                              * a part's local graph (whose rows list the global in-edges in CSR
                              * order) draws exactly what the global graph draws (docs/hec.md). */
+    uint64_t rng_id_offset; /* added to that id: 0 for plain sampling; relation r of a typed
+                             * sampler draws with r << GNN_SAMPLE_TYPED_ID_SHIFT
+                             * (include/gnnref/sample_typed.h), so relations draw independently */
 } gnn_sample_params;
+
+/* The stream id vertex v of g draws with (DESIGN.md section 2, tag GNN_TAG_SAMPLE): one
+ * definition for every sampler. The stream keeps 48 bits of it (rng.h). */
+static inline uint64_t gnn_sample_rng_id(const gnn_sample_params *p, int64_t v)
+{
+    return (uint64_t)(p->rng_ids ? p->rng_ids[v] : v) + p->rng_id_offset;
+}
 
 /* Reference sampler: plain loops, the specification. seeds must be valid vertex ids
  * (GNN_ERR_RANGE otherwise). With p->weights set it calls gnn_sample_weighted_ref. */
@@ -65,6 +75,11 @@ typedef struct gnn_sample_ops {
     gnn_status (*build)(const gnn_sampled *s, gnn_block *out);
 } gnn_sample_ops;
 extern const gnn_sample_ops gnn_sample_ref;
+/* The CUDA tier (opt/cuda/, docs/cuda_sampling.md): sample = the count, scan and draw kernels
+ * (uniform only: weighted parameters give GNN_ERR_UNSUPPORTED), build = the ordered ID map's
+ * kernels; both bitwise the reference. cuda runs on a GPU (GNN_ERR_UNSUPPORTED without one);
+ * cuda-emu runs the same kernel bodies on the CPU through the emulator (opt/cuda/emu.h). */
+extern const gnn_sample_ops gnn_sample_cuda, gnn_sample_cuda_emu;
 
 /* Multi-layer sampling (DGL order): blocks[L-1] has dst = seeds and fanout fanouts[L-1];
  * blocks[l]'s dst are blocks[l+1]'s src. blocks must hold L zeroed gnn_block.
@@ -109,6 +124,11 @@ const char *gnn_sampler_variant_name(gnn_sampler_variant v);
 typedef struct gnn_sampler_options {
     gnn_sampler_variant variant; /* default GNN_SAMPLER_FUSED */
     int idmap;                   /* a gnn_idmap_kind (idmap.h); default GNN_IDMAP_DENSE */
+    /* Heterogeneous graphs: with etype set (g->nnz relation ids in [0, relations), aligned with
+     * g->indices, outliving the sampler), the sampler samples each relation with the layer's
+     * fanout and its blocks carry block.etype (include/gnnref/sample_typed.h). Default NULL. */
+    const int32_t *etype;
+    int64_t relations;
 } gnn_sampler_options;
 void gnn_sampler_defaults(gnn_sampler_options *o);
 
@@ -131,6 +151,14 @@ typedef struct gnn_sampler_ops {
 /* ref: gnn_sample_ref's sample then build per layer (ref/sample.c);
  * cpu: the OpenMP samplers above (opt/cpu/sample.c). */
 extern const gnn_sampler_ops gnn_sampler_ref, gnn_sampler_cpu;
+/* The CUDA samplers (opt/cuda/sample.cu, opt/cuda/sample_emu.c; docs/cuda_sampling.md): one thread
+ * per dst with the reference's keyed draws, then the ordered ID map (every kind but FUSED: bitwise
+ * the reference) or FastGL's Fused-Map (FUSED: canonical); variant FUSED inserts each sample into
+ * the map as it is drawn. Uniform only: weighted parameters are checked as the reference checks
+ * them, then refused with GNN_ERR_UNSUPPORTED; so are typed samplers (etype). cuda needs a GPU
+ * (create returns GNN_ERR_UNSUPPORTED without one); cuda-emu runs the same kernels' bodies on the
+ * CPU. */
+extern const gnn_sampler_ops gnn_sampler_cuda, gnn_sampler_cuda_emu;
 
 typedef struct gnn_sampler gnn_sampler; /* an implementation's object and its ops */
 

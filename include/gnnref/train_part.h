@@ -103,6 +103,19 @@ typedef struct gnn_part_train_config {
     /* optional: called on every rank after every (step, layer) of hec mode */
     void (*on_trace)(const gnn_part_trace *t, void *ctx);
     void *trace_ctx;
+    /* FastGL's Match-Reorder (section 4.1, reorder.h, docs/reorder.md; fetch only, not with
+     * embed_dim: learnable rows change between steps). match: a step pulls only the layer-0 input
+     * ids its previous mini-batch on this rank did not have and copies the others from that
+     * batch's rows: the features, hence the step losses, are bitwise the same, the pull bytes
+     * fewer. reorder_window >= 0 (needs match; not with the pipeline or distributed sampling):
+     * each window of that many steps (0 = the epoch) is sampled first, and its mini-batches run
+     * in the greedy order of the match degrees (match_norm, a gnn_match_norm) of the overlap
+     * counts summed over the ranks, so every rank runs its batch of the same original step; a
+     * batch keeps the sampling and dropout keys of its original step, Adam counts the executed
+     * steps. -1 (default): the epoch order. */
+    int match;
+    int64_t reorder_window;
+    int match_norm;
 } gnn_part_train_config;
 void gnn_part_train_defaults(gnn_part_train_config *p);
 
@@ -117,8 +130,17 @@ typedef struct gnn_part_input {
     const float *feat;          /* (n_solid, num_features) */
     const int32_t *labels;      /* (n_solid) */
     const uint8_t *split;       /* (n_solid) GNN_SPLIT_* */
-    const gnn_csr *global;      /* fetch: the global in-edge CSR */
+    const gnn_csr *global;      /* fetch: the global in-edge CSR (rgcn: in every mode) */
     const int32_t *owner;       /* fetch: (n_global) the part vector */
+    /* rgcn (docs/hetero.md section 8): the edge types of `global` (global->nnz, aligned with its
+     * indices) and their count. A part's solid rows repeat global's rows in CSR order, so each
+     * rank takes its local rows' types from them; the samplers draw per edge type. */
+    const int32_t *etype;
+    int64_t relations;
+    /* With --embed-dim: NULL (every vertex's input row is a learnable embedding), or (n_global)
+     * 1 where it is (vertices of featureless types) and 0 where the vertex's features are its
+     * input (then embed_dim must equal num_features): only the learnable rows are pushed. */
+    const uint8_t *learn_input;
 } gnn_part_input;
 
 /* Whole-run figures, summed over all ranks (identical on every rank). */
@@ -143,6 +165,7 @@ typedef struct gnn_part_report {
     double pipeline_worker_s, pipeline_full_s; /* the pipeline's workers: sampling, and waiting for room
                                                   (summed over ranks); the trainers' wait for a batch is
                                                   the epochs' sample phase */
+    int64_t match_rows, match_rows_loaded;    /* --match: layer-0 input rows used, and pulled (summed) */
 } gnn_part_report;
 
 /* Train on this rank's part (collective). cfg->comm is ignored (comm is the communicator);

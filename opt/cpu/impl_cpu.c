@@ -24,6 +24,8 @@ void gnn_impl_override_cpu(gnn_impl *c)
     c->quant = &gnn_quant_cpu;
     c->distagg = &gnn_distagg_cpu;
     c->rgcn = &gnn_rgcn_cpu;
+    c->hetero = &gnn_hetero_cpu;
+    c->reorder = &gnn_reorder_cpu;
 }
 
 /* the blas context: opt, with the linear layers and the fused UPDATE on OpenBLAS in fixed tiles

@@ -233,7 +233,7 @@ static inline int sample_vertex(const gnn_csr *g, int64_t v, const gnn_sample_pa
 {
     const int64_t b = g->indptr[v], d = g->indptr[v + 1] - b;
     const gnn_rng_stream s = gnn_rng_stream_make(p->seed, GNN_TAG_SAMPLE, p->step, p->layer,
-                                                   (uint64_t)(p->rng_ids ? p->rng_ids[v] : v));
+                                                   gnn_sample_rng_id(p, v));
     if (p->weights) {
         if (gnn_wtable_sample(wt, v, p, &s, count, out, &t->w)) {
             for (int64_t j = 0; j < count; j++) /* count > 0 implies d > 0 */

@@ -1,0 +1,295 @@
+/* oracle/op_sample_typed.c -- the oracle entry of sampling per edge type
+ * (include/gnnref/sample_typed.h, docs/hetero.md section 7), at 1, 2 and 4 threads.
+ *
+ *   sample.typed  L blocks from a typed sampler (gnn_sampler_create with an etype) over the
+ *     implementation's sampler (cpu: every variant and ID map) against one over gnn_sampler_ref: bitwise,
+ *     every array and every edge's type. Then the reference itself is checked against the rule
+ *     written differently (no relation graphs): for each dst v and relation r, v's row of g is
+ *     scanned for edges of type r; uniform draws are replayed from the stream id v + r * 2^40
+ *     (partial Fisher-Yates, or draw order with replacement) and must give the block's sources
+ *     in order; weighted draws must come from that relation's edges of weight > 0, with the
+ *     rule's count; each row's edges come grouped by relation in order. With one relation the
+ *     blocks must be gnn_sample_blocks(gnn_sample_ref)'s, bit for bit.
+ *
+ * Inputs: R-MAT or SBM (optionally repeated edges and self-loops), 1 to 6 relations drawn per
+ * edge (or a relation left without edges), uniform or weighted (some weights 0), with or
+ * without replacement, fanouts above the degrees and -1 (all), 1 to 3 layers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "gnnref/oracle.h"
+#include "gnnref/rng.h"
+#include "gnnref/sample_typed.h"
+#include "gnnref/tensor.h"
+
+#define MAX_L 3
+
+enum { P_GEN, P_SCALE, P_EF, P_R, P_EMPTY, P_L, P_FAN, P_REPLACE, P_WEIGHTED, P_VARIANT, P_IDMAP, P_SEEDS, P_DUP, N_PARAMS };
+static const gnn_oracle_param k_params[N_PARAMS] = {
+    { "gen", GNN_PARAM_INT, 0, 1, "graph: 0 R-MAT (Graph500), 1 SBM (4 classes)" },
+    { "scale", GNN_PARAM_INT, 1, 14, "2^scale vertices" },
+    { "ef", GNN_PARAM_INT, 1, 64, "edge factor (R-MAT) or average degree (SBM)" },
+    { "R", GNN_PARAM_INT, 1, 6, "relations; edge e has a keyed draw in [0, R)" },
+    { "empty", GNN_PARAM_INT, 0, 1, "1: relation R-1 gets no edges (its draws go to relation 0)" },
+    { "L", GNN_PARAM_INT, 1, MAX_L, "layers (blocks)" },
+    { "fan", GNN_PARAM_INT, -1, 64, "fanout per relation of the input layer; layer l takes fan + l (-1: all)" },
+    { "replace", GNN_PARAM_INT, 0, 1, "1: with replacement" },
+    { "weighted", GNN_PARAM_INT, 0, 1, "1: per-edge weights (gnn_sample_random_weights, every 7th edge 0)" },
+    { "variant", GNN_PARAM_INT, 0, 1, "the cpu relation samplers: 0 fused, 1 unfused" },
+    { "idmap", GNN_PARAM_INT, 0, 3, "the relation samplers' ID map: 0 ref, 1 ordered, 2 fused, 3 dense" },
+    { "seeds", GNN_PARAM_INT, 0, 4096, "seeds (distinct)" },
+    { "dup", GNN_PARAM_INT, 0, 1, "1: repeat every third edge and add a self-loop on every fifth vertex" },
+};
+
+typedef struct typed_impl {
+    const gnn_sampler_ops *ops;
+} typed_impl;
+static const typed_impl k_ref_ops = { &gnn_sampler_ref };
+static const typed_impl k_cpu_ops = { &gnn_sampler_cpu };
+
+static void free_blocks(void *p)
+{
+    gnn_block *b = p;
+    for (int l = 0; l < MAX_L; l++)
+        gnn_block_free(&b[l]);
+}
+
+static void free_sampler(void *p) { gnn_sampler_destroy(p); }
+
+/* L blocks from a typed sampler over ops; the sampler is freed at the end of the case */
+static gnn_oracle_outcome typed_blocks(gnn_oracle_ctx *ctx, const typed_impl *impl, const gnn_csr *g,
+                                       const int32_t *et, int64_t R, const gnn_sampler_options *o,
+                                       const int64_t *seeds, int64_t ns, const int64_t *fan, int L,
+                                       const gnn_sample_params *base, gnn_block *out)
+{
+    gnn_sampler *s = NULL;
+    gnn_sampler_options to;
+    gnn_sampler_defaults(&to);
+    if (o)
+        to = *o;
+    to.etype = et;
+    to.relations = R;
+    if (gnn_sampler_create(&s, impl->ops, g, &to))
+        return gnn_oracle_fail(ctx, "%s typed sampler: cannot create", impl->ops->name);
+    gnn_oracle_defer(ctx, free_sampler, s);
+    const gnn_status st = gnn_sampler_blocks(s, seeds, ns, fan, L, base, out);
+    if (st)
+        return gnn_oracle_fail(ctx, "%s typed blocks: %s", impl->ops->name, gnn_status_str(st));
+    return GNN_ORACLE_PASS;
+}
+
+/* One row of the rule, written without relation graphs: the uniform draws of dst v's edges of
+ * relation r (pos: their edge indices in CSR order, d of them); writes want[0..count). */
+static int64_t spec_uniform(const gnn_csr *g, const int64_t *pos, int64_t d, int64_t v, int64_t r,
+                            const gnn_sample_params *p, int64_t *scratch, int64_t *want)
+{
+    const gnn_rng_stream s = gnn_rng_stream_make(p->seed, GNN_TAG_SAMPLE, p->step, p->layer,
+                                               (uint64_t)v + ((uint64_t)r << GNN_SAMPLE_TYPED_ID_SHIFT));
+    if (p->replace && p->fanout >= 0) {
+        const int64_t k = d > 0 ? p->fanout : 0;
+        for (int64_t j = 0; j < k; j++)
+            want[j] = g->indices[pos[gnn_rng_uint(&s, (uint64_t)j, (uint64_t)d)]];
+        return k;
+    }
+    const int64_t k = p->fanout < 0 || d < p->fanout ? d : p->fanout;
+    for (int64_t j = 0; j < d; j++)
+        scratch[j] = pos[j];
+    if (k == d) {
+        for (int64_t j = 0; j < d; j++)
+            want[j] = g->indices[scratch[j]];
+        return d;
+    }
+    for (int64_t j = 0; j < k; j++) { /* partial Fisher-Yates over the relation's positions */
+        const int64_t q = j + (int64_t)gnn_rng_uint(&s, (uint64_t)j, (uint64_t)(d - j));
+        const int64_t t = scratch[j];
+        scratch[j] = scratch[q];
+        scratch[q] = t;
+        want[j] = g->indices[scratch[j]];
+    }
+    return k;
+}
+
+/* The reference blocks against the rule, layer by layer, dst by dst, relation by relation. */
+static gnn_oracle_outcome verify_rule(gnn_oracle_ctx *ctx, const gnn_csr *g, const int32_t *et, int64_t R,
+                                      const float *w, const gnn_block *b, int L, const int64_t *fan,
+                                      const gnn_sample_params *base)
+{
+    int64_t max_d = 1;
+    for (int64_t v = 0; v < g->n; v++)
+        if (gnn_csr_degree(g, v) > max_d)
+            max_d = gnn_csr_degree(g, v);
+    int64_t *pos = gnn_oracle_alloc(ctx, sizeof(int64_t) * (size_t)max_d * 2);
+    int64_t *want = gnn_oracle_alloc(ctx, sizeof(int64_t) * (size_t)(max_d + 64));
+    if (!pos || !want)
+        return gnn_oracle_fail(ctx, "out of memory");
+    for (int l = 0; l < L; l++) {
+        gnn_sample_params p = *base;
+        p.layer = (unsigned)l;
+        p.fanout = fan[l];
+        const gnn_block *B = &b[l];
+        if (!B->etype)
+            return gnn_oracle_fail(ctx, "layer %d: the block has no edge types", l);
+        for (int64_t i = 0; i < B->n_dst; i++) {
+            const int64_t v = B->src_gid[i];
+            int64_t e = B->indptr[i];
+            for (int64_t r = 0; r < R; r++) {
+                int64_t d = 0, live = 0;
+                for (int64_t x = g->indptr[v]; x < g->indptr[v + 1]; x++)
+                    if (et[x] == r) {
+                        pos[d++] = x;
+                        live += w ? w[x] > 0.0f : 1;
+                    }
+                int64_t k;
+                if (!w)
+                    k = spec_uniform(g, pos, d, v, r, &p, pos + max_d, want);
+                else /* weighted: the count of the rule over the positive-weight edges */
+                    k = p.fanout < 0 ? live : p.replace ? (live > 0 ? p.fanout : 0) : (live < p.fanout ? live : p.fanout);
+                if (B->indptr[i + 1] - e < k)
+                    return gnn_oracle_fail(ctx, "layer %d dst %lld (vertex %lld) relation %lld: %lld edges left, rule "
+                                           "wants %lld", l, (long long)i, (long long)v, (long long)r,
+                                           (long long)(B->indptr[i + 1] - e), (long long)k);
+                for (int64_t j = 0; j < k; j++, e++) {
+                    const int64_t got = B->src_gid[B->indices[e]];
+                    if (B->etype[e] != r)
+                        return gnn_oracle_fail(ctx, "layer %d dst %lld edge %lld: type %d, expected %lld", l,
+                                               (long long)i, (long long)e, B->etype[e], (long long)r);
+                    if (!w && got != want[j])
+                        return gnn_oracle_fail(ctx, "layer %d vertex %lld relation %lld draw %lld: source %lld, the "
+                                               "rule draws %lld", l, (long long)v, (long long)r, (long long)j,
+                                               (long long)got, (long long)want[j]);
+                    int ok = 0;
+                    for (int64_t x = 0; x < d && !ok; x++)
+                        ok = g->indices[pos[x]] == got && (!w || w[pos[x]] > 0.0f);
+                    if (!ok)
+                        return gnn_oracle_fail(ctx, "layer %d vertex %lld relation %lld: source %lld is not an in-edge "
+                                               "of that relation with weight > 0", l, (long long)v, (long long)r,
+                                               (long long)got);
+                }
+            }
+            if (e != B->indptr[i + 1])
+                return gnn_oracle_fail(ctx, "layer %d dst %lld: %lld edges beyond the relations' samples", l,
+                                       (long long)i, (long long)(B->indptr[i + 1] - e));
+        }
+    }
+    return GNN_ORACLE_PASS;
+}
+
+static gnn_oracle_outcome compare_etypes(gnn_oracle_ctx *ctx, const gnn_block *want, const gnn_block *got, int L)
+{
+    for (int l = 0; l < L; l++) {
+        char name[64];
+        snprintf(name, sizeof name, "layer %d edge types", l);
+        if (!got[l].etype)
+            return gnn_oracle_fail(ctx, "%s: missing", name);
+        gnn_oracle_outcome o = gnn_oracle_compare_int(ctx, name, want[l].etype, got[l].etype, want[l].nnz, 4);
+        if (o != GNN_ORACLE_PASS)
+            return o;
+    }
+    return GNN_ORACLE_PASS;
+}
+
+static gnn_oracle_outcome run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const gnn_csr *g = NULL;
+    gnn_oracle_outcome o = gnn_oracle_case_graph_multi(ctx, c, (int)gnn_oracle_int(c, P_GEN),
+                                                       (int)gnn_oracle_int(c, P_SCALE), gnn_oracle_int(c, P_EF),
+                                                       c->seed * 0x9E3779B97F4A7C15ull + 53, (int)gnn_oracle_int(c, P_DUP), &g);
+    if (o != GNN_ORACLE_PASS)
+        return o;
+    const int64_t n = g->n, R = gnn_oracle_int(c, P_R), ns = gnn_oracle_int(c, P_SEEDS);
+    const int L = (int)gnn_oracle_int(c, P_L);
+    if (ns > n)
+        return gnn_oracle_fail(ctx, "invalid case: seeds=%lld > %lld vertices", (long long)ns, (long long)n);
+    int32_t *et = gnn_oracle_alloc(ctx, sizeof(int32_t) * (size_t)(g->nnz + 1));
+    float *w = gnn_oracle_alloc(ctx, sizeof(float) * (size_t)(g->nnz + 1));
+    int64_t *seeds = gnn_oracle_alloc(ctx, sizeof(int64_t) * (size_t)(n + 1));
+    gnn_block *want = gnn_oracle_alloc(ctx, sizeof(gnn_block) * MAX_L * 3);
+    if (!et || !w || !seeds || !want)
+        return gnn_oracle_fail(ctx, "out of memory");
+    memset(want, 0, sizeof(gnn_block) * MAX_L * 3);
+    gnn_block *got = want + MAX_L, *plain = want + 2 * MAX_L;
+    for (int t = 0; t < 3; t++)
+        gnn_oracle_defer(ctx, free_blocks, want + t * MAX_L);
+    const gnn_rng_stream ts = gnn_rng_stream_make(c->seed, GNN_TAG_ORACLE, 41, 0, 0);
+    const int64_t drawn = gnn_oracle_int(c, P_EMPTY) && R > 1 ? R - 1 : R;
+    for (int64_t e = 0; e < g->nnz; e++)
+        et[e] = (int32_t)gnn_rng_uint(&ts, (uint64_t)e, (uint64_t)drawn);
+    const float *wp = NULL;
+    if (gnn_oracle_int(c, P_WEIGHTED)) {
+        if (gnn_sample_random_weights(w, g->nnz, c->seed))
+            return gnn_oracle_fail(ctx, "weights");
+        for (int64_t e = 0; e < g->nnz; e += 7)
+            w[e] = 0.0f;
+        wp = w;
+    }
+    for (int64_t v = 0; v < n; v++)
+        seeds[v] = v;
+    const gnn_rng_stream ss = gnn_rng_stream_make(c->seed, GNN_TAG_ORACLE, 43, 0, 0);
+    gnn_rng_shuffle_i64(&ss, seeds, n);
+    int64_t fan[MAX_L];
+    const int64_t f = gnn_oracle_int(c, P_FAN);
+    for (int l = 0; l < L; l++)
+        fan[l] = f < 0 ? -1 : f + l;
+    const gnn_sample_params base = { .replace = (int)gnn_oracle_int(c, P_REPLACE), .seed = c->seed, .step = 17,
+                                     .weights = wp };
+    gnn_sampler_options opt;
+    gnn_sampler_defaults(&opt);
+    opt.variant = (gnn_sampler_variant)gnn_oracle_int(c, P_VARIANT);
+    opt.idmap = (int)gnn_oracle_int(c, P_IDMAP);
+    if ((o = typed_blocks(ctx, &k_ref_ops, g, et, R, NULL, seeds, ns, fan, L, &base, want)) != GNN_ORACLE_PASS ||
+        (o = typed_blocks(ctx, c->impl->ops, g, et, R, &opt, seeds, ns, fan, L, &base, got)) != GNN_ORACLE_PASS)
+        return o;
+    if ((o = gnn_oracle_compare_blocks(ctx, GNN_CMP_BITWISE, "typed blocks", seeds, ns, want, got, L)) != GNN_ORACLE_PASS ||
+        (o = compare_etypes(ctx, want, got, L)) != GNN_ORACLE_PASS ||
+        (o = verify_rule(ctx, g, et, R, wp, want, L, fan, &base)) != GNN_ORACLE_PASS)
+        return o;
+    if (R == 1) { /* one relation: the untyped sampler's blocks */
+        const gnn_status st = gnn_sample_blocks(&gnn_sample_ref, g, seeds, ns, fan, L, &base, plain);
+        if (st)
+            return gnn_oracle_fail(ctx, "untyped blocks: %s", gnn_status_str(st));
+        if ((o = gnn_oracle_compare_blocks(ctx, GNN_CMP_BITWISE, "one relation vs the untyped sampler", seeds, ns,
+                                           plain, want, L)) != GNN_ORACLE_PASS)
+            return o;
+    }
+    int64_t edges = 0;
+    for (int l = 0; l < L; l++)
+        edges += want[l].nnz;
+    gnn_oracle_note(ctx, "%lld relations, %d layers, %lld sampled edges", (long long)R, L, (long long)edges);
+    return GNN_ORACLE_PASS;
+}
+
+static const gnn_oracle_impl k_ref = { .name = "ref", .ops = &k_ref_ops, .flags = 0 };
+static const gnn_oracle_impl k_cpu = { .name = "cpu", .ops = &k_cpu_ops, .flags = GNN_ORACLE_THREADED };
+static const gnn_oracle_impl *const k_impls[] = { &k_ref, &k_cpu, NULL };
+
+/* one relation (== untyped), up to 6; an empty relation; every variant and ID map; uniform and
+ * weighted, with and without replacement; fanouts above the degrees and all; repeated edges;
+ * no seeds */
+static const char *const k_presets[] = {
+    "gen=0,scale=8,ef=8,R=1,L=2,fan=3,idmap=1,seeds=40",
+    "gen=1,scale=8,ef=6,R=1,L=2,fan=4,weighted=1,idmap=3,seeds=64",
+    "gen=0,scale=8,ef=8,R=3,L=3,fan=2,idmap=0,seeds=30",
+    "gen=0,scale=9,ef=8,R=4,L=2,fan=5,replace=1,idmap=1,seeds=50",
+    "gen=1,scale=8,ef=8,R=2,L=2,fan=3,weighted=1,idmap=3,seeds=40,variant=1",
+    "gen=0,scale=9,ef=8,R=6,L=2,fan=4,idmap=2,seeds=32",
+    "gen=1,scale=8,ef=6,R=4,empty=1,L=2,fan=20,idmap=1,seeds=48",
+    "gen=0,scale=8,ef=4,R=3,L=2,fan=-1,idmap=3,seeds=20",
+    "gen=0,scale=8,ef=8,R=5,L=3,fan=2,weighted=1,replace=1,idmap=1,seeds=24,dup=1",
+    "gen=1,scale=7,ef=6,R=2,L=1,fan=6,idmap=1,seeds=0",
+    "gen=0,scale=8,ef=8,R=3,empty=1,L=2,fan=3,weighted=1,idmap=2,seeds=33,dup=1,variant=1",
+    "gen=1,scale=9,ef=8,R=4,L=3,fan=2,replace=1,idmap=3,seeds=16,variant=1",
+    NULL,
+};
+
+const gnn_oracle_entry gnn_oracle_sample_typed = {
+    .name = "sample.typed",
+    .what = "sampling per edge type: a typed sampler over the implementation's relation samplers against one over the "
+            "reference's, the reference against the rule replayed without relation graphs, one relation against the "
+            "untyped sampler",
+    .tol = { GNN_CMP_VERIFY, 0, 0 },
+    .reason = "bitwise: each relation draws with the plain rule from its own keyed stream (v + r * 2^40) and the merge "
+              "numbers sources in first appearance, so no ID map or thread count can change a bit",
+    .params = k_params, .n_params = N_PARAMS, .presets = k_presets,
+    .defaults = "empty=0,replace=0,weighted=0,variant=0,dup=0",
+    .ref = &k_ref, .impls = k_impls, .run = run,
+};
