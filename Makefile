@@ -23,6 +23,9 @@
 #   make coverage     HTML line coverage in build/coverage/
 #   make sanitize     ASan + UBSan build and run (ci/sanitize.sh; a stage of check-full)
 #   make tsan         ThreadSanitizer build and run (ci/tsan.sh; a stage of check-full)
+#   make fuzz         libFuzzer harnesses of every reader of outside bytes, clang with ASan and
+#                     UBSan, in build/fuzz/ (fuzz/, docs/fuzzing.md; check-full runs each for
+#                     60 s from fuzz/corpus/: ci/fuzz.sh)
 #   make install      PREFIX=/usr/local: libraries, headers, tool, pkg-config file
 #   make uninstall    PREFIX=/usr/local: removes what install put there
 # Options: NO_CUDA=1, NO_MPI=1, NO_OPENMP=1, NATIVE=1 (-march=native for opt/), V=1,
@@ -60,7 +63,8 @@ TIER_GOALS := check check-full
 #   test: Check, python3 (the tiers, sanitize, tsan, coverage); mpi: OpenMPI, optional;
 #   plot: gnuplot (gnnref plot and its test), optional
 #   bench: Google Benchmark; coverage: lcov; tsan-omp: clang and LLVM's libomp with archer
-#   (check-full's check-tsan-omp stage)
+#   (check-full's check-tsan-omp stage); fuzz: clang and its libFuzzer runtime (make fuzz,
+#   check-full's check-fuzz stage)
 # Sub-makes of the tiers (ci/sanitize.sh, ci/tsan.sh, ci/install-check.sh) inherit
 # GNN_DEPS_CHECKED=1 and skip the check.
 ifneq ($(GNN_DEPS_CHECKED),1)
@@ -68,7 +72,8 @@ DEP_GROUPS := $(strip $(if $(BUILDING),build) \
     $(if $(filter $(TEST_GOALS),$(GOALS)),test plot $(if $(filter 1,$(NO_MPI)),,mpi)) \
     $(if $(filter bench bench-peers %gnnref-bench,$(GOALS)),bench) \
     $(if $(filter coverage,$(GOALS)),coverage) \
-    $(if $(filter check-full check-tsan-omp,$(GOALS)),tsan-omp))
+    $(if $(filter check-full check-tsan-omp,$(GOALS)),tsan-omp) \
+    $(if $(filter fuzz check-full check-fuzz,$(GOALS)),fuzz))
 ifneq ($(DEP_GROUPS),)
 DEPS_MISSING := $(shell CC='$(CC)' CXX='$(CXX)' bash ci/install-deps.sh --missing $(DEP_GROUPS))
 ifneq ($(DEPS_MISSING),)
@@ -236,7 +241,7 @@ endif
 endif
 $(FLAGS_STAMP) $(CHECK_STAMP): ;
 
-.PHONY: all run tests check check-full bench bench-peers coverage sanitize tsan install uninstall clean help
+.PHONY: all run tests check check-full bench bench-peers coverage sanitize tsan fuzz install uninstall clean help
 all: $(TOOL) $(LIB) $(SHLIB) $(SHLINKS)
 tests: $(TESTS)
 
@@ -340,8 +345,8 @@ LOGDIR := $(BUILD)/logs
 STAGE  := bash ci/stage.sh $(LOGDIR)
 CHECK_STAGES := check-oracle check-stress check-suites check-mpi-quick check-install check-docs
 # longest first: under -jN make starts the stages in this order as job slots free up
-FULL_STAGES  := check-slow check-tsan-omp check-asan-build check-asan-suites check-asan-oracle check-tsan \
-    check-oracle-full check-stress check-suites check-mpi check-install check-plugin check-docs
+FULL_STAGES  := check-slow check-tsan-omp check-fuzz check-asan-build check-asan-suites check-asan-oracle check-tsan \
+    check-oracle-full check-stress check-suites check-mpi check-resume check-install check-plugin check-docs
 STAGES := $(sort $(CHECK_STAGES) $(FULL_STAGES))
 .PHONY: $(STAGES) check-asan
 $(STAGES): export OMP_WAIT_POLICY = passive
@@ -391,16 +396,24 @@ check-tsan:
 # $(BUILD)/tsan-omp; the oracle at 2 and 4 threads and two training epochs (ci/tsan-omp.sh)
 check-tsan-omp:
 	+$(Q)$(STAGE) $@ env MAKE="$(MAKE)" BUILD="$(BUILD)" bash ci/tsan-omp.sh
+# libFuzzer: make fuzz, then each harness 60 s from its seed corpus, two at a time; any crash,
+# leak or timeout fails it (ci/fuzz.sh, docs/fuzzing.md)
+check-fuzz:
+	+$(Q)$(STAGE) $@ env MAKE="$(MAKE)" BUILD="$(BUILD)" bash ci/fuzz.sh
 # in the full tier the native build goes first, so that the stages that need it (the slow
 # suites above all) are not held up behind the sanitizer builds
 ifneq ($(filter check-full,$(GOALS)),)
-check-asan-build check-tsan check-tsan-omp: | $(TOOL) $(TESTS)
+check-asan-build check-tsan check-tsan-omp check-fuzz: | $(TOOL) $(TESTS)
 endif
 # MPI vs simulator under mpirun: np 1 and 2 and the 4-rank training (quick), or all of it
 check-mpi-quick: $(TOOL)
 	$(Q)$(STAGE) $@ env NO_MPI=$(MPI_SKIP) bash ci/mpi-check.sh --quick $(TOOL)
 check-mpi: $(TOOL)
 	$(Q)$(STAGE) $@ env NO_MPI=$(MPI_SKIP) bash ci/mpi-check.sh $(TOOL)
+# checkpoint and resume under mpirun -np 4: killed at a keyed step, resumed, the same step
+# losses and final weights as a run never stopped (ci/resume-check.sh, docs/checkpoint.md)
+check-resume: $(TOOL)
+	$(Q)$(STAGE) $@ env NO_MPI=$(MPI_SKIP) bash ci/resume-check.sh $(TOOL)
 # make install into a temporary prefix, a program built with pkg-config, make uninstall
 check-install: all
 	+$(Q)$(STAGE) $@ env MAKE="$(MAKE)" BUILD="$(BUILD)" bash ci/install-check.sh
@@ -424,6 +437,29 @@ tsan:
 
 bench: $(BENCH)
 	$(BENCH) $(BENCH_ARGS)
+
+# ---- fuzzing (fuzz/, docs/fuzzing.md) ------------------------------------------------------
+# One libFuzzer harness per reader of outside bytes, built with clang, ASan and UBSan into
+# $(BUILD)/fuzz/fuzz_<target>. The library is rebuilt for them by a sub-make in
+# $(BUILD)/fuzz/lib with the same compiler and sanitizers plus the fuzzer's coverage
+# instrumentation (-fsanitize=fuzzer-no-link), without OpenMP, MPI or CUDA (none is a reader).
+FUZZ_TARGETS := dataset text edgelist ogb manifest part case
+FUZZ_CC  ?= clang
+FUZZ_DIR := $(BUILD)/fuzz
+FUZZ_LIB := $(FUZZ_DIR)/lib/libgnnref.a
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
+.PHONY: fuzz-lib-force
+fuzz: $(FUZZ_BINS)
+# the sub-make decides what to rebuild; the harnesses relink only when the archive changed
+$(FUZZ_LIB): fuzz-lib-force
+	+$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_DIR)/lib CC=$(FUZZ_CC) NO_CUDA=1 NO_MPI=1 NO_OPENMP=1 \
+	    COVFLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" $(FUZZ_LIB)
+$(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c $(wildcard fuzz/*.h) $(FUZZ_LIB)
+	@mkdir -p $(dir $@)
+	@echo "  FUZZ    $@"
+	$(Q)$(FUZZ_CC) $(CSTD) $(WARN) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer -Iinclude -I. $(PKG_CFLAGS) $< $(FUZZ_LIB) \
+	    $(PKG_LIBS) $(BLAS_LIBS) $(METIS_LIBS) -lpthread -lm -o $@
 
 # gnnref vs DGL and PyTorch on the same data, seeds and blocks (bench/peers/run.sh, docs/performance.md)
 PEERS_VENV ?= $(HOME)/.cache/gnnref-peers

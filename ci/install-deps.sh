@@ -16,6 +16,9 @@
 #   coverage  make coverage: lcov (lcov, genhtml)
 #   tsan-omp  make check-full's check-tsan-omp stage (ci/tsan-omp.sh): clang and LLVM's OpenMP
 #             runtime with its ThreadSanitizer tool, archer (libomp-dev)
+#   fuzz      make fuzz and check-full's check-fuzz stage (ci/fuzz.sh, docs/fuzzing.md): clang
+#             and its libFuzzer and sanitizer runtimes (libclang-rt-dev: clang alone only
+#             recommends it)
 #   plot      `gnnref plot` (docs/plot.md) and its tests: gnuplot with the cairo PNG terminal
 #             (gnuplot-nox); optional at build time, found on PATH at run time, and the plot
 #             tests say SKIP without it
@@ -23,7 +26,7 @@
 # Installs with apt-get as root, sudo otherwise, and says clearly when neither works.
 set -eu
 
-ALL_GROUPS="build test mpi bench coverage tsan-omp plot"
+ALL_GROUPS="build test mpi bench coverage tsan-omp fuzz plot"
 
 pkgs_of() {
     case "$1" in
@@ -33,6 +36,7 @@ pkgs_of() {
     bench) echo "g++ libbenchmark-dev" ;;
     coverage) echo "lcov" ;;
     tsan-omp) echo "clang libomp-dev" ;;
+    fuzz) echo "clang libclang-rt-dev" ;;
     plot) echo "gnuplot-nox" ;;
     *)
         echo "install-deps: unknown group '$1' (groups: $ALL_GROUPS)" >&2
@@ -83,6 +87,14 @@ present() {
             local lib
             lib=$(dirname "$(readlink -f "$(command -v clang)")")/../lib
             [ -e "$lib/libarcher.so" ] || LACKS="$LACKS, LLVM's libarcher.so (libomp-dev)"
+        fi
+        ;;
+    fuzz)
+        if ! command -v clang >/dev/null 2>&1; then
+            LACKS="$LACKS, command clang"
+        elif ! echo 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }' |
+            clang -fsanitize=fuzzer,address,undefined -x c - -o /dev/null >/dev/null 2>&1; then
+            LACKS="$LACKS, clang's libFuzzer runtime (libclang-rt-dev)"
         fi
         ;;
     plot)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ci/mpi-check.sh [--quick] TOOL -- the MPI backend against the simulator, under real mpirun
 # (docs/comm.md). The whole check is a stage of `make check-full`; --quick, a stage of
-# `make check`, runs step 1 at np = 1 and 2 and step 2, and leaves out steps 3 to 6.
+# `make check`, runs step 1 at np = 1 and 2 and step 2, and leaves out steps 3 to 7.
 #
 #   1. For np = 1, 2, 3, 4, 8: `TOOL commcheck --backend sim --ranks np` and
 #      `mpirun -np np TOOL commcheck --backend mpi` must print the same per-case, per-rank
@@ -43,6 +43,11 @@
 #      within the time limit, naming the skipped rank; and at each np >= 2 the simulator's
 #      `commcheck --inject flip` (a bit flipped in every message) must detect every flip by
 #      its CRC32C (the MPI transport has no fault injection: its own links carry checksums).
+#   7. More ranks than cores (issue 25): at np = 8 and 16 (MPI_CHECK_BIG_NPS), --oversubscribe on
+#      a 2-core machine: commcheck (np 16; np 8 is in step 1) and two tiny trainings (1 epoch,
+#      2 layers, hidden 16): GraphSAGE data-parallel on the built-in dataset, and --remote hec on
+#      a saved set of np parts; the per-step losses (and the HEC figures) bitwise equal to the
+#      simulator at the same rank count. compare_steps' np column comes from CS_NP.
 #
 # Skips (exit 0, saying so) only when mpirun is absent, or when gnnref was built with
 # NO_MPI=1. Exit status non-zero on any difference or failure.
@@ -131,11 +136,13 @@ run() {
 }
 
 # ---- 1. every collective, sim vs mpi, np = 1..4 --------------------------------------
-printf '%-3s %-40s %-10s %-10s %s\n' np case sim mpi result
-for np in $NPS; do
-    run "sim$np" "$TOOL" commcheck --backend sim --ranks "$np" --json "$T/sim$np.json" || { fail=1; continue; }
+# commcheck_np NP: commcheck under the simulator and under mpirun -np NP, every case's
+# per-rank digests compared (one table row per case); sets fail=1 on any difference
+commcheck_np() {
+    local np=$1
+    run "sim$np" "$TOOL" commcheck --backend sim --ranks "$np" --json "$T/sim$np.json" || { fail=1; return; }
     run "mpi$np" mpirun -np "$np" --oversubscribe "$TOOL" commcheck --backend mpi --json "$T/mpi$np.json" ||
-        { fail=1; continue; }
+        { fail=1; return; }
     python3 - "$np" "$T/sim$np.json" "$T/mpi$np.json" <<'EOF' || fail=1
 import json, sys
 
@@ -181,6 +188,10 @@ for name in list(a) + [n for n in b if n not in a]:
     bad += not ok
 sys.exit(1 if bad or not a else 0)
 EOF
+}
+printf '%-3s %-40s %-10s %-10s %s\n' np case sim mpi result
+for np in $NPS; do
+    commcheck_np "$np"
 done
 
 # compare_steps LABEL A.json B.json: the "steps" lists of two train reports must be equal
@@ -189,7 +200,7 @@ done
 # the cache path is exercised. Prints one table row (and the first difference).
 compare_steps() {
     python3 - "$@" <<'EOF'
-import json, sys
+import json, os, sys
 
 def load(path):
     # parse_float=str keeps each number exactly as printed (%.17g): equal text, equal bits
@@ -221,7 +232,7 @@ if "fullbatch" in ra or "fullbatch" in rb:
     ok = ok and same and match
     note = (f"; full-batch figures {'equal' if same else 'DIFFER'}, epoch bytes "
             f"{fa.get('epoch_bytes')} {'=' if match else '!='} plan formula {fa.get('epoch_formula_bytes')}")
-print(f"{4:<3} {label:<40} {len(a):<10} {len(b):<10} {'PASS' if ok else 'FAIL'}"
+print(f"{os.environ.get('CS_NP', '4'):<3} {label:<40} {len(a):<10} {len(b):<10} {'PASS' if ok else 'FAIL'}"
       f" ({n_same} of {max(len(a), len(b))} step losses bitwise equal{note})")
 for (sa, la), (sb, lb) in zip(a, b):
     if (sa, la) != (sb, lb):
@@ -437,6 +448,39 @@ if [ $QUICK = 0 ]; then
     done
 fi
 
+# ---- 7. more ranks than cores: np = 8 and 16 (--oversubscribe on a 2-core machine) ------
+# commcheck (unless step 1 already ran that np), and two short trainings, each bitwise equal
+# to the simulator at the same rank count: GraphSAGE data-parallel on the built-in dataset,
+# and DistGNN-MB's HEC on a saved set of np parts (each MPI rank loads its own part). Both
+# tiny (1 epoch, 2 layers, hidden 16): under 16 ranks on 2 cores every collective waits for
+# all 16 processes to be scheduled, so the time goes as steps x ranks.
+BIG_NPS=${MPI_CHECK_BIG_NPS:-"8 16"}
+TRAIN_BIG="train --data builtin --model sage --seed 3 --epochs 1 --layers 2 --fanouts 5,10 --hidden 16 --batch 64"
+for np in $BIG_NPS; do
+    case " $NPS " in
+    *" $np "*) ;; # its commcheck rows are in step 1
+    *) commcheck_np "$np" ;;
+    esac
+    # shellcheck disable=SC2086
+    if run "train-sim$np" "$TOOL" $TRAIN_BIG --backend sim --ranks "$np" --json "$T/bs$np.json" &&
+        run "train-mpi$np" mpirun -np "$np" --oversubscribe "$TOOL" $TRAIN_BIG --backend mpi --json "$T/bm$np.json"; then
+        CS_NP=$np compare_steps "train sage steps" "$T/bs$np.json" "$T/bm$np.json" || fail=1
+    else
+        fail=1
+    fi
+    TRAIN_BIG_HEC="train --data builtin --partitions $T/set$np --remote hec --layers 2 --fanouts 5,10 --batch 32"
+    TRAIN_BIG_HEC="$TRAIN_BIG_HEC --epochs 1 --hidden 16 --seed 3"
+    # shellcheck disable=SC2086
+    if run "part-set$np" "$TOOL" partition builtin --parts "$np" --balance train,degree -o "$T/set$np" &&
+        run "train-hec-sim$np" "$TOOL" $TRAIN_BIG_HEC --backend sim --ranks "$np" --json "$T/hs$np.json" &&
+        run "train-hec-mpi$np" mpirun -np "$np" --oversubscribe "$TOOL" $TRAIN_BIG_HEC --backend mpi \
+            --json "$T/hm$np.json"; then
+        CS_NP=$np compare_steps "train --partitions --remote hec steps" "$T/hs$np.json" "$T/hm$np.json" || fail=1
+    else
+        fail=1
+    fi
+done
+
 if [ $fail -ne 0 ]; then
     echo "mpi-check: FAIL (sim and MPI differ, or a run failed; see above)"
     exit 1
@@ -446,4 +490,5 @@ echo "mpi-check: PASS (np $NPS: every collective bitwise equal to the simulator;
     "pipelined training under mpirun equal to serial under the simulator;" \
     "4-rank full-batch hybrid int2 training bitwise equal, its bytes the plan's formula;" \
     "4-rank distributed-sampling training, with and without sparse embeddings, bitwise equal;" \
-    "a failure on one rank stops every rank with exit 2; a skipped post reported, every bit flip detected)"
+    "a failure on one rank stops every rank with exit 2; a skipped post reported, every bit flip detected;" \
+    "np $BIG_NPS (oversubscribed): commcheck, sage and hec training bitwise equal to the simulator)"

@@ -43,6 +43,10 @@ const cli_flag cli_backend_flags[] = {
       .rhi = 1, .dflt = "1 when --fault-delay is given", .bits = CLI_TAG_SIM, .help = "sim: ... with probability P" },
     { .name = "fault-flip", .type = CLI_REAL, CLI_AT(cli_backend, sim.faults.flip_p), .meta = "P", .rlo = 0, .rhi = 1,
       .bits = CLI_TAG_SIM, .help = "sim: flip one bit of a message with probability P (always detected)" },
+    { .name = "fault-drop-blocking", .type = CLI_REAL, CLI_AT(cli_backend, sim.faults.drop_blocking_p), .meta = "P",
+      .rlo = 0, .rhi = 1, .bits = CLI_TAG_SIM,
+      .help = "sim: lose a message of a blocking collective with probability P (the run stops at once, naming "
+              "both ranks)" },
     CLI_END
 };
 
@@ -157,6 +161,7 @@ json_object *cli_backend_json(const cli_backend *b, const gnn_sim_report *rep)
     json_object_object_add(f, "delay_p", json_object_new_double(b->sim.faults.delay_p));
     json_object_object_add(f, "delay_steps", json_object_new_int(b->sim.faults.delay_steps));
     json_object_object_add(f, "flip_p", json_object_new_double(b->sim.faults.flip_p));
+    json_object_object_add(f, "drop_blocking_p", json_object_new_double(b->sim.faults.drop_blocking_p));
     json_object_object_add(f, "dropped", json_object_new_int64(rep->faults_dropped));
     json_object_object_add(f, "delayed", json_object_new_int64(rep->faults_delayed));
     json_object_object_add(f, "flipped", json_object_new_int64(rep->faults_flipped));

@@ -116,6 +116,15 @@ static const cli_flag k_train_flags[] = {
       .note = "0 = the last epoch only", .help = "full-graph evaluation every K epochs" },
     CLI_FLAG_JSON(T, json, CLI_JSON_HELP),
     { .name = "quiet", .type = CLI_BOOL, CLI_AT(T, quiet), .help = "no per-epoch lines" },
+    { .name = "checkpoint", .type = CLI_STR, CLI_AT(T, cfg.checkpoint_dir), .meta = "DIR",
+      .help = "write a checkpoint into DIR (one file per rank, DIR/rank-RRRRR.ckpt, atomically, with CRC32C) at the "
+              "end of every --checkpoint-every epochs and of the last; docs/checkpoint.md" },
+    { .name = "checkpoint-every", .type = CLI_INT, CLI_AT(T, cfg.checkpoint_every), .meta = "N", .lo = 1,
+      .hi = 1000000, .help = "with --checkpoint: epochs between checkpoints" },
+    { .name = "resume", .type = CLI_STR, CLI_AT(T, cfg.resume_dir), .meta = "DIR",
+      .help = "resume from the checkpoint in DIR: the same flags, dataset, partitions and rank count as the run that "
+              "wrote it (refused otherwise); the remaining step losses and the final weights are bitwise the run "
+              "never stopped" },
     CLI_END
 };
 
@@ -328,6 +337,12 @@ static int check_part_flags(const train_opts *o, const cli_args *a)
         return cli_error(CLI_USAGE, "%s applies to --remote hec only (%s%s)", hec_flag,
                          on_parts ? "remote is " : "no --remote or --partitions given",
                          on_parts ? gnn_remote_name(o->pc.remote) : "");
+    if (fb && (o->cfg.checkpoint_dir || o->cfg.resume_dir))
+        return cli_error(CLI_USAGE, "%s: full batch on partitions (--mode fullbatch with --partitions or --parts) "
+                                    "has no checkpoints yet (docs/checkpoint.md)",
+                         o->cfg.checkpoint_dir ? "--checkpoint" : "--resume");
+    if (cli_given(a, "checkpoint-every") && !o->cfg.checkpoint_dir)
+        return cli_error(CLI_USAGE, "--checkpoint-every applies to --checkpoint DIR");
     if (fb && o->cfg.model == GNN_MODEL_GAT)
         return cli_error(CLI_USAGE, "--model gat: full batch on partitions trains sage, gcn or gin");
     if (fb && o->backend.kind == CLI_BACKEND_SIM && o->fb_parts > 0 && o->fb_parts != o->backend.sim.ranks)

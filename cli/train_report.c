@@ -2,16 +2,35 @@
  * lines, rank 0's summary, and the JSON report (DESIGN.md section 6): "config" from the flag
  * table (cli_config_json), with the values a run resolves (the effective fanouts, threads and
  * split, a saved set's partitioning, the HEC sizes the library chose) put in by hand. */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli/train.h"
 #include "gnnref/impl.h"
 
+/* Test hook (docs/checkpoint.md): with GNNREF_TEST_KILL_AT_STEP=S in the environment, the
+ * process raises SIGKILL right after global step S (0-based, epoch * steps per epoch + step)
+ * has finished on any of its ranks: the kill-and-resume tests (tests/test_checkpoint.c,
+ * ci/resume-check.sh) stop a run at a step of their choosing with no chance to clean up. */
+static void kill_hook(int epoch, int64_t k, int64_t n)
+{
+    static int64_t at = -2;
+    if (at == -2) { /* read once; a race between ranks' threads writes the same value */
+        const char *e = getenv("GNNREF_TEST_KILL_AT_STEP");
+        at = e && *e ? strtoll(e, NULL, 10) : -1;
+    }
+    if (at >= 0 && (int64_t)epoch * n + k - 1 == at) {
+        fflush(stdout);
+        raise(SIGKILL);
+    }
+}
+
 /* On a terminal, a progress line within the epoch, overwritten in place. */
 void train_on_step(int epoch, int64_t k, int64_t n, double loss, void *vctx)
 {
     const train_print *p = vctx;
+    kill_hook(epoch, k, n);
     if (p->quiet || !p->tty)
         return;
     printf("\repoch %3d  step %lld/%lld  loss %.4f", epoch, (long long)k, (long long)n, loss);
@@ -228,6 +247,12 @@ static json_object *train_report(const train_job *J, const gnn_train_result *res
     json_object_object_add(fin, "stopped_early", json_object_new_boolean(res->stopped_early));
     json_object_object_add(fin, "stop_epoch", res->stopped_early ? json_object_new_int(res->stop_epoch) : NULL);
     json_object_object_add(fin, "majority_class_acc", json_object_new_double(res->majority_rate));
+    char crc[16]; /* digests of the final model (docs/checkpoint.md): a resumed run's equal the run never stopped */
+    snprintf(crc, sizeof crc, "%08x", res->weights_crc);
+    json_object_object_add(fin, "weights_crc32c", json_object_new_string(crc));
+    snprintf(crc, sizeof crc, "%08x", res->state_crc);
+    json_object_object_add(fin, "state_crc32c", json_object_new_string(crc));
+    json_object_object_add(fin, "resumed_epochs", json_object_new_int(res->resumed_epochs));
     json_object_object_add(r, "final", fin);
     if (rep)
         json_object_object_add(r, "partition_training", part_report_json(rep, J->o.cfg.layers));

@@ -115,6 +115,7 @@ gnn_status train_part_rank(gnn_comm *comm, void *arg)
         st = gnn_part_input_types(&d, J->ds, &err);
     if (st)
         goto out;
+    d.in.name = J->o.parts_dir ? J->man.dataset : J->ds->name; /* checkpoints' fingerprint */
     if (J->remote == GNN_REMOTE_FETCH) { /* the part vector, and the whole topology unless the owners sample */
         d.in.global = J->o.pc.sampling == GNN_SAMPLING_DISTRIBUTED ? NULL : &J->ds->graph;
         d.in.owner = J->full.part;

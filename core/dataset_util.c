@@ -155,6 +155,20 @@ static gnn_status validate_types(const gnn_dataset *ds, const char *what, gnn_er
     return GNN_OK;
 }
 
+/* CSR features carry their dense view in memory (n x f floats) but pay only for their entries
+ * on disk, so n x f is a claim: a 1.5 KB file with f = 50,000,000 made `gnnref info` take 14 s
+ * and 2.35 GB. At most max(2^24, 1024 x entries) cells (density 1/1024 and up; Facebook's bag
+ * of words is 1/337); the loader checks the same before it allocates the view (core/format.c),
+ * and the density rule keeps sparser features dense (docs/fuzzing.md, finding 2). */
+#define CSR_CELLS_FLOOR ((int64_t)1 << 24)
+#define CSR_CELLS_PER_ENTRY 1024
+static int csr_cells_ok(int64_t n, int64_t f, int64_t nnz)
+{
+    if (n <= 0 || f <= 0 || n <= CSR_CELLS_FLOOR / f)
+        return 1;
+    return n <= INT64_MAX / f && n * f / CSR_CELLS_PER_ENTRY <= nnz;
+}
+
 gnn_status gnn_dataset_validate(const gnn_dataset *ds, const char *what, gnn_err *err)
 {
     if (!ds)
@@ -169,6 +183,15 @@ gnn_status gnn_dataset_validate(const gnn_dataset *ds, const char *what, gnn_err
                                what, (long long)ds->feat_csr.rows, (long long)ds->feat_csr.cols,
                                (long long)ds->graph.n, (long long)ds->num_features);
         st = gnn_fcsr_validate(&ds->feat_csr, what, err);
+        if (!st && !csr_cells_ok(ds->graph.n, ds->num_features, ds->feat_csr.nnz))
+            st = gnn_err_set(err, GNN_ERR_RANGE,
+                             "%s: section 'feat_ptr': %lld x %lld features (%lld cells of dense view) from %lld stored "
+                             "entries: CSR features may have at most max(2^24, %d x entries) cells",
+                             what, (long long)ds->graph.n, (long long)ds->num_features,
+                             ds->graph.n > INT64_MAX / ds->num_features ? -1LL
+                                                                        : (long long)(ds->graph.n * ds->num_features),
+                             (long long)ds->feat_csr.nnz,
+                             CSR_CELLS_PER_ENTRY);
     }
     if (!st)
         st = validate_values(ds, what, err);
@@ -188,7 +211,8 @@ gnn_status gnn_dataset_set_feat_storage(gnn_dataset *ds, gnn_feat_storage s, gnn
         int64_t nnz = 0;
         for (int64_t i = 0; i < n * f; i++)
             nnz += ds->feat[i] != 0.0f;
-        s = (double)nnz < GNN_FEAT_CSR_DENSITY * (double)n * (double)f ? GNN_FEAT_STORE_CSR : GNN_FEAT_STORE_DENSE;
+        s = (double)nnz < GNN_FEAT_CSR_DENSITY * (double)n * (double)f && csr_cells_ok(n, f, nnz) ? GNN_FEAT_STORE_CSR
+                                                                                                : GNN_FEAT_STORE_DENSE;
     }
     if (s == GNN_FEAT_STORE_DENSE || gnn_dataset_feat_is_csr(ds)) {
         if (s == GNN_FEAT_STORE_DENSE) /* the dense view stays (a loaded file's CSR is not freed: not owned) */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "core/epoch.h"
+#include "gnnref/crc32c.h"
 #include "gnnref/rng.h"
 #include "gnnref/team.h"
 
@@ -94,6 +95,203 @@ static gnn_status evaluate_epoch(const epoch_plan *p, const epoch_ops *ops, void
     return GNN_OK;
 }
 
+/* ---- checkpoints ------------------------------------------------------------------------ */
+
+/* The loop's own state: everything run_steps and evaluate_epoch read besides the trainer's. */
+enum { LOOP_N = 16, EPOCH_N = 12 + GNN_PHASE_COUNT + 2 * GNN_MAX_LAYERS };
+
+static void put_loop(gnn_ckpt *w, const gnn_train_result *res, double best_val_loss, int since_best)
+{
+    const double v[LOOP_N] = { res->n_epochs, res->n_steps, res->best_val_acc, res->test_acc_at_best_val,
+                               res->best_epoch, res->stopped_early, res->stop_epoch, res->train_acc,
+                               res->val_acc, res->test_acc, best_val_loss, since_best, 0, 0, 0, 0 };
+    gnn_ckpt_put(w, GNN_CKPT_SEC_LOOP, v, sizeof v);
+    gnn_ckpt_put(w, GNN_CKPT_SEC_STEPS, res->step_loss, (size_t)res->n_steps * sizeof(double));
+    double *e = calloc((size_t)res->n_epochs * EPOCH_N + 1, sizeof(double));
+    if (!e) {
+        w->failed = 1;
+        return;
+    }
+    for (int i = 0; i < res->n_epochs; i++) {
+        const gnn_epoch_stats *E = &res->epochs[i];
+        double *x = e + (size_t)i * EPOCH_N;
+        int k = 0;
+        x[k++] = E->epoch, x[k++] = E->loss, x[k++] = E->val_loss, x[k++] = E->train_acc, x[k++] = E->val_acc;
+        x[k++] = E->test_acc, x[k++] = E->time_s, x[k++] = (double)E->steps, x[k++] = (double)E->edges_sampled;
+        x[k++] = (double)E->comm_bytes, x[k++] = (double)E->push_bytes, x[k++] = (double)E->pull_bytes;
+        for (int j = 0; j < GNN_PHASE_COUNT; j++)
+            x[k++] = E->phase_s[j];
+        for (int l = 0; l < GNN_MAX_LAYERS; l++)
+            x[k++] = (double)E->hec_lookups[l], x[k++] = (double)E->hec_hits[l];
+    }
+    gnn_ckpt_put(w, GNN_CKPT_SEC_EPOCHS, e, (size_t)res->n_epochs * EPOCH_N * sizeof(double));
+    free(e);
+}
+
+static gnn_status get_loop(const gnn_ckpt *r, const epoch_plan *p, gnn_train_result *res, double *best_val_loss,
+                           int *since_best, gnn_err *err)
+{
+    double v[LOOP_N];
+    gnn_status st = gnn_ckpt_read(r, GNN_CKPT_SEC_LOOP, v, sizeof v, err);
+    if (st)
+        return st;
+    const int ne = (int)v[0];
+    const int64_t ns = (int64_t)v[1];
+    if (ne != r->epochs_done || ne < 0 || ne > p->cfg->epochs || ns != (int64_t)ne * p->steps ||
+        ns != (int64_t)r->step)
+        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: %d epochs and %lld steps recorded at step %u: this run has %lld "
+                                                "steps per epoch and %d epochs",
+                           r->path, ne, (long long)ns, r->step, (long long)p->steps, p->cfg->epochs);
+    res->n_epochs = ne;
+    res->n_steps = ns;
+    res->best_val_acc = v[2], res->test_acc_at_best_val = v[3], res->best_epoch = (int)v[4];
+    res->stopped_early = (int)v[5], res->stop_epoch = (int)v[6];
+    res->train_acc = v[7], res->val_acc = v[8], res->test_acc = v[9];
+    *best_val_loss = v[10];
+    *since_best = (int)v[11];
+    if ((st = gnn_ckpt_read(r, GNN_CKPT_SEC_STEPS, res->step_loss, (size_t)ns * sizeof(double), err)))
+        return st;
+    const void *ep;
+    size_t nb;
+    if ((st = gnn_ckpt_get(r, GNN_CKPT_SEC_EPOCHS, &ep, &nb, err)))
+        return st;
+    if (nb != (size_t)ne * EPOCH_N * sizeof(double))
+        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: the epochs' section has %zu bytes, not %zu", r->path, nb,
+                           (size_t)ne * EPOCH_N * sizeof(double));
+    for (int i = 0; i < ne; i++) {
+        double x[EPOCH_N];
+        memcpy(x, (const unsigned char *)ep + (size_t)i * EPOCH_N * sizeof(double), sizeof x);
+        gnn_epoch_stats *E = &res->epochs[i];
+        int k = 0;
+        E->epoch = (int)x[k++], E->loss = x[k++], E->val_loss = x[k++], E->train_acc = x[k++];
+        E->val_acc = x[k++], E->test_acc = x[k++], E->time_s = x[k++], E->steps = (int64_t)x[k++];
+        E->edges_sampled = (int64_t)x[k++], E->comm_bytes = (int64_t)x[k++], E->push_bytes = (int64_t)x[k++];
+        E->pull_bytes = (int64_t)x[k++];
+        for (int j = 0; j < GNN_PHASE_COUNT; j++)
+            E->phase_s[j] = x[k++];
+        for (int l = 0; l < GNN_MAX_LAYERS; l++)
+            E->hec_lookups[l] = (int64_t)x[k++], E->hec_hits[l] = (int64_t)x[k++];
+    }
+    return GNN_OK;
+}
+
+/* After epoch ep (epochs_done = ep + 1): every rank writes its file as path.tmp; once all have
+ * (the allreduce of the failures is the barrier), each renames its own. A rank that fails
+ * makes every rank fail, and no rank renames. */
+static gnn_status save_checkpoint(const epoch_plan *p, const epoch_ops *ops, void *self, const gnn_train_result *res,
+                                  uint32_t step, double best_val_loss, int since_best, gnn_err *err)
+{
+    const gnn_train_config *c = p->cfg;
+    const int P = gnn_comm_size(p->comm);
+    gnn_ckpt w;
+    gnn_status st = gnn_ckpt_begin(&w, p->fp, res->n_epochs, step);
+    if (!st) {
+        put_loop(&w, res, best_val_loss, since_best);
+        if (ops->save)
+            st = ops->save(self, &w, err);
+    }
+    if (!st)
+        st = gnn_ckpt_commit(&w, c->checkpoint_dir, P > 1, err);
+    else if (!named(err))
+        gnn_err_set(err, st, "checkpoint %s: %s", c->checkpoint_dir, gnn_status_str(st));
+    gnn_ckpt_free(&w);
+    if (P > 1) {
+        double bad = st ? 1.0 : 0.0;
+        gnn_status cs = gnn_comm_allreduce(p->comm, &bad, &bad, 1, GNN_DT_F64);
+        if (cs)
+            return gnn_err_set(err, cs, "checkpoint %s: %s", c->checkpoint_dir, gnn_comm_errmsg(p->comm));
+        if (st)
+            return st;
+        if (bad > 0)
+            return gnn_err_set(err, GNN_ERR_IO, "checkpoint %s: another rank could not write its file",
+                               c->checkpoint_dir);
+        st = gnn_ckpt_rename(c->checkpoint_dir, gnn_comm_rank(p->comm), err);
+    }
+    return st;
+}
+
+gnn_status gnn_epoch_resume_open(gnn_comm *comm, const char *dir, const gnn_ckpt_fingerprint *fp, gnn_ckpt *r,
+                                 gnn_err *err)
+{
+    gnn_status st = gnn_ckpt_open(r, dir, fp, err);
+    const int P = gnn_comm_size(comm), me = gnn_comm_rank(comm);
+    if (P > 1) {
+        /* v: each rank's failure flag, then the sums of the epochs and of their squares */
+        double *v = calloc((size_t)P + 2, sizeof(double));
+        if (!v) {
+            gnn_ckpt_free(r);
+            return gnn_err_set(err, GNN_ERR_NOMEM, "resume %s: out of memory", dir);
+        }
+        const double e = st ? 0.0 : (double)r->epochs_done;
+        v[me] = st ? 1.0 : 0.0;
+        v[P] = e;
+        v[P + 1] = e * e;
+        gnn_status cs = gnn_comm_allreduce(comm, v, v, P + 2, GNN_DT_F64);
+        int first = -1; /* the lowest rank that failed: its message goes to every rank */
+        for (int q = 0; q < P && !cs && first < 0; q++)
+            if (v[q] > 0)
+                first = q;
+        char msg[sizeof err->msg];
+        memset(msg, 0, sizeof msg);
+        if (first == me && err)
+            memcpy(msg, err->msg, sizeof msg - 1);
+        if (!cs && first >= 0)
+            cs = gnn_comm_bcast(comm, msg, (int64_t)sizeof msg, GNN_DT_U8, first);
+        const double sum = v[P], sq = v[P + 1];
+        free(v);
+        if (cs)
+            st = gnn_err_set(err, cs, "resume %s: %s", dir, gnn_comm_errmsg(comm));
+        else if (first >= 0 && first != me)
+            st = gnn_err_set(err, GNN_ERR_INVAL, "resume %s: rank %d cannot use its checkpoint: %.400s", dir, first,
+                             msg);
+        else if (!st && (double)P * sq != sum * sum)
+            st = gnn_err_set(err, GNN_ERR_FORMAT, "resume %s: the ranks' files were written after different epochs "
+                                                  "(this rank's: %d; a checkpoint interrupted between renames): "
+                                                  "start afresh",
+                             dir, r->epochs_done);
+    }
+    if (st)
+        gnn_ckpt_free(r);
+    return st;
+}
+
+void gnn_ckpt_put_model(gnn_ckpt *w, const model *m)
+{
+    for (int l = 0; l < m->L; l++) {
+        const size_t b = (size_t)m->layer[l].count * sizeof(float);
+        gnn_ckpt_put(w, GNN_CKPT_SEC_MODEL + 3 * (uint32_t)l, m->layer[l].p, b);
+        gnn_ckpt_put(w, GNN_CKPT_SEC_MODEL + 3 * (uint32_t)l + 1, m->layer[l].m, b);
+        gnn_ckpt_put(w, GNN_CKPT_SEC_MODEL + 3 * (uint32_t)l + 2, m->layer[l].v, b);
+    }
+}
+
+gnn_status gnn_ckpt_get_model(const gnn_ckpt *r, model *m, gnn_err *err)
+{
+    gnn_status st = GNN_OK;
+    for (int l = 0; l < m->L && !st; l++) {
+        const size_t b = (size_t)m->layer[l].count * sizeof(float);
+        if ((st = gnn_ckpt_read(r, GNN_CKPT_SEC_MODEL + 3 * (uint32_t)l, m->layer[l].p, b, err)) ||
+            (st = gnn_ckpt_read(r, GNN_CKPT_SEC_MODEL + 3 * (uint32_t)l + 1, m->layer[l].m, b, err)))
+            break;
+        st = gnn_ckpt_read(r, GNN_CKPT_SEC_MODEL + 3 * (uint32_t)l + 2, m->layer[l].v, b, err);
+    }
+    return st;
+}
+
+uint32_t gnn_model_crc(const model *m, int state)
+{
+    uint32_t crc = 0;
+    for (int l = 0; l < m->L; l++) {
+        const size_t b = (size_t)m->layer[l].count * sizeof(float);
+        crc = gnn_crc32c(crc, m->layer[l].p, b);
+        if (state) {
+            crc = gnn_crc32c(crc, m->layer[l].m, b);
+            crc = gnn_crc32c(crc, m->layer[l].v, b);
+        }
+    }
+    return crc;
+}
+
 gnn_status gnn_train_epochs(const epoch_plan *p, const epoch_ops *ops, void *self, gnn_train_result *res,
                             gnn_err *err)
 {
@@ -113,7 +311,16 @@ gnn_status gnn_train_epochs(const epoch_plan *p, const epoch_ops *ops, void *sel
     double best_val_loss = INFINITY;
     int since_best = 0;
     uint32_t step = 0;
-    for (int ep = 0; ep < c->epochs; ep++) { /* @alg{DistGNN-MB 2, line 3} */
+    int ep0 = 0;
+    if (p->resume) { /* the loop's state, then the trainer's: the next step reads nothing else */
+        if ((st = get_loop(p->resume, p, res, &best_val_loss, &since_best, err)) ||
+            (ops->load && (st = ops->load(self, p->resume, err))))
+            goto done;
+        ep0 = res->n_epochs;
+        step = p->resume->step;
+        res->resumed_epochs = ep0;
+    }
+    for (int ep = ep0; ep < c->epochs && !res->stopped_early; ep++) { /* @alg{DistGNN-MB 2, line 3} */
         gnn_epoch_stats *E = &res->epochs[ep];
         E->epoch = ep;
         E->train_acc = E->val_acc = E->test_acc = E->val_loss = -1.0;
@@ -138,8 +345,13 @@ gnn_status gnn_train_epochs(const epoch_plan *p, const epoch_ops *ops, void *sel
         if (stop) {
             res->stopped_early = 1;
             res->stop_epoch = ep;
-            break;
         }
+        const int every = c->checkpoint_every > 0 ? c->checkpoint_every : 1;
+        if (c->checkpoint_dir && p->fp && ((ep + 1) % every == 0 || stop || ep == c->epochs - 1) &&
+            (st = save_checkpoint(p, ops, self, res, step, best_val_loss, since_best, err)))
+            goto done;
+        if (stop)
+            break;
     }
     if (res->best_val_acc < 0)
         res->best_val_acc = 0;

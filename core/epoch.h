@@ -16,6 +16,7 @@
 
 #include <stdint.h>
 #include "core/model.h"
+#include "gnnref/checkpoint.h"
 #include "gnnref/comm.h"
 #include "gnnref/train.h"
 
@@ -35,6 +36,11 @@ typedef struct epoch_ops {
     /* After the evaluation, before the epoch's time and bytes are taken: the trainer's own
      * figures of the epoch into E (may be NULL). */
     gnn_status (*end)(void *self, gnn_epoch_stats *E, gnn_err *err);
+    /* Checkpoints (cfg->checkpoint_dir, resume_dir; docs/checkpoint.md): the trainer's state
+     * after an epoch, into w (the loop has put its own); and back from r before the first epoch
+     * run. NULL: the trainer has nothing but what the loop saves. */
+    gnn_status (*save)(void *self, gnn_ckpt *w, gnn_err *err);
+    gnn_status (*load)(void *self, const gnn_ckpt *r, gnn_err *err);
 } epoch_ops;
 
 typedef struct epoch_plan {
@@ -47,6 +53,8 @@ typedef struct epoch_plan {
     int root_evaluates;           /* 1: rank 0 evaluates and broadcasts to the others */
     gnn_epoch_cb cb;              /* after every epoch (may be NULL) */
     void *cb_ctx;
+    const gnn_ckpt_fingerprint *fp; /* cfg->checkpoint_dir: what the files are written for */
+    const gnn_ckpt *resume;       /* opened with gnn_epoch_resume_open: start after its epochs; NULL: afresh */
 } epoch_plan;
 
 /* Run the epochs into res (res->majority_rate and anything else set before is kept). On
@@ -66,5 +74,17 @@ gnn_status gnn_step_reduce_update(model *m, const gnn_train_config *c, gnn_comm 
 gnn_status gnn_step_reduce_update_extra(model *m, const gnn_train_config *c, gnn_comm *comm, float *gbuf,
                                         int64_t n_params, float *extra_g, int64_t n_extra, uint32_t step,
                                         double sums[2], double *phase);
+
+/* ---- checkpoints (core/epoch.c; the file format is core/checkpoint.c) ---- */
+/* Open this rank's checkpoint in dir and check it against fp; then (collective when comm has
+ * more than one rank) agree that every rank's opened and that all were written at the same
+ * epoch, so no rank goes on alone. On failure r is freed. */
+gnn_status gnn_epoch_resume_open(gnn_comm *comm, const char *dir, const gnn_ckpt_fingerprint *fp, gnn_ckpt *r,
+                                 gnn_err *err);
+/* The model's parameters and Adam's moments (sections GNN_CKPT_SEC_MODEL + 3 l + {0, 1, 2}). */
+void gnn_ckpt_put_model(gnn_ckpt *w, const model *m);
+gnn_status gnn_ckpt_get_model(const gnn_ckpt *r, model *m, gnn_err *err);
+/* CRC32C of every layer's parameters in order (state: then m and v too). */
+uint32_t gnn_model_crc(const model *m, int state);
 
 #endif

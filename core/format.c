@@ -547,6 +547,13 @@ static gnn_status load_csr_features(gnn_dataset *ds, const char *path, gnn_err *
     if (f > 0 && n > INT64_MAX / 4 / f)
         return gnn_err_set(err, GNN_ERR_RANGE, "%s: section 'feat_ptr': %lld x %lld features are too large", path,
                            (long long)n, (long long)f);
+    /* the dense view is a claim: at most max(2^24, 1024 x entries) cells, checked before it is
+     * allocated (the rule of gnn_dataset_validate, core/dataset_util.c) */
+    if (f > 0 && n > ((int64_t)1 << 24) / f && n * f / 1024 > count[1])
+        return gnn_err_set(err, GNN_ERR_RANGE,
+                           "%s: section 'feat_ptr': %lld x %lld features (%lld cells of dense view) from %lld stored "
+                           "entries: CSR features may have at most max(2^24, 1024 x entries) cells",
+                           path, (long long)n, (long long)f, (long long)(n * f), (long long)count[1]);
     int kept = 0; /* the dataset's own extension sections, without the three */
     for (int i = 0; i < ds->num_ext; i++)
         if (strcmp(ds->ext[i].name, names[0]) && strcmp(ds->ext[i].name, names[1]) && strcmp(ds->ext[i].name, names[2]))

@@ -133,3 +133,33 @@ int64_t gnn_hec_occupied(const gnn_hec *h)
         n += h->tag[i] != GNN_HEC_EMPTY;
     return n;
 }
+
+gnn_status gnn_hec_restore(gnn_hec *h, const int64_t *tag, const int32_t *age, const float *emb, int64_t wp,
+                           const gnn_hec_counters *cnt, gnn_err *err)
+{
+    if (!ready(h))
+        return gnn_err_set(err, GNN_ERR_INVAL, "hec: restore: cache not initialized");
+    int64_t occ = 0;
+    while (occ < h->cs && tag[occ] != GNN_HEC_EMPTY)
+        occ++;
+    for (int64_t i = 0; i < h->cs; i++)
+        if ((i >= occ && tag[i] != GNN_HEC_EMPTY) || (i < occ && tag[i] < 0) || age[i] < 0 || age[i] > h->age_cap ||
+            (i >= occ && age[i] != 0))
+            return gnn_err_set(err, GNN_ERR_FORMAT, "hec: restore: line %lld (tag %lld, age %d) is not a state the "
+                               "cache can be in", (long long)i, (long long)tag[i], (int)age[i]);
+    if (wp < 0 || wp >= h->cs)
+        return gnn_err_set(err, GNN_ERR_FORMAT, "hec: restore: write pointer %lld outside [0, %lld)", (long long)wp,
+                           (long long)h->cs);
+    h->ops->reset(h);
+    if (occ > 0)
+        h->ops->store(h, tag, emb, occ); /* into lines 0 .. occ-1, in order, when the tags are distinct */
+    for (int64_t i = 0; i < occ; i++)
+        if (h->tag[i] != tag[i]) {
+            h->ops->reset(h);
+            return gnn_err_set(err, GNN_ERR_FORMAT, "hec: restore: tag %lld appears twice", (long long)tag[i]);
+        }
+    memcpy(h->age, age, (size_t)h->cs * sizeof(int32_t));
+    h->wp = wp;
+    h->cnt = *cnt;
+    return GNN_OK;
+}

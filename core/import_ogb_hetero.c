@@ -228,7 +228,8 @@ static gnn_status read_triplets(const char *path, int reverse, hgraph *g, gnn_er
     gnn_lr_close(&lr);
     if (st)
         return st;
-    qsort(g->rels, (size_t)g->R, sizeof *g->rels, cmp_rel);
+    if (g->R > 0) /* an empty list leaves rels NULL, which qsort must not be given */
+        qsort(g->rels, (size_t)g->R, sizeof *g->rels, cmp_rel);
     for (int64_t i = 1; i < g->R; i++)
         if (!cmp_rel(&g->rels[i - 1], &g->rels[i]))
             return gnn_err_set(err, GNN_ERR_FORMAT, "%s: relation '%s,%s,%s' is listed twice", path, g->rels[i].src,
@@ -431,6 +432,16 @@ static gnn_status read_hetero_features(gnn_dataset *ds, const hgraph *g, const c
             st = gnn_err_set(err, GNN_ERR_UNSUPPORTED,
                              "%s: %lld features per row, but %s has %lld (every type with features must have the same "
                              "width)", path, (long long)w, first, (long long)ds->num_features);
+        else if (rows > 0 && !ds->feat && w > 0 && g->n > ((int64_t)1 << 24) / w &&
+                 (g->n > INT64_MAX / 4 / w || g->n / 1024 > rows))
+            /* the featureless types' rows are zeros no file pays for: n x w cells is a claim,
+             * at most max(2^24, 1024 x the cells read) (docs/fuzzing.md, finding 3; 10 KB of
+             * one row made 100001 x 5000 cells, 2 GB, 26 s) */
+            st = gnn_err_set(err, GNN_ERR_RANGE,
+                             "%s: %lld rows of %lld features for %lld vertices in all (%lld cells, mostly of "
+                             "featureless types): at most max(2^24, 1024 x the cells read)",
+                             path, (long long)rows, (long long)w, (long long)g->n,
+                             g->n > INT64_MAX / w ? -1LL : (long long)(g->n * w));
         else if (rows > 0 && !ds->feat) {
             ds->num_features = w;
             snprintf(first, PATH_CAP, "%s", path);

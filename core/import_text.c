@@ -61,6 +61,28 @@ static gnn_status read_meta(const char *dir, text_meta *m, gnn_err *err)
     return st;
 }
 
+/* The dense feature matrix is n x num_features cells, both claims of meta.txt: 3 tiny files
+ * claiming 1000 x 1000000 made `gnnref info` take 25 s and 3.9 GB. A claim is paid for by what
+ * the files hold: at most max(2^24, 1024 x the entries of features.txt) cells (Facebook: 106 M
+ * cells from 315 k entries, density 1/337; docs/fuzzing.md, finding 1). */
+#define FEAT_CELLS_FLOOR ((int64_t)1 << 24)
+#define FEAT_CELLS_PER_ENTRY 1024
+
+/* The entries of features.txt (its non-blank lines), for the bound above. */
+static gnn_status count_feature_entries(const char *path, int64_t *entries, gnn_err *err)
+{
+    line_reader lr;
+    gnn_status st = gnn_lr_open(&lr, path, err);
+    if (st)
+        return st;
+    int r;
+    *entries = 0;
+    while ((r = gnn_lr_next(&lr, err)) > 0)
+        *entries += !is_blank(lr.buf);
+    gnn_lr_close(&lr);
+    return r < 0 ? (gnn_status)-r : GNN_OK;
+}
+
 /* Read "u v" edge lines with ids in [0, n). */
 static gnn_status read_text_edges(const char *path, int64_t n, i64_vec *src, i64_vec *dst, gnn_err *err)
 {
@@ -224,6 +246,20 @@ static gnn_status import_text_body(gnn_dataset *ds, const char *dir, int64_t max
         if (m.n > 0 && ds->num_features > INT64_MAX / 4 / m.n) {
             st = gnn_err_set(err, GNN_ERR_RANGE, "%s/meta.txt: num_nodes x num_features is too large", dir);
             goto out;
+        }
+        int64_t entries = 0;
+        if (m.n * ds->num_features > FEAT_CELLS_FLOOR) {
+            if ((st = count_feature_entries(path, &entries, err)))
+                goto out;
+            if (m.n * ds->num_features / FEAT_CELLS_PER_ENTRY > entries) {
+                st = gnn_err_set(err, GNN_ERR_RANGE,
+                                 "%s/meta.txt: num_nodes %lld x num_features %lld = %lld feature cells for %lld entries "
+                                 "in features.txt: at most max(2^24, %d x entries) cells (a claim is paid for by "
+                                 "data)",
+                                 dir, (long long)m.n, (long long)ds->num_features, (long long)(m.n * ds->num_features),
+                                 (long long)entries, FEAT_CELLS_PER_ENTRY);
+                goto out;
+            }
         }
         ds->feat = gnn_calloc((size_t)(m.n * ds->num_features), sizeof(float));
         if (!ds->feat) {

@@ -10,6 +10,7 @@
  * count and for either implementation wherever the kernels are bitwise. The epoch loop
  * (shuffle, batches, evaluation, early stopping, the per-epoch figures) is core/epoch.c,
  * shared with the trainer on partitions; this file supplies its step and its evaluation. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gnnref/act.h"
@@ -70,6 +71,7 @@ void gnn_train_defaults(gnn_train_config *c)
     c->layernorm = 0;
     c->feat_norm = GNN_FEAT_NORM_AUTO;
     c->wd_scope = GNN_WD_AUTO;
+    c->checkpoint_every = 1;
 }
 
 void gnn_train_resolve(gnn_train_config *c)
@@ -520,7 +522,23 @@ static gnn_status epoch_step(void *self, const int64_t *order, int64_t k, uint32
     return minibatch_step(T, order + b0 + lo, hi - lo, (double)nb, step, loss, E->phase_s, &E->edges_sampled);
 }
 
-static const epoch_ops train_epoch_ops = { .step = epoch_step, .evaluate = evaluate };
+/* Checkpoints: the model and Adam's moments are all this trainer adds to the loop's state (its
+ * sampling and dropout are keyed by the global step, which the loop saves; Adam's step count is
+ * that step + 1). Every rank holds the same model and writes its own file. */
+static gnn_status save_state(void *self, gnn_ckpt *w, gnn_err *err)
+{
+    (void)err;
+    gnn_ckpt_put_model(w, &((trainer *)self)->m);
+    return GNN_OK;
+}
+
+static gnn_status load_state(void *self, const gnn_ckpt *r, gnn_err *err)
+{
+    return gnn_ckpt_get_model(r, &((trainer *)self)->m, err);
+}
+
+static const epoch_ops train_epoch_ops = { .step = epoch_step, .evaluate = evaluate, .save = save_state,
+                                           .load = load_state };
 
 gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epoch_cb cb, void *ctx,
                      gnn_train_result *res, gnn_err *err)
@@ -538,16 +556,32 @@ gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epo
     T.comm = c->comm;
     T.P = gnn_comm_size(c->comm);
     T.rank = gnn_comm_rank(c->comm);
+    gnn_ckpt resume;
+    memset(&resume, 0, sizeof resume);
+    gnn_ckpt_fingerprint fp;
+    memset(&fp, 0, sizeof fp);
+    snprintf(fp.dataset, sizeof fp.dataset, "%.63s", ds->name);
+    fp.n = ds->graph.n;
+    fp.nnz = ds->graph.nnz;
+    fp.ranks = T.P;
+    fp.rank = T.rank;
+    fp.config_crc = gnn_ckpt_config_crc(c, NULL);
     if ((st = trainer_init(&T, ds, err)))
+        goto done;
+    if (c->resume_dir && (st = gnn_epoch_resume_open(T.comm, c->resume_dir, &fp, &resume, err)))
         goto done;
     res->majority_rate = gnn_majority_rate(ds);
     const int full = c->mode == GNN_MODE_FULLBATCH;
     /* every rank shuffles all train ids alike (id 0) and takes its slice of each batch */
     const epoch_plan plan = { .cfg = c, .steps = full ? 1 : (T.n_train + c->batch - 1) / c->batch,
                               .train = full ? NULL : T.train_ids, .n_train = T.n_train, .shuffle_id = 0,
-                              .comm = T.comm, .root_evaluates = 1, .cb = cb, .cb_ctx = ctx };
+                              .comm = T.comm, .root_evaluates = 1, .cb = cb, .cb_ctx = ctx, .fp = &fp,
+                              .resume = c->resume_dir ? &resume : NULL };
     st = gnn_train_epochs(&plan, &train_epoch_ops, &T, res, err);
+    res->weights_crc = gnn_model_crc(&T.m, 0);
+    res->state_crc = gnn_model_crc(&T.m, 1);
 done:
+    gnn_ckpt_free(&resume);
     trainer_free(&T);
     if (st)
         gnn_train_result_free(res);

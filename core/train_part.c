@@ -12,10 +12,12 @@
  * each rank cuts its epoch order into M near-equal batches (batch_slice). A rank with an empty
  * batch (fewer train vertices than steps) still takes part in every collective of a step (the
  * waits, the posts, the pulls, the allreduce). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "core/epoch.h"
 #include "core/train_part_internal.h"
+#include "gnnref/crc32c.h"
 
 const char *gnn_remote_name(gnn_remote_mode m)
 {
@@ -265,8 +267,196 @@ static gnn_status epoch_end(void *self, gnn_epoch_stats *E, gnn_err *err)
     return GNN_OK;
 }
 
+/* ---- checkpoints (docs/checkpoint.md) ---------------------------------------------------------
+ * At an epoch's end this rank's state that a later step reads is: the model and Adam's moments
+ * (the same on every rank), the HEC of every layer (tags, ages, embeddings, write pointer,
+ * counters), Match's previous batch, and the sparse embeddings' rows and optimizer state in the
+ * feature store. No push is in flight: a step k posts only while k < M - d and waits at k + d,
+ * so the last d steps of an epoch receive what is left (checked). The pipeline's batches and the
+ * reorder's windows are pure functions of (seed, epoch, step) and start afresh at an epoch. The
+ * run's counters are saved too, so the resumed report's totals are the whole run's. */
+enum { PART_COUNTERS = 4 * GNN_MAX_LAYERS + 6 };
+
+static gnn_status part_save(void *self, gnn_ckpt *w, gnn_err *err)
+{
+    ptrainer *T = self;
+    const int L = T->m.L;
+    for (int i = 0; i < T->pc.hec_delay && i < MAX_DELAY; i++)
+        for (int l = 0; l < L; l++)
+            if (T->inflight[i].req[l])
+                return gnn_err_set(err, GNN_ERR_INTERNAL, "checkpoint: a push of layer %d is in flight at the end of "
+                                                          "an epoch", l);
+    gnn_ckpt_put_model(w, &T->m);
+    int64_t c[PART_COUNTERS];
+    int n = 0;
+    for (int l = 0; l < GNN_MAX_LAYERS; l++)
+        c[n++] = T->lookups[l], c[n++] = T->hits[l], c[n++] = T->pushed[l], c[n++] = T->received[l];
+    c[n++] = T->push_bytes, c[n++] = T->pull_bytes, c[n++] = T->dropped_edges, c[n++] = T->eval_bytes;
+    c[n++] = T->match_rows, c[n++] = T->match_loaded;
+    gnn_ckpt_put(w, GNN_CKPT_SEC_PART, c, sizeof c);
+    gnn_ckpt_put(w, GNN_CKPT_SEC_PART + 1, &T->dstats, sizeof T->dstats);
+    gnn_ckpt_put2(w, GNN_CKPT_SEC_PART + 2, &T->kv.total, sizeof T->kv.total, &T->kv.push_total,
+                  sizeof T->kv.push_total);
+    if (hec_mode(T))
+        for (int l = 0; l < L; l++) {
+            const gnn_hec *h = &T->hec[l];
+            const int64_t head[2] = { h->cs, h->wp };
+            gnn_ckpt_put2(w, GNN_CKPT_SEC_HEC + 4 * (uint32_t)l, head, sizeof head, &h->cnt, sizeof h->cnt);
+            gnn_ckpt_put(w, GNN_CKPT_SEC_HEC + 4 * (uint32_t)l + 1, h->tag, (size_t)h->cs * sizeof(int64_t));
+            gnn_ckpt_put(w, GNN_CKPT_SEC_HEC + 4 * (uint32_t)l + 2, h->age, (size_t)h->cs * sizeof(int32_t));
+            gnn_ckpt_put(w, GNN_CKPT_SEC_HEC + 4 * (uint32_t)l + 3, h->emb, (size_t)(h->cs * h->dim) * sizeof(float));
+        }
+    if (T->pc.match)
+        gnn_ckpt_put2(w, GNN_CKPT_SEC_MATCH, T->mprev_ids, (size_t)T->mprev_n * sizeof(int64_t), T->mprev_x,
+                      (size_t)(T->mprev_n * in_width(T, 0)) * sizeof(float));
+    if (embedding(T)) {
+        const gnn_kvstore *kv = &T->kv;
+        const size_t cells = (size_t)(kv->n_local * kv->dim);
+        const int64_t kind = kv->opt_kind;
+        gnn_ckpt_put2(w, GNN_CKPT_SEC_EMBED, &kind, sizeof kind, kv->feat, cells * sizeof(float));
+        if (kv->opt_kind) {
+            gnn_ckpt_put(w, GNN_CKPT_SEC_EMBED + 1, kv->opt_s1, cells * sizeof(float));
+            if (kv->opt_s2)
+                gnn_ckpt_put(w, GNN_CKPT_SEC_EMBED + 2, kv->opt_s2, cells * sizeof(float));
+            if (kv->opt_steps)
+                gnn_ckpt_put(w, GNN_CKPT_SEC_EMBED + 3, kv->opt_steps, (size_t)kv->n_local * sizeof(int64_t));
+        }
+    }
+    return GNN_OK;
+}
+
+static gnn_status load_hec(ptrainer *T, const gnn_ckpt *r, int l, gnn_err *err)
+{
+    gnn_hec *h = &T->hec[l];
+    const uint32_t id = GNN_CKPT_SEC_HEC + 4 * (uint32_t)l;
+    unsigned char head[2 * sizeof(int64_t) + sizeof(gnn_hec_counters)];
+    gnn_status st = gnn_ckpt_read(r, id, head, sizeof head, err);
+    if (st)
+        return st;
+    int64_t hv[2];
+    gnn_hec_counters cnt;
+    memcpy(hv, head, sizeof hv);
+    memcpy(&cnt, head + sizeof hv, sizeof cnt);
+    if (hv[0] != h->cs)
+        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: layer %d's cache has %lld lines; this run's has %lld", r->path, l,
+                           (long long)hv[0], (long long)h->cs);
+    int64_t *tag = gnn_malloc((size_t)h->cs * sizeof(int64_t));
+    int32_t *age = gnn_malloc((size_t)h->cs * sizeof(int32_t));
+    float *emb = falloc(h->cs * h->dim);
+    st = GNN_ERR_NOMEM;
+    if (tag && age && emb && !(st = gnn_ckpt_read(r, id + 1, tag, (size_t)h->cs * sizeof(int64_t), err)) &&
+        !(st = gnn_ckpt_read(r, id + 2, age, (size_t)h->cs * sizeof(int32_t), err)) &&
+        !(st = gnn_ckpt_read(r, id + 3, emb, (size_t)(h->cs * h->dim) * sizeof(float), err)))
+        st = gnn_hec_restore(h, tag, age, emb, hv[1], &cnt, err);
+    gnn_free(tag);
+    gnn_free(age);
+    gnn_free(emb);
+    return st;
+}
+
+static gnn_status load_embed(ptrainer *T, const gnn_ckpt *r, gnn_err *err)
+{
+    gnn_kvstore *kv = &T->kv;
+    const size_t cells = (size_t)(kv->n_local * kv->dim);
+    const void *p;
+    size_t nb;
+    gnn_status st = gnn_ckpt_get(r, GNN_CKPT_SEC_EMBED, &p, &nb, err);
+    if (st)
+        return st;
+    int64_t kind;
+    if (nb != sizeof kind + cells * sizeof(float))
+        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: the embedding section has %zu bytes, not %zu", r->path, nb,
+                           sizeof kind + cells * sizeof(float));
+    memcpy(&kind, p, sizeof kind);
+    if (kind != 0 && kind != GNN_SPARSE_ADAGRAD && kind != GNN_SPARSE_ADAM)
+        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: embedding optimizer %lld", r->path, (long long)kind);
+    memcpy(kv->feat, (const unsigned char *)p + sizeof kind, cells * sizeof(float));
+    if (!kind)
+        return GNN_OK;
+    if (!kv->opt_kind) { /* as the first push makes it (core/kvstore_push.c) */
+        kv->opt_s1 = gnn_calloc(cells + 1, sizeof(float));
+        if (kind == GNN_SPARSE_ADAM) {
+            kv->opt_s2 = gnn_calloc(cells + 1, sizeof(float));
+            kv->opt_steps = gnn_calloc((size_t)kv->n_local + 1, sizeof(int64_t));
+        }
+        if (!kv->opt_s1 || (kind == GNN_SPARSE_ADAM && (!kv->opt_s2 || !kv->opt_steps)))
+            return GNN_ERR_NOMEM;
+        kv->opt_kind = (int)kind;
+    }
+    if (kv->opt_kind != kind)
+        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: embedding optimizer %lld, the store's is %d", r->path,
+                           (long long)kind, kv->opt_kind);
+    if ((st = gnn_ckpt_read(r, GNN_CKPT_SEC_EMBED + 1, kv->opt_s1, cells * sizeof(float), err)))
+        return st;
+    if (kind == GNN_SPARSE_ADAM &&
+        ((st = gnn_ckpt_read(r, GNN_CKPT_SEC_EMBED + 2, kv->opt_s2, cells * sizeof(float), err)) ||
+         (st = gnn_ckpt_read(r, GNN_CKPT_SEC_EMBED + 3, kv->opt_steps, (size_t)kv->n_local * sizeof(int64_t), err))))
+        return st;
+    return GNN_OK;
+}
+
+static gnn_status part_load(void *self, const gnn_ckpt *r, gnn_err *err)
+{
+    ptrainer *T = self;
+    const int L = T->m.L;
+    gnn_status st = gnn_ckpt_get_model(r, &T->m, err);
+    int64_t c[PART_COUNTERS];
+    if (st || (st = gnn_ckpt_read(r, GNN_CKPT_SEC_PART, c, sizeof c, err)) ||
+        (st = gnn_ckpt_read(r, GNN_CKPT_SEC_PART + 1, &T->dstats, sizeof T->dstats, err)))
+        return st;
+    int n = 0;
+    for (int l = 0; l < GNN_MAX_LAYERS; l++)
+        T->lookups[l] = c[n++], T->hits[l] = c[n++], T->pushed[l] = c[n++], T->received[l] = c[n++];
+    T->push_bytes = c[n++], T->pull_bytes = c[n++], T->dropped_edges = c[n++], T->eval_bytes = c[n++];
+    T->match_rows = c[n++], T->match_loaded = c[n++];
+    const void *p;
+    size_t nb;
+    if ((st = gnn_ckpt_get(r, GNN_CKPT_SEC_PART + 2, &p, &nb, err)))
+        return st;
+    if (nb != sizeof T->kv.total + sizeof T->kv.push_total)
+        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: the store's counters have %zu bytes", r->path, nb);
+    memcpy(&T->kv.total, p, sizeof T->kv.total);
+    memcpy(&T->kv.push_total, (const unsigned char *)p + sizeof T->kv.total, sizeof T->kv.push_total);
+    for (int l = 0; l < L && hec_mode(T); l++)
+        if ((st = load_hec(T, r, l, err)))
+            return st;
+    if (T->pc.match) {
+        if ((st = gnn_ckpt_get(r, GNN_CKPT_SEC_MATCH, &p, &nb, err)))
+            return st;
+        const size_t row = sizeof(int64_t) + (size_t)in_width(T, 0) * sizeof(float);
+        if (nb % row)
+            return gnn_err_set(err, GNN_ERR_FORMAT, "%s: Match's previous batch has %zu bytes, not a multiple of %zu",
+                               r->path, nb, row);
+        const int64_t m = (int64_t)(nb / row);
+        gnn_free(T->mprev_ids);
+        gnn_free(T->mprev_x);
+        T->mprev_ids = gnn_malloc_array((size_t)m + 1, sizeof(int64_t));
+        T->mprev_x = falloc(m * in_width(T, 0));
+        T->mprev_n = 0;
+        if (!T->mprev_ids || !T->mprev_x)
+            return GNN_ERR_NOMEM;
+        memcpy(T->mprev_ids, p, (size_t)m * sizeof(int64_t));
+        memcpy(T->mprev_x, (const unsigned char *)p + (size_t)m * sizeof(int64_t),
+               (size_t)(m * in_width(T, 0)) * sizeof(float));
+        T->mprev_n = m;
+    }
+    if (embedding(T) && (st = load_embed(T, r, err)))
+        return st;
+    return GNN_OK;
+}
+
+/* A CRC of what this rank's part is: its sizes, global ids and local graph. */
+static uint32_t part_crc(const gnn_part_local *L)
+{
+    const int64_t head[4] = { L->n_solid, L->n_halo, L->graph.n, L->graph.nnz };
+    uint32_t c = gnn_crc32c(0, head, sizeof head);
+    c = gnn_crc32c(c, L->vid_o, (size_t)(L->n_solid + L->n_halo) * sizeof(int64_t));
+    c = gnn_crc32c(c, L->graph.indptr, (size_t)(L->graph.n + 1) * sizeof(*L->graph.indptr));
+    return gnn_crc32c(c, L->graph.indices, (size_t)L->graph.nnz * sizeof(*L->graph.indices));
+}
+
 static const epoch_ops part_epoch_ops = { .begin = epoch_begin, .step = epoch_step, .evaluate = epoch_evaluate,
-                                          .end = epoch_end };
+                                          .end = epoch_end, .save = part_save, .load = part_load };
 
 /* The run's figures, summed over the ranks, and the range of the cache sizes. Collective. */
 static gnn_status fill_report(ptrainer *T, gnn_part_report *rep)
@@ -348,6 +538,9 @@ gnn_status gnn_train_part(gnn_comm *comm, const gnn_part_input *in, const gnn_tr
     ptrainer *T = calloc(1, sizeof *T);
     if (!T)
         return gnn_err_set(err, GNN_ERR_NOMEM, "out of memory");
+    gnn_ckpt resume;
+    memset(&resume, 0, sizeof resume);
+    gnn_ckpt_fingerprint fp;
     T->comm = comm;
     T->P = gnn_comm_size(comm);
     T->rank = gnn_comm_rank(comm);
@@ -363,17 +556,35 @@ gnn_status gnn_train_part(gnn_comm *comm, const gnn_part_input *in, const gnn_tr
     if (st)
         goto done;
     T->L = in->part;
+    memset(&fp, 0, sizeof fp);
+    snprintf(fp.dataset, sizeof fp.dataset, "%.63s", in->name ? in->name : "");
+    fp.n = in->n_global;
+    fp.nnz = in->part->graph.nnz;
+    fp.ranks = T->P;
+    fp.rank = T->rank;
+    fp.config_crc = gnn_ckpt_config_crc(&T->cfg, pc);
+    fp.part_crc = part_crc(in->part);
+    /* resumed: open before set-up, whose pipeline starts at the first epoch run */
+    if (T->cfg.resume_dir) {
+        if ((st = gnn_epoch_resume_open(comm, T->cfg.resume_dir, &fp, &resume, err)))
+            goto done;
+        T->start_epoch = resume.epochs_done;
+    }
     /* @alg{DistGNN-MB 2, line 2}: Initialize (Algorithm 1), and the rest of set-up */
     if ((st = gnn_ptrain_setup(T)) || (st = majority_rate(T, &res->majority_rate)))
         goto done;
     /* @alg{DistGNN-MB 2, lines 3-5}: each rank shuffles its own train vertices (id = rank) */
     const epoch_plan plan = { .cfg = &T->cfg, .steps = T->steps, .train = T->train, .n_train = T->n_train,
-                              .shuffle_id = (uint64_t)T->rank, .comm = comm, .cb = cb, .cb_ctx = ctx };
+                              .shuffle_id = (uint64_t)T->rank, .comm = comm, .cb = cb, .cb_ctx = ctx, .fp = &fp,
+                              .resume = T->cfg.resume_dir ? &resume : NULL };
     if ((st = gnn_train_epochs(&plan, &part_epoch_ops, T, res, err)))
         goto done;
+    res->weights_crc = gnn_model_crc(&T->m, 0);
+    res->state_crc = gnn_model_crc(&T->m, 1);
     if (rep)
         st = fill_report(T, rep);
 done:
+    gnn_ckpt_free(&resume);
     gnn_ptrain_teardown(T);
     free(T);
     if (st)

@@ -97,6 +97,7 @@ typedef struct ptrainer {
     int64_t step_pushed; /* this step, all layers (trace) */
     int64_t step_received[GNN_MAX_LAYERS];
     int epoch;
+    int start_epoch;              /* resumed from a checkpoint: the first epoch run (the pipeline starts there) */
     gnn_err *err;
 } ptrainer;
 

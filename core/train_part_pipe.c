@@ -182,6 +182,9 @@ gnn_status gnn_ptrain_pipe_start(ptrainer *T)
     if (p->copy_cap < 1)
         p->copy_cap = 1;
     p->total = (int64_t)T->cfg.epochs * T->steps;
+    /* resumed (docs/checkpoint.md): the batches are a pure function of (epoch, step), so the
+     * worker restarts at the first batch of the first epoch run */
+    p->produced = p->copied = p->consumed = (int64_t)T->start_epoch * T->steps;
 #ifdef _OPENMP
     p->threads = omp_get_max_threads();
 #else

@@ -295,9 +295,10 @@ static gnn_status check_config(const gnn_sim_config *cfg, gnn_err *err)
     if (cfg->threads_per_rank < 1)
         return gnn_err_set(err, GNN_ERR_INVAL, "sim: threads_per_rank = %d must be >= 1", cfg->threads_per_rank);
     if (!(f->drop_p >= 0 && f->drop_p <= 1) || !(f->delay_p >= 0 && f->delay_p <= 1) ||
-        !(f->flip_p >= 0 && f->flip_p <= 1))
-        return gnn_err_set(err, GNN_ERR_INVAL, "sim: fault probabilities drop %g, delay %g, flip %g must be in [0, 1]",
-                           f->drop_p, f->delay_p, f->flip_p);
+        !(f->flip_p >= 0 && f->flip_p <= 1) || !(f->drop_blocking_p >= 0 && f->drop_blocking_p <= 1))
+        return gnn_err_set(err, GNN_ERR_INVAL,
+                           "sim: fault probabilities drop %g, delay %g, flip %g, drop-blocking %g must be in [0, 1]",
+                           f->drop_p, f->delay_p, f->flip_p, f->drop_blocking_p);
     if (f->delay_p > 0 && f->delay_steps < 1)
         return gnn_err_set(err, GNN_ERR_INVAL, "sim: delay_steps = %d must be >= 1 when delay_p > 0", f->delay_steps);
     return GNN_OK;

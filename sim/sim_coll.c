@@ -151,19 +151,26 @@ static gnn_status complete(sim_world *W, sim_rank *me)
     size_t *off = malloc(sizeof(size_t) * PP);
     uint32_t *crc = malloc(sizeof(uint32_t) * PP);
     double *sr = malloc(sizeof(double) * 2 * (size_t)P);
-    if (!wire || !off || !crc || !sr) {
+    unsigned char *lost = calloc(PP, 1); /* [P][P] messages lost to the drop-blocking fault */
+    if (!wire || !off || !crc || !sr || !lost) {
         free(wire);
         free(off);
         free(crc);
         free(sr);
+        free(lost);
         sim_abort(W, me->rank, GNN_ERR_NOMEM, "%s: out of memory for %zu bytes of messages",
                   gnn_comm_op_name(first->call.op), total);
         return sim_aborted(me);
     }
 
     /* 1. every message onto the wire first: a rank's receive buffer may overlap its send
-     *    buffer, so no delivery may happen before every send has been read */
+     *    buffer, so no delivery may happen before every send has been read. A message the
+     *    drop-blocking fault loses still used the link (bytes_moved) but is never flipped
+     *    nor delivered. */
     size_t pos = 0;
+    int lost_src = -1, lost_dst = -1;
+    int64_t lost_seq = 0, n_lost = 0;
+    size_t lost_bytes = 0;
     for (int src = 0; src < P; src++)
         for (int dst = 0; dst < P; dst++) {
             const size_t i = (size_t)src * (size_t)P + (size_t)dst;
@@ -178,7 +185,18 @@ static gnn_status complete(sim_world *W, sim_rank *me)
                 W->bytes_moved[i] += (int64_t)bytes;
                 const int64_t seq = W->msg_seq[i]++; /* the message's fault step */
                 crc[i] = W->checksums ? gnn_crc32c(0, wire + pos, bytes) : 0;
-                if (sim_fault_hit(W, SIM_FAULT_LAYER_BLOCKING, 0, seq, src, dst, SIM_DRAW_FLIP, W->cfg.faults.flip_p)) {
+                if (sim_fault_hit(W, SIM_FAULT_LAYER_BLOCKING, 0, seq, src, dst, SIM_DRAW_DROP,
+                                  W->cfg.faults.drop_blocking_p)) {
+                    lost[i] = 1;
+                    W->faults_dropped++;
+                    if (n_lost++ == 0) {
+                        lost_src = src;
+                        lost_dst = dst;
+                        lost_seq = seq;
+                        lost_bytes = bytes;
+                    }
+                } else if (sim_fault_hit(W, SIM_FAULT_LAYER_BLOCKING, 0, seq, src, dst, SIM_DRAW_FLIP,
+                                         W->cfg.faults.flip_p)) {
                     sim_fault_flip(W, SIM_FAULT_LAYER_BLOCKING, 0, seq, src, dst, wire + pos, bytes);
                     W->faults_flipped++;
                 }
@@ -196,7 +214,7 @@ static gnn_status complete(sim_world *W, sim_rank *me)
             const char *from;
             char *to;
             const size_t bytes = transfer(W, src, dst, &from, &to);
-            if (bytes == 0)
+            if (bytes == 0 || lost[i])
                 continue;
             if (src != dst && modelled && W->checksums) {
                 const uint32_t got = gnn_crc32c(0, wire + off[i], bytes);
@@ -213,6 +231,18 @@ static gnn_status complete(sim_world *W, sim_rank *me)
             }
             memcpy(to, wire + off[i], bytes);
         }
+    /* A lost message of a blocking collective: on a real network its receiver would wait
+     * for it forever (or until a transport timeout). The simulator knows at once, so it
+     * stops the run now, charged to the rank that would wait, naming both ranks. */
+    if (lost_src >= 0) {
+        char call[192];
+        gnn_comm_call_str(&W->ranks[lost_dst].slot.call, call, sizeof call);
+        sim_abort(W, lost_dst, GNN_ERR_COMM,
+                  "lost message: %s from rank %d to rank %d dropped (%zu bytes, blocking message #%lld from rank %d "
+                  "to rank %d): rank %d, in %s, would wait for it forever (%lld message%s of this collective lost)",
+                  gnn_comm_op_name(first->call.op), lost_src, lost_dst, lost_bytes, (long long)lost_seq, lost_src,
+                  lost_dst, lost_dst, call, (long long)n_lost, n_lost == 1 ? "" : "s");
+    }
     if (bad_src >= 0) {
         const size_t i = (size_t)bad_src * (size_t)P + (size_t)bad_dst;
         sim_abort(W, bad_dst, GNN_ERR_COMM,
@@ -235,6 +265,7 @@ static gnn_status complete(sim_world *W, sim_rank *me)
     free(off);
     free(crc);
     free(sr);
+    free(lost);
     if (W->aborted)
         return sim_aborted(me);
 

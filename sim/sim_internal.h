@@ -19,7 +19,8 @@
  * from different streams (docs/simulator.md, "Fault model"). */
 #define SIM_FAULT_LAYER_BLOCKING 0u
 #define SIM_FAULT_LAYER_ASYNC 1u
-/* float draws of a message's fault stream (the flipped bit is integer draw 2, sim.c) */
+/* float draws of a message's fault stream (the flipped bit is integer draw 2, sim.c). An
+ * async segment uses all three; a blocking message uses DROP (drop_blocking_p) and FLIP. */
 #define SIM_DRAW_DROP 0u
 #define SIM_DRAW_DELAY 1u
 #define SIM_DRAW_FLIP 2u

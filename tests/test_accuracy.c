@@ -1,22 +1,23 @@
 /* tests/test_accuracy.c -- the accuracy acceptance of distributed training on partitions
- * (issue 7; include/gnnref/train_part.h, docs/hec.md section 7), tagged `slow`: every case
- * trains the same model to the end several times, so together they take minutes.
+ * (issues 7 and 25; include/gnnref/train_part.h, docs/hec.md section 7), tagged `slow`: every
+ * case trains the same model to the end several times, so together they take minutes.
  *
- * Each case trains once on one rank with a global batch B, then on P simulated ranks with
- * `--batch B/P` per rank (the same global batch and the same number of updates) in each
- * remote mode, and checks the acceptance:
- *   hec   final test accuracy within 1 point of the single-rank run (not met, and so not
- *         asserted, at 8 ranks on the builtin SBM: see builtin_8_ranks);
- *   fetch within 0.5 point (it is exact but for the order of the seeds);
- *   drop  reported for contrast, and must still learn (above the majority class);
- *   bytes HEC's pushes are fewer bytes than fetch's pulls.
- * The figures are printed (stderr) as one table per case. Every run is deterministic (keyed
- * random choices, rank-order reductions), so a case that passes once passes always on the same
- * build; a failure means the training changed, not noise.
+ * builtin_per_rank (tcase per_rank): DistGNN-MB's convention (issue 25): the batch is per
+ *   rank, and a figure is the mean over seeds 1-4. One rank with --batch 256 against P = 4 and
+ *   8 simulated ranks with --batch 256 each, compared at convergence (20 epochs against 60; the
+ *   comment above the case says why): hec within 1 point of one rank, fetch within 0.5, drop
+ *   above the majority class, HEC's pushes fewer bytes than fetch's pulls; and hec with 10% of
+ *   its pushes dropped by the simulator within 2 points of hec without faults.
+ * facebook_4_ranks: still the global batch (--batch 256 on one rank, 64 on each of 4 ranks,
+ *   1 epoch, seed 1): hec within 1 point, fetch within 0.5 point; and DistDGLv2's distributed
+ *   sampling equal to fetch.
+ * The figures are printed (stderr). Every run is deterministic (keyed random choices,
+ * rank-order reductions), so a case that passes once passes always on the same build; a
+ * failure means the training changed, not noise.
  *
- * Settings (the issue's): 3-layer GraphSAGE, fanouts 5,10,15, global batch 256, METIS parts
- * balanced on train and degree, HEC with ls 2, d 1 and cs, nc sized to the graph (auto).
- *   builtin   the built-in SBM (20,000 vertices), LayerNorm, 20 epochs, 4 and 8 ranks;
+ * Settings: 3-layer GraphSAGE, fanouts 5,10,15, METIS parts balanced on train and degree, HEC
+ * with ls 2, d 1 and cs, nc sized to the graph (auto).
+ *   builtin   the built-in SBM (20,000 vertices, 2,000 train), LayerNorm;
  *   facebook  ../shared/datasets/facebook, random split 50/25/25 (seed 1), 1 epoch, 4 ranks:
  *             converted once to the native format so each run maps it instead of parsing
  *             text. Skipped when the folder is absent.
@@ -38,6 +39,7 @@ typedef struct run_fig {
     double test_acc, majority;
     int64_t push_bytes, pull_bytes;
     double hit_l0;
+    int64_t dropped, segments; /* the simulator's dropped async segments; all pushes' segments */
 } run_fig;
 
 static json_object *get(json_object *o, const char *key)
@@ -66,6 +68,13 @@ static run_fig train(const char *flags)
         json_object *h = json_object_array_get_idx(get(pt, "hit_rate"), 0);
         f.hit_l0 = h ? json_object_get_double(h) : 0.0;
     }
+    json_object *sim = NULL, *faults = NULL;
+    if (json_object_object_get_ex(r, "sim", &sim) && json_object_object_get_ex(sim, "faults", &faults))
+        f.dropped = json_object_get_int64(get(faults, "dropped"));
+    json_object *comm = NULL, *by = NULL, *ia = NULL;
+    if (json_object_object_get_ex(r, "comm", &comm) && json_object_object_get_ex(comm, "by_op", &by) &&
+        json_object_object_get_ex(by, "ialltoallv", &ia))
+        f.segments = json_object_get_int64(get(ia, "messages"));
     json_object_put(r);
     return f;
 }
@@ -82,7 +91,7 @@ static void compare(const char *title, const char *data, const char *parts, cons
     static const char *const modes[3] = { "hec", "fetch", "drop" };
     run_fig m[3];
     for (int i = 0; i < 3; i++) {
-        char src[600];
+        char src[1200];
         if (parts)
             snprintf(src, sizeof src, "--partitions %s%s%s", parts, i == 1 ? " --data " : "", i == 1 ? data : "");
         else
@@ -116,26 +125,162 @@ static void compare(const char *title, const char *data, const char *parts, cons
                   (long long)m[0].push_bytes, (long long)m[1].pull_bytes);
 }
 
-#define BUILTIN "--layers 3 --fanouts 5,10,15 --epochs 20 --layernorm --seed 1"
+/* ---- the builtin SBM in DistGNN-MB's convention: the batch is per rank ------------------------
+ * One rank trains with --batch 256 for 20 epochs; P = 4 and 8 simulated ranks train with
+ * --batch 256 EACH (the paper's 256 seeds per socket: a global batch of up to 256 P) for 60 epochs,
+ * and every figure is the mean over seeds 1-4. With 2,000 train vertices one rank takes 8 steps
+ * per epoch and 4 or 8 ranks take 2 (--batch is the most a rank takes in a step; at 8 ranks the
+ * largest part holds a few more than 256, so each rank takes about 125 per step), so the runs
+ * are compared at convergence, not at equal epochs: measured with --eval-every 10 (seed 1), hec and fetch
+ * reach their plateau by epoch 40 to 50 on 4 and 8 ranks (8 ranks: hec 0.983 at epoch 39, then
+ * 0.978..0.991 up to epoch 159; fetch 0.993 at 39, 0.995..0.997 after), and one rank by epoch
+ * 16 (its best validation). The same number of updates as one rank (80 epochs) costs four times
+ * its compute and moves no figure beyond the plateau's spread (docs/hec.md
+ * section 7 has the curves and the global-batch figures this replaced).
+ *
+ * Asserted on the means over seeds 1-4: hec within 1 point of one rank at 4 and 8 ranks
+ * (HEC_8_WITHIN_1), fetch within 0.5 point at 8 ranks (and at 4 ranks on seed 1: the slow
+ * tier's budget); hec above drop and drop above the majority class (seed 1); HEC's pushes fewer
+ * bytes than fetch's pulls. And faults survived (issue 25 item 3): hec on 4 ranks with 10% of
+ * its pushes dropped by the simulator (--fault-drop 0.1 --fault-seed 1, seed 1) finishes, and
+ * its final test accuracy is within 2 points of the same run without faults. Cost: 20 runs. */
+#define BUILTIN "--data builtin --layers 3 --fanouts 5,10,15 --layernorm --eval-every 0 --batch 256"
+#define ONE_EPOCHS 20
+#define PART_EPOCHS 60
+#define SEEDS 4
+#define HEC_8_WITHIN_1 1 /* the mean is -0.86 point; seed 1 alone is -1.48 */
+#define FETCH_SEEDS_4 1  /* fetch at 4 ranks: seed 1 only (the slow tier's budget) */
+#define FAULT_SEEDS 1    /* the drop-fault run: seed 1 (seeds 1-4 by hand: docs/hec.md) */
 
-START_TEST(builtin_4_ranks)
+typedef struct per_rank_figs {
+    int P, fetch_seeds, fault_seeds;
+    run_fig hec[SEEDS], fetch[SEEDS], drop, fault[SEEDS];
+    double hec_mean, fetch_mean, fault_mean, hec_mean_fault_seeds;
+} per_rank_figs;
+
+static double mean_acc(const run_fig *f, int n)
 {
-    NEED_TOOL();
-    compare("builtin SBM, 4 ranks", "builtin", NULL, BUILTIN, 4, 256, 1);
+    double m = 0;
+    for (int s = 0; s < n; s++)
+        m += f[s].test_acc / n;
+    return m;
 }
-END_TEST
 
-/* 8 ranks on the builtin SBM: fetch within 0.5 point and the bytes hold; hec within 1 point
- * does NOT (0.9798 against 0.9948, -1.50 points; issue 7 stays open on it). The graph has
- * little locality (each vertex has about 5 random out-of-class neighbors: METIS cuts 59% of
- * the edges at 8 parts, leaving 89,709 halos for 20,000 vertices). Neither more pushes
- * (nc 2000: the l1 and l2 hit rates do not move, the same accuracy) nor another lifespan
- * (ls 0, 1, 6: 0.9810, 0.9808, 0.9775; more hits, staler) closes the gap; see docs/hec.md
- * section 7. What is asserted here is what holds: hec above drop. */
-START_TEST(builtin_8_ranks)
+/* P ranks, --batch 256 each: hec on every seed, fetch on the first fetch_seeds, drop on seed
+ * 1; and hec again with 10% of the pushes dropped on the first fault_seeds. */
+static void per_rank_runs(per_rank_figs *F, int P, int fetch_seeds, int fault_seeds)
+{
+    char flags[1024];
+    F->P = P;
+    F->fetch_seeds = fetch_seeds;
+    F->fault_seeds = fault_seeds;
+    for (int s = 0; s < SEEDS; s++) {
+        for (int m = 0; m < 1 + (s < fetch_seeds); m++) {
+            snprintf(flags, sizeof flags, BUILTIN " --epochs %d --seed %d --remote %s --backend sim --ranks %d",
+                     PART_EPOCHS, s + 1, m ? "fetch" : "hec", P);
+            (m ? F->fetch : F->hec)[s] = train(flags);
+        }
+        if (s < fault_seeds) {
+            snprintf(flags, sizeof flags,
+                     BUILTIN " --epochs %d --seed %d --remote hec --backend sim --ranks %d --fault-drop 0.1 "
+                             "--fault-seed %d",
+                     PART_EPOCHS, s + 1, P, s + 1);
+            F->fault[s] = train(flags);
+        }
+    }
+    snprintf(flags, sizeof flags, BUILTIN " --epochs %d --seed 1 --remote drop --backend sim --ranks %d", PART_EPOCHS,
+             P);
+    F->drop = train(flags);
+    F->hec_mean = mean_acc(F->hec, SEEDS);
+    F->fetch_mean = mean_acc(F->fetch, fetch_seeds);
+    F->fault_mean = fault_seeds ? mean_acc(F->fault, fault_seeds) : 0.0;
+    F->hec_mean_fault_seeds = fault_seeds ? mean_acc(F->hec, fault_seeds) : 0.0;
+}
+
+/* one[s]: one rank's figure of seed s + 1; the fetch mean is against one rank's mean over the
+ * same seeds */
+static double one_mean_of(const double *one, int n)
+{
+    double m = 0;
+    for (int s = 0; s < n; s++)
+        m += one[s] / n;
+    return m;
+}
+
+static void print_per_rank(const per_rank_figs *F, const double *one)
+{
+    const double one_mean = one_mean_of(one, SEEDS);
+    fprintf(stderr,
+            "builtin SBM, %d ranks at --batch 256 each (global <= %d), %d epochs; one rank --batch 256, %d epochs:\n",
+            F->P, 256 * F->P, PART_EPOCHS, ONE_EPOCHS);
+    for (int s = 0; s < SEEDS; s++) {
+        fprintf(stderr, "  seed %d  one rank %.4f  hec %.4f (%+.2f)", s + 1, one[s], F->hec[s].test_acc,
+                100 * (F->hec[s].test_acc - one[s]));
+        if (s < F->fetch_seeds)
+            fprintf(stderr, "  fetch %.4f (%+.2f)", F->fetch[s].test_acc, 100 * (F->fetch[s].test_acc - one[s]));
+        if (s < F->fault_seeds)
+            fprintf(stderr, "  hec, 10%% of pushes dropped %.4f (%+.2f vs hec; %lld of %lld segments dropped)",
+                    F->fault[s].test_acc, 100 * (F->fault[s].test_acc - F->hec[s].test_acc),
+                    (long long)F->fault[s].dropped, (long long)F->fault[s].segments);
+        fprintf(stderr, "\n");
+    }
+    const double one_fetch = one_mean_of(one, F->fetch_seeds);
+    fprintf(stderr, "  mean    one rank %.4f  hec %.4f (%+.2f)  fetch (seeds 1-%d) %.4f (%+.2f against %.4f)", one_mean,
+            F->hec_mean, 100 * (F->hec_mean - one_mean), F->fetch_seeds, F->fetch_mean,
+            100 * (F->fetch_mean - one_fetch), one_fetch);
+    if (F->fault_seeds)
+        fprintf(stderr, "  hec with drops (seeds 1-%d) %.4f (%+.2f vs hec)", F->fault_seeds, F->fault_mean,
+                100 * (F->fault_mean - F->hec_mean_fault_seeds));
+    fprintf(stderr, "\n  seed 1: drop %.4f (majority class %.4f); hec pushed %.1f MB, fetch pulled %.1f MB (%.3f); "
+                    "hit rate l0 %.3f\n",
+            F->drop.test_acc, F->drop.majority, F->hec[0].push_bytes / 1e6, F->fetch[0].pull_bytes / 1e6,
+            F->fetch[0].pull_bytes ? (double)F->hec[0].push_bytes / (double)F->fetch[0].pull_bytes : 0.0,
+            F->hec[0].hit_l0);
+}
+
+static void check_per_rank(const per_rank_figs *F, const double *one, int hec_within_1)
+{
+    const int P = F->P;
+    const double one_mean = one_mean_of(one, SEEDS), one_fetch = one_mean_of(one, F->fetch_seeds);
+    if (hec_within_1)
+        ck_assert_msg(F->hec_mean >= one_mean - 0.01, "%d ranks: hec mean %.4f is more than 1 point below one rank's "
+                      "%.4f", P, F->hec_mean, one_mean);
+    ck_assert_msg(F->hec[0].test_acc > F->drop.test_acc, "%d ranks: hec %.4f is not above drop %.4f (seed 1)", P,
+                  F->hec[0].test_acc, F->drop.test_acc);
+    ck_assert_msg(F->fetch_mean >= one_fetch - 0.005, "%d ranks: fetch mean %.4f is more than 0.5 point below one "
+                  "rank's %.4f", P, F->fetch_mean, one_fetch);
+    ck_assert_msg(F->drop.test_acc > F->drop.majority, "%d ranks: drop %.4f does not beat the majority class %.4f", P,
+                  F->drop.test_acc, F->drop.majority);
+    for (int s = 0; s < F->fetch_seeds; s++)
+        ck_assert_msg(F->hec[s].push_bytes > 0 && F->hec[s].push_bytes < F->fetch[s].pull_bytes,
+                      "%d ranks, seed %d: hec pushed %lld bytes, fetch pulled %lld: hec must send fewer", P, s + 1,
+                      (long long)F->hec[s].push_bytes, (long long)F->fetch[s].pull_bytes);
+    for (int s = 0; s < F->fault_seeds; s++)
+        ck_assert_msg(F->fault[s].dropped > 0, "seed %d: no push was dropped", s + 1);
+    if (F->fault_seeds)
+        ck_assert_msg(fabs(F->fault_mean - F->hec_mean_fault_seeds) <= 0.02, "%d ranks: hec with 10%% of pushes "
+                      "dropped %.4f is not within 2 points of hec without faults %.4f", P, F->fault_mean,
+                      F->hec_mean_fault_seeds);
+}
+
+/* One test for 4 and 8 ranks, so that the four single-rank runs serve both; every figure is
+ * printed before anything is asserted. */
+START_TEST(builtin_per_rank)
 {
     NEED_TOOL();
-    compare("builtin SBM, 8 ranks", "builtin", NULL, BUILTIN, 8, 256, 0);
+    double one[SEEDS];
+    char flags[1024];
+    for (int s = 0; s < SEEDS; s++) {
+        snprintf(flags, sizeof flags, BUILTIN " --epochs %d --seed %d", ONE_EPOCHS, s + 1);
+        one[s] = train(flags).test_acc;
+    }
+    per_rank_figs f4, f8;
+    per_rank_runs(&f4, 4, FETCH_SEEDS_4, FAULT_SEEDS);
+    print_per_rank(&f4, one);
+    per_rank_runs(&f8, 8, SEEDS, 0);
+    print_per_rank(&f8, one);
+    check_per_rank(&f4, one, 1);
+    check_per_rank(&f8, one, HEC_8_WITHIN_1);
 }
 END_TEST
 
@@ -333,11 +478,15 @@ Suite *suite_accuracy(void)
     tcase_add_checked_fixture(tc, NULL, cli_cleanup);
     tcase_set_tags(tc, "slow");
     tcase_set_timeout(tc, 1800);
-    tcase_add_test(tc, builtin_4_ranks);
-    tcase_add_test(tc, builtin_8_ranks);
     tcase_add_test(tc, gat_every_mode);
     tcase_add_test(tc, facebook_4_ranks);
     suite_add_tcase(s, tc);
+    TCase *pr = tcase_create("per_rank"); /* CK_RUN_CASE=per_rank runs the builtin SBM's hec cases alone */
+    tcase_add_checked_fixture(pr, NULL, cli_cleanup);
+    tcase_set_tags(pr, "slow");
+    tcase_set_timeout(pr, 1800);
+    tcase_add_test(pr, builtin_per_rank);
+    suite_add_tcase(s, pr);
     TCase *fb = tcase_create("fullbatch"); /* CK_RUN_CASE=fullbatch runs these alone */
     tcase_add_checked_fixture(fb, NULL, cli_cleanup);
     tcase_set_tags(fb, "slow");

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_util.h"
 #include "gnnref/comm.h"
 #include "gnnref/sim.h"
 #include "sim_util.h"
@@ -477,6 +478,90 @@ START_TEST(fault_flip_blocking_fails)
 }
 END_TEST
 
+/* ---- a lost message of a blocking collective ------------------------------------------------
+ * drop_blocking_p: the collective cannot complete, so the run stops at once (far inside the
+ * timeout), charged to the rank that would wait, naming the collective and both ranks. */
+
+/* v 0: one alltoallv; 1: one allreduce; 2: a barrier (no bytes: nothing to lose), then
+ * alltoallv; 3: only asynchronous traffic (never touched by drop_blocking_p) */
+static gnn_status fn_drop_blocking(gnn_comm *c, void *arg)
+{
+    const int v = *(const int *)arg, P = gnn_comm_size(c);
+    int32_t s[2 * MAXP] = { 0 }, r[2 * MAXP];
+    int64_t cnt[MAXP], dsp[MAXP];
+    for (int q = 0; q < P; q++)
+        cnt[q] = 2, dsp[q] = 2 * q;
+    if (v == 3) {
+        for (int step = 0; step < 3; step++) {
+            gnn_comm_req *req;
+            const gnn_comm_seg *seg;
+            int n;
+            CALL(gnn_comm_ialltoallv(c, s, cnt, dsp, GNN_DT_I32, 5, &req));
+            gnn_status st = gnn_comm_wait(c, req, &seg, &n);
+            gnn_comm_req_free(c, req);
+            CALL(st);
+            REQUIRE(c, n == P, "step %d: %d segments, want %d", step, n, P);
+        }
+        return GNN_OK;
+    }
+    if (v == 1) {
+        float f[12] = { 1 }, g[12];
+        return gnn_comm_allreduce(c, f, g, 12, GNN_DT_F32);
+    }
+    if (v == 2)
+        CALL(gnn_comm_barrier(c));
+    return gnn_comm_alltoallv(c, s, cnt, dsp, r, cnt, dsp, GNN_DT_I32);
+}
+
+START_TEST(fault_drop_blocking_reported)
+{
+    const int P = 3;
+    static const char *const want[3] = {
+        "rank 1: lost message: alltoallv from rank 0 to rank 1 dropped (8 bytes, blocking message #0 from rank 0 to "
+        "rank 1): rank 1, in alltoallv(i32, count=6) [call #0], would wait for it forever (6 messages of this "
+        "collective lost)",
+        "rank 1: lost message: allreduce from rank 0 to rank 1 dropped (16 bytes, blocking message #0 from rank 0 to "
+        "rank 1): rank 1, in allreduce(f32, count=12) [call #0], would wait for it forever (6 messages of this "
+        "collective lost)",
+        "rank 1: lost message: alltoallv from rank 0 to rank 1 dropped (8 bytes, blocking message #0 from rank 0 to "
+        "rank 1): rank 1, in alltoallv(i32, count=6) [call #1], would wait for it forever (6 messages of this "
+        "collective lost)",
+    };
+    gnn_sim_config cfg = config(P);
+    cfg.faults = (gnn_sim_faults){ .seed = 1, .drop_blocking_p = 1.0 };
+    for (int v = 0; v < 3; v++) {
+        gnn_sim_report rep;
+        gnn_err err = { "" };
+        ck_assert_int_eq(gnn_sim_run(&cfg, fn_drop_blocking, &v, &rep, &err), GNN_ERR_COMM);
+        ck_assert_msg(!strcmp(err.msg, want[v]), "case %d: \"%s\", want \"%s\"", v, err.msg, want[v]);
+        ck_assert_msg(rep.wall_s < 5, "lost message reported after %g s (timeout 30 s)", rep.wall_s);
+        ck_assert_int_eq(rep.faults_dropped, P * (P - 1));
+        ck_assert_int_eq(rep.faults_flipped, 0);
+        for (int r = 0; r < P; r++)
+            ck_assert_int_eq(rep.rank_status[r], GNN_ERR_COMM);
+        gnn_sim_report_free(&rep);
+    }
+    /* async traffic is the drop fault's (drop_p), never drop_blocking_p's; and drop_p never
+     * touches a blocking collective */
+    int v = 3;
+    gnn_sim_report rep;
+    gnn_err err = { "" };
+    ck_assert_msg(gnn_sim_run(&cfg, fn_drop_blocking, &v, &rep, &err) == GNN_OK, "%s", err.msg);
+    ck_assert_int_eq(rep.faults_dropped, 0);
+    gnn_sim_report_free(&rep);
+    cfg.faults = (gnn_sim_faults){ .seed = 1, .drop_p = 1.0 };
+    for (v = 0; v < 3; v++) {
+        ck_assert_msg(gnn_sim_run(&cfg, fn_drop_blocking, &v, &rep, &err) == GNN_OK, "case %d: %s", v, err.msg);
+        ck_assert_int_eq(rep.faults_dropped, 0);
+        gnn_sim_report_free(&rep);
+    }
+    /* a probability out of [0, 1] is refused before anything runs */
+    cfg.faults = (gnn_sim_faults){ .drop_blocking_p = 1.5 };
+    ck_assert_int_eq(gnn_sim_run(&cfg, fn_drop_blocking, &v, NULL, &err), GNN_ERR_INVAL);
+    ck_assert_msg(strstr(err.msg, "drop-blocking 1.5"), "%s", err.msg);
+}
+END_TEST
+
 /* ---- golden fault patterns --------------------------------------------------------------
  * Which segments a fixed fault seed drops, delays and corrupts is pinned here, message by
  * message, so that a changed fault key (a swapped Philox field, another layer or tag, src and
@@ -629,6 +714,68 @@ START_TEST(fault_golden_blocking)
 }
 END_TEST
 
+/* A lost blocking message of a fixed seed, pinned (float draw 0 of the blocking stream), and
+ * reported as lost, at once, not as a timeout (the bound here is 2 s). Turning the drop on does
+ * not move the flips: with drop_blocking_p tiny, the flip goldens above still hold. */
+static const struct {
+    uint64_t seed;
+    double drop_blocking_p;
+    const char *want;
+} k_gold_drop_blocking[] = {
+    { 1, 0.2, "rank 1: lost message: alltoallv from rank 2 to rank 1 dropped (4 bytes, blocking message #0 "
+              "from rank 2 to rank 1): rank 1, in alltoallv(i32, count=3) [call #0], would wait for it forever "
+              "(1 message of this collective lost)" },
+    { 5, 0.2, "rank 1: lost message: alltoallv from rank 0 to rank 1 dropped (4 bytes, blocking message #0 "
+              "from rank 0 to rank 1): rank 1, in alltoallv(i32, count=3) [call #0], would wait for it forever "
+              "(3 messages of this collective lost)" },
+    { 12, 0.1, "rank 1: lost message: alltoallv from rank 0 to rank 1 dropped (4 bytes, blocking message #2 "
+               "from rank 0 to rank 1): rank 1, in alltoallv(i32, count=3) [call #2], would wait for it forever "
+               "(1 message of this collective lost)" },
+};
+
+START_TEST(fault_golden_drop_blocking)
+{
+    gnn_sim_config cfg = config(GOLD_P);
+    cfg.timeout_s = 2;
+    cfg.faults = (gnn_sim_faults){ .seed = k_gold_drop_blocking[_i].seed,
+                                   .drop_blocking_p = k_gold_drop_blocking[_i].drop_blocking_p };
+    gnn_sim_report rep;
+    gnn_err err = { "" };
+    ck_assert_int_eq(gnn_sim_run(&cfg, fn_gold_blocking, NULL, &rep, &err), GNN_ERR_COMM);
+    ck_assert_msg(!strcmp(err.msg, k_gold_drop_blocking[_i].want), "seed %llu: \"%s\", golden \"%s\"",
+                      (unsigned long long)k_gold_drop_blocking[_i].seed, err.msg, k_gold_drop_blocking[_i].want);
+    ck_assert_msg(rep.wall_s < cfg.timeout_s, "reported after %g s", rep.wall_s);
+    ck_assert_int_ge(rep.faults_dropped, 1);
+    gnn_sim_report_free(&rep);
+    /* the flips of the same seed do not move when the drop is on but never hits */
+    cfg.faults = (gnn_sim_faults){ .seed = k_gold_blocking[_i].seed, .flip_p = k_gold_blocking[_i].flip_p,
+                                   .drop_blocking_p = 1e-12 };
+    ck_assert_int_eq(gnn_sim_run(&cfg, fn_gold_blocking, NULL, NULL, &err), GNN_ERR_COMM);
+    ck_assert_msg(!strcmp(err.msg, k_gold_blocking[_i].want), "seed %llu: \"%s\", golden \"%s\"",
+                  (unsigned long long)k_gold_blocking[_i].seed, err.msg, k_gold_blocking[_i].want);
+}
+END_TEST
+
+/* The flag end to end: `train --fault-drop-blocking 1` on 4 simulated ranks stops at its first
+ * blocking collective with the lost message named, long before the wait bound (--sim-timeout
+ * 60: a timeout would take a minute), instead of training. */
+START_TEST(cli_drop_blocking_reported)
+{
+    NEED_TOOL();
+    static char text[1 << 14];
+    const int rc = tool("train --data builtin --layers 2 --fanouts 5,10 --hidden 8 --epochs 1 --backend sim "
+                        "--ranks 4 --sim-timeout 60 --fault-drop-blocking 1 --fault-seed 2",
+                        text, sizeof text);
+    ck_assert_msg(rc != 0, "exit 0: %s", text);
+    ck_assert_msg(strstr(text, "lost message: ") && strstr(text, " from rank 0 to rank ") &&
+                      strstr(text, "would wait for it forever") && !strstr(text, "timeout"),
+                  "%s", text);
+    /* ... and a probability outside [0, 1] is a usage error naming the flag */
+    expect_usage_error("commcheck --backend sim --ranks 2 --fault-drop-blocking 2", "--fault-drop-blocking", text,
+                       sizeof text);
+}
+END_TEST
+
 Suite *suite_sim_faults(void)
 {
     Suite *s = suite_create("sim_faults");
@@ -646,8 +793,17 @@ Suite *suite_sim_faults(void)
     tcase_add_test(tc, fault_flip_async_discarded);
     tcase_add_test(tc, fault_mixed_deterministic);
     tcase_add_test(tc, fault_flip_blocking_fails);
+    tcase_add_test(tc, fault_drop_blocking_reported);
     tcase_add_loop_test(tc, fault_golden_async, 0, (int)(sizeof k_gold / sizeof k_gold[0]));
     tcase_add_loop_test(tc, fault_golden_blocking, 0, (int)(sizeof k_gold_blocking / sizeof k_gold_blocking[0]));
+    tcase_add_loop_test(tc, fault_golden_drop_blocking, 0,
+                        (int)(sizeof k_gold_drop_blocking / sizeof k_gold_drop_blocking[0]));
     suite_add_tcase(s, tc);
+    TCase *cli = tcase_create("cli");
+    tcase_add_checked_fixture(cli, NULL, cli_cleanup);
+    tcase_set_tags(cli, "sim");
+    tcase_set_timeout(cli, 60);
+    tcase_add_test(cli, cli_drop_blocking_reported);
+    suite_add_tcase(s, cli);
     return s;
 }

@@ -119,6 +119,13 @@ void gnn_hec_age(gnn_hec *h);
 gnn_status gnn_hec_store(gnn_hec *h, const int64_t *ids, const float *emb, int64_t m, gnn_err *err);
 gnn_status gnn_hec_search(gnn_hec *h, const int64_t *ids, int64_t m, int64_t *lines, gnn_err *err);
 gnn_status gnn_hec_load(const gnn_hec *h, const int64_t *lines, int64_t m, float *out, gnn_err *err);
+/* Put a saved state back (checkpoints, docs/checkpoint.md): tag, age (cs each), emb (cs, dim),
+ * wp and the counters, as read from a cache of the same cs, dim and ls. The occupied lines must
+ * be a prefix of distinct tags (lines fill 0, 1, ... and never empty again), ages in
+ * [0, age_cap], wp in [0, cs): GNN_ERR_FORMAT otherwise, the cache then reset. Works through
+ * the implementation's own store, so its private index (cpu) is rebuilt. */
+gnn_status gnn_hec_restore(gnn_hec *h, const int64_t *tag, const int32_t *age, const float *emb, int64_t wp,
+                           const gnn_hec_counters *cnt, gnn_err *err);
 /* Lines holding a tag (occupancy). */
 int64_t gnn_hec_occupied(const gnn_hec *h);
 

@@ -15,7 +15,8 @@
  *  - seeded fault injection: delay asynchronous segments by k steps, drop them with
  *    probability p, flip one bit on the wire; every message carries a CRC32C, so a flipped
  *    bit is always detected (a blocking operation then fails; an asynchronous segment is
- *    discarded and counted).
+ *    discarded and counted); lose a message of a blocking collective (the run then fails at
+ *    once, naming the collective and both ranks, instead of waiting for the timeout).
  * Each rank runs with one OpenMP thread unless threads_per_rank says otherwise. */
 #ifndef GNNREF_SIM_H
 #define GNNREF_SIM_H
@@ -38,6 +39,11 @@ typedef struct gnn_sim_faults {
     double delay_p;     /* asynchronous segments delayed with this probability ... */
     int delay_steps;    /* ... by this many steps of their tag (>= 1) */
     double flip_p;      /* any message (not to self) gets one bit flipped with this probability */
+    double drop_blocking_p; /* a message of a blocking collective (not to self, >= 1 byte) is lost with
+                               this probability: the collective cannot complete, and the run fails at
+                               once naming the collective, the sending and the receiving rank (its own
+                               draw, float draw 0 of the blocking stream: the other faults' decisions
+                               do not change) */
 } gnn_sim_faults;
 
 typedef struct gnn_sim_config {

@@ -79,6 +79,15 @@ typedef struct gnn_train_config {
      * vertices), and the gradients are allreduced, so the update is the single-rank update up
      * to the order of summation. Rank 0 evaluates and broadcasts. */
     gnn_comm *comm;
+    /* Checkpoint and resume (docs/checkpoint.md, checkpoint.h). checkpoint_dir: every rank writes
+     * DIR/rank-RRRRR.ckpt at the end of every checkpoint_every-th epoch (and of the last one, or
+     * the one early stopping ends on); NULL: none. resume_dir: start from the checkpoint there,
+     * which must match the dataset, ranks, partition and configuration (refused otherwise); the
+     * remaining step losses and the final weights are bitwise those of the run never stopped.
+     * The result then holds the restored epochs' and steps' figures too. */
+    const char *checkpoint_dir;
+    int checkpoint_every;               /* >= 1; 0 means 1 */
+    const char *resume_dir;
     /* optional progress hook, called after every step (library code never prints) */
     void (*on_step)(int epoch, int64_t step_in_epoch, int64_t steps_per_epoch, double loss, void *ctx);
     void *on_step_ctx;
@@ -125,6 +134,9 @@ typedef struct gnn_train_result {
     int stopped_early;                  /* 1: --patience ended training before cfg->epochs */
     int stop_epoch;                     /* last epoch run when stopped early, else -1 */
     double majority_rate;               /* test accuracy of always predicting the most common train label */
+    uint32_t weights_crc;               /* CRC32C of the final parameters, layer by layer (model order) */
+    uint32_t state_crc;                 /* ... of the parameters and Adam's moments */
+    int resumed_epochs;                 /* epochs restored from cfg->resume_dir (0: a fresh run) */
 } gnn_train_result;
 void gnn_train_result_free(gnn_train_result *r);
 

@@ -141,6 +141,8 @@ typedef struct gnn_part_input {
      * 1 where it is (vertices of featureless types) and 0 where the vertex's features are its
      * input (then embed_dim must equal num_features): only the learnable rows are pushed. */
     const uint8_t *learn_input;
+    /* optional: the dataset's name, part of a checkpoint's fingerprint (docs/checkpoint.md) */
+    const char *name;
 } gnn_part_input;
 
 /* Whole-run figures, summed over all ranks (identical on every rank). */
