@@ -2,6 +2,7 @@
  * lines, rank 0's summary, and the JSON report (DESIGN.md section 6): "config" from the flag
  * table (cli_config_json), with the values a run resolves (the effective fanouts, threads and
  * split, a saved set's partitioning, the HEC sizes the library chose) put in by hand. */
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,14 +14,18 @@
  * process raises SIGKILL right after global step S (0-based, epoch * steps per epoch + step)
  * has finished on any of its ranks: the kill-and-resume tests (tests/test_checkpoint.c,
  * ci/resume-check.sh) stop a run at a step of their choosing with no chance to clean up. */
+static int64_t g_kill_at = -1;
+static pthread_once_t g_kill_once = PTHREAD_ONCE_INIT;
+static void kill_hook_read(void)
+{
+    const char *e = getenv("GNNREF_TEST_KILL_AT_STEP");
+    g_kill_at = e && *e ? strtoll(e, NULL, 10) : -1;
+}
+
 static void kill_hook(int epoch, int64_t k, int64_t n)
 {
-    static int64_t at = -2;
-    if (at == -2) { /* read once; a race between ranks' threads writes the same value */
-        const char *e = getenv("GNNREF_TEST_KILL_AT_STEP");
-        at = e && *e ? strtoll(e, NULL, 10) : -1;
-    }
-    if (at >= 0 && (int64_t)epoch * n + k - 1 == at) {
+    pthread_once(&g_kill_once, kill_hook_read); /* the simulator's ranks are threads: read once, synchronized */
+    if (g_kill_at >= 0 && (int64_t)epoch * n + k - 1 == g_kill_at) {
         fflush(stdout);
         raise(SIGKILL);
     }
