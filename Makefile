@@ -443,23 +443,27 @@ bench: $(BENCH)
 # $(BUILD)/fuzz/fuzz_<target>. The library is rebuilt for them by a sub-make in
 # $(BUILD)/fuzz/lib with the same compiler and sanitizers plus the fuzzer's coverage
 # instrumentation (-fsanitize=fuzzer-no-link), without OpenMP, MPI or CUDA (none is a reader).
-FUZZ_TARGETS := dataset text edgelist ogb manifest part case
+# fuzz_report and fuzz_ckpt drive commands (plot; train --resume), so they link the CLI's
+# objects too (all but main), built by the same sub-make.
+FUZZ_TARGETS := dataset text edgelist ogb manifest part case report ckpt
 FUZZ_CC  ?= clang
 FUZZ_DIR := $(BUILD)/fuzz
 FUZZ_LIB := $(FUZZ_DIR)/lib/libgnnref.a
+FUZZ_CLI := $(filter-out %/cli/main.o,$(CLI_SRC:%.c=$(FUZZ_DIR)/lib/obj/%.o))
 FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_DIR)/fuzz_%)
 .PHONY: fuzz-lib-force
 fuzz: $(FUZZ_BINS)
 # the sub-make decides what to rebuild; the harnesses relink only when the archive changed
-$(FUZZ_LIB): fuzz-lib-force
+$(FUZZ_LIB) $(FUZZ_CLI) &: fuzz-lib-force
 	+$(Q)$(MAKE) --no-print-directory BUILD=$(FUZZ_DIR)/lib CC=$(FUZZ_CC) NO_CUDA=1 NO_MPI=1 NO_OPENMP=1 \
-	    COVFLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" $(FUZZ_LIB)
-$(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c $(wildcard fuzz/*.h) $(FUZZ_LIB)
+	    COVFLAGS="$(FUZZ_SAN) -fsanitize=fuzzer-no-link" $(FUZZ_LIB) $(FUZZ_CLI)
+$(FUZZ_DIR)/fuzz_report $(FUZZ_DIR)/fuzz_ckpt: FUZZ_LINK = $(FUZZ_CLI)
+$(FUZZ_DIR)/fuzz_%: fuzz/fuzz_%.c $(wildcard fuzz/*.h) $(FUZZ_LIB) $(FUZZ_CLI)
 	@mkdir -p $(dir $@)
 	@echo "  FUZZ    $@"
-	$(Q)$(FUZZ_CC) $(CSTD) $(WARN) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer -Iinclude -I. $(PKG_CFLAGS) $< $(FUZZ_LIB) \
-	    $(PKG_LIBS) $(BLAS_LIBS) $(METIS_LIBS) -lpthread -lm -o $@
+	$(Q)$(FUZZ_CC) $(CSTD) $(WARN) -g -O1 $(FUZZ_SAN) -fsanitize=fuzzer -Iinclude -I. $(PKG_CFLAGS) $< $(FUZZ_LINK) \
+	    $(FUZZ_LIB) $(PKG_LIBS) $(BLAS_LIBS) $(METIS_LIBS) -lpthread -lm -o $@
 
 # gnnref vs DGL and PyTorch on the same data, seeds and blocks (bench/peers/run.sh, docs/performance.md)
 PEERS_VENV ?= $(HOME)/.cache/gnnref-peers

@@ -128,7 +128,7 @@ void gnn_bench_register_all(void)
     g_n_slots = slots;
     if (!g_ref_slots)
         return;
-    int slot = 0, rejected = 0;
+    int slot = 0, rejected = 0, emulated = 0, no_device = 0;
     for (const gnn_oracle_entry *const *ep = gnn_oracle_registry; *ep; ep++) {
         const gnn_oracle_entry *e = *ep;
         if (!e->bench)
@@ -144,6 +144,10 @@ void gnn_bench_register_all(void)
             n_impl += gnn_bench_plugin_impls(e, order + n_impl, 16 - n_impl); /* --plugin: beside ours */
             for (int k = 0; k < n_impl; k++) {
                 const gnn_oracle_impl *impl = order[k];
+                if (impl->flags & GNN_ORACLE_EMULATED) { /* checked by the oracle, never timed */
+                    emulated++;
+                    continue;
+                }
                 const int threaded = (impl->flags & GNN_ORACLE_THREADED) != 0;
                 const int n_t = threaded ? (int)(sizeof k_bench_threads / sizeof k_bench_threads[0]) : 1;
                 for (int t = 0; t < n_t; t++) {
@@ -157,7 +161,12 @@ void gnn_bench_register_all(void)
                         continue;
                     }
                     gnn_oracle_result r;
-                    if (gnn_oracle_run(&c, &r) != GNN_ORACLE_PASS) {
+                    const gnn_oracle_outcome o = gnn_oracle_run(&c, &r);
+                    if (o == GNN_ORACLE_SKIP) { /* no device for it here (the cuda tables without a GPU) */
+                        no_device++;
+                        continue;
+                    }
+                    if (o != GNN_ORACLE_PASS) {
                         fprintf(stderr, "gnnref-bench: not benchmarking %s: oracle %s\n  %s\n", r.case_str,
                                 gnn_oracle_outcome_str(r.outcome), r.detail);
                         rejected++;
@@ -183,6 +192,10 @@ void gnn_bench_register_all(void)
         gnn_bench_register(g_cases[i].name, bench_fn, &g_cases[i]);
     fprintf(stderr, "gnnref-bench: %d benchmarks, each checked by the oracle at its size first%s\n", g_n,
             rejected ? " (some were not registered: see above)" : "");
+    if (emulated || no_device)
+        fprintf(stderr, "gnnref-bench: left out: %d cases of emulated implementations (cuda-emu: checked by the "
+                        "oracle, not timed) and %d cases whose device is absent (the oracle says SKIP)\n",
+                emulated, no_device);
     gnn_bench_register_sample(); /* bench/bench_sample.c */
     gnn_bench_register_update(); /* bench/bench_update.c */
     gnn_bench_register_aggregate(); /* bench/bench_aggregate.c */

@@ -22,14 +22,14 @@ B=${BUILD:-build}
 F=$B/fuzz
 SECS=${FUZZ_SECONDS:-60}
 PAR=${FUZZ_PARALLEL:-2}
-ALL="dataset text edgelist ogb manifest part case"
+ALL="dataset text edgelist ogb manifest part case report ckpt"
 TARGETS=${*:-$ALL}
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 
 max_len() {
     case "$1" in
     dataset | part) echo 32768 ;;
-    text | ogb) echo 16384 ;;
+    text | ogb | report | ckpt) echo 16384 ;;
     edgelist | manifest) echo 8192 ;;
     *) echo 2048 ;;
     esac

@@ -62,6 +62,7 @@ rc=$?
 cat "$T/good.txt"
 [ "$rc" = 0 ] || fail "gnnref oracle --plugin good.so exited $rc, expected 0"
 grep -q '^PASS  *aggregate\.mean\.fwd  *good-columns ' "$T/good.txt" || fail "no PASS line for good-columns"
+grep -q '^PASS  *index_add  *good-gather ' "$T/good.txt" || fail "no PASS line for good-gather (index_add)"
 if grep -v '^oracle: ' "$T/good.txt" | grep -qv '^PASS '; then
     fail "gnnref oracle --plugin good.so printed a line other than PASS"
 fi

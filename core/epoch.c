@@ -128,6 +128,47 @@ static void put_loop(gnn_ckpt *w, const gnn_train_result *res, double best_val_l
     free(e);
 }
 
+/* x as an integer in [lo, hi] into *out; 0, or -1 when it is not one (NaN, a fraction, out of
+ * range). The loop's counts are kept as doubles in the file: a value read back is checked before
+ * it is converted, since converting a double outside the integer type's range is undefined
+ * (fuzz_ckpt, docs/fuzzing.md finding 5). */
+static int whole(double x, double lo, double hi, int64_t *out)
+{
+    if (!(x >= lo && x <= hi) || x != floor(x))
+        return -1;
+    *out = (int64_t)x;
+    return 0;
+}
+
+#define COUNT_MAX 9007199254740992.0 /* 2^53: every count a run can reach, exact as a double */
+
+static gnn_status get_epoch_stats(const gnn_ckpt *r, const double *x, int i, int epochs, gnn_epoch_stats *E,
+                                  gnn_err *err)
+{
+    int64_t w[6] = { 0 };
+    int bad = 0;
+    bad |= whole(x[0], 0, epochs - 1, &w[0]);
+    E->loss = x[1], E->val_loss = x[2], E->train_acc = x[3], E->val_acc = x[4], E->test_acc = x[5];
+    E->time_s = x[6];
+    for (int j = 0; j < 5; j++) /* steps, edges sampled, bytes communicated, pushed, pulled */
+        bad |= whole(x[7 + j], 0, COUNT_MAX, &w[1 + j]);
+    int k = 12;
+    for (int j = 0; j < GNN_PHASE_COUNT; j++)
+        E->phase_s[j] = x[k++];
+    int64_t hl[2 * GNN_MAX_LAYERS] = { 0 };
+    for (int l = 0; l < 2 * GNN_MAX_LAYERS; l++)
+        bad |= whole(x[k++], 0, COUNT_MAX, &hl[l]);
+    if (bad)
+        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: epoch %d's figures hold a count that is not a whole number in "
+                                                "range (or an epoch outside 0..%d)",
+                           r->path, i, epochs - 1);
+    E->epoch = (int)w[0];
+    E->steps = w[1], E->edges_sampled = w[2], E->comm_bytes = w[3], E->push_bytes = w[4], E->pull_bytes = w[5];
+    for (int l = 0; l < GNN_MAX_LAYERS; l++)
+        E->hec_lookups[l] = hl[2 * l], E->hec_hits[l] = hl[2 * l + 1];
+    return GNN_OK;
+}
+
 static gnn_status get_loop(const gnn_ckpt *r, const epoch_plan *p, gnn_train_result *res, double *best_val_loss,
                            int *since_best, gnn_err *err)
 {
@@ -135,20 +176,25 @@ static gnn_status get_loop(const gnn_ckpt *r, const epoch_plan *p, gnn_train_res
     gnn_status st = gnn_ckpt_read(r, GNN_CKPT_SEC_LOOP, v, sizeof v, err);
     if (st)
         return st;
-    const int ne = (int)v[0];
-    const int64_t ns = (int64_t)v[1];
-    if (ne != r->epochs_done || ne < 0 || ne > p->cfg->epochs || ns != (int64_t)ne * p->steps ||
-        ns != (int64_t)r->step)
-        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: %d epochs and %lld steps recorded at step %u: this run has %lld "
+    const int E = p->cfg->epochs;
+    int64_t ne = -1, ns = -1, best = 0, early = 0, stop_ep = 0, since = 0;
+    if (whole(v[0], 0, E, &ne) || whole(v[1], 0, COUNT_MAX, &ns) || ne != r->epochs_done ||
+        ns != ne * p->steps || ns != (int64_t)r->step)
+        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: %g epochs and %g steps recorded at step %u: this run has %lld "
                                                 "steps per epoch and %d epochs",
-                           r->path, ne, (long long)ns, r->step, (long long)p->steps, p->cfg->epochs);
-    res->n_epochs = ne;
+                           r->path, v[0], v[1], r->step, (long long)p->steps, E);
+    if (whole(v[4], -1, E, &best) || whole(v[5], 0, 1, &early) || whole(v[6], -1, E, &stop_ep) ||
+        whole(v[11], 0, E, &since))
+        return gnn_err_set(err, GNN_ERR_FORMAT, "%s: the loop's state is out of range (best epoch %g, stopped early "
+                                                "%g, stop epoch %g, epochs since the best %g; %d epochs)",
+                           r->path, v[4], v[5], v[6], v[11], E);
+    res->n_epochs = (int)ne;
     res->n_steps = ns;
-    res->best_val_acc = v[2], res->test_acc_at_best_val = v[3], res->best_epoch = (int)v[4];
-    res->stopped_early = (int)v[5], res->stop_epoch = (int)v[6];
+    res->best_val_acc = v[2], res->test_acc_at_best_val = v[3], res->best_epoch = (int)best;
+    res->stopped_early = (int)early, res->stop_epoch = (int)stop_ep;
     res->train_acc = v[7], res->val_acc = v[8], res->test_acc = v[9];
     *best_val_loss = v[10];
-    *since_best = (int)v[11];
+    *since_best = (int)since;
     if ((st = gnn_ckpt_read(r, GNN_CKPT_SEC_STEPS, res->step_loss, (size_t)ns * sizeof(double), err)))
         return st;
     const void *ep;
@@ -161,16 +207,8 @@ static gnn_status get_loop(const gnn_ckpt *r, const epoch_plan *p, gnn_train_res
     for (int i = 0; i < ne; i++) {
         double x[EPOCH_N];
         memcpy(x, (const unsigned char *)ep + (size_t)i * EPOCH_N * sizeof(double), sizeof x);
-        gnn_epoch_stats *E = &res->epochs[i];
-        int k = 0;
-        E->epoch = (int)x[k++], E->loss = x[k++], E->val_loss = x[k++], E->train_acc = x[k++];
-        E->val_acc = x[k++], E->test_acc = x[k++], E->time_s = x[k++], E->steps = (int64_t)x[k++];
-        E->edges_sampled = (int64_t)x[k++], E->comm_bytes = (int64_t)x[k++], E->push_bytes = (int64_t)x[k++];
-        E->pull_bytes = (int64_t)x[k++];
-        for (int j = 0; j < GNN_PHASE_COUNT; j++)
-            E->phase_s[j] = x[k++];
-        for (int l = 0; l < GNN_MAX_LAYERS; l++)
-            E->hec_lookups[l] = (int64_t)x[k++], E->hec_hits[l] = (int64_t)x[k++];
+        if ((st = get_epoch_stats(r, x, i, E, &res->epochs[i], err)))
+            return st;
     }
     return GNN_OK;
 }

@@ -10,7 +10,7 @@ C=fuzz/corpus
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 rm -rf "$C"
-mkdir -p "$C"/{dataset,text,edgelist,ogb,manifest,part,case}
+mkdir -p "$C"/{dataset,text,edgelist,ogb,manifest,part,case,report,ckpt}
 
 # ---- dataset: versions 1 (dense), 2 (CSR features), 3 (types), a part file (extensions) ----
 "$T" gen sbm -o "$W/sbm.gnn" --nodes 12 --classes 3 --features 4 --deg-in 2 --deg-out 1 >/dev/null
@@ -100,6 +100,38 @@ cp "$W/pset/manifest.json" "$C/manifest/other_set.json"
 { printf 'v\x07\x03'; cat tests/fixtures/fig2.part; } >"$C/part/vector_fig2"
 printf 'v\x04\x00 0\n1 \r\n2\n3\n\n' >"$C/part/vector_blanks"
 printf 'v\x03\x02-1\n1\n0\n' >"$C/part/vector_negative"
+
+# ---- checkpoints: the five settings' real files, exported by a built fuzz_ckpt ----
+if [ -x "$FZ/fuzz_ckpt" ]; then
+    FUZZ_CKPT_EXPORT="$C/ckpt" "$FZ/fuzz_ckpt" >/dev/null 2>&1
+    head -c 200 "$C/ckpt/setting-1.ckpt" >"$C/ckpt/truncated"
+    printf '\x01' >>"$C/ckpt/truncated"
+else
+    echo "make-corpus: no $FZ/fuzz_ckpt (make fuzz first): no seeds for fuzz_ckpt" >&2
+fi
+
+# ---- reports that gnnref plot reads (one JSON, or a bundle; the last byte chooses --kind:
+# 0 auto, 1 loss, 2 phases, 3 traffic, 4 ranks, 5 scaling, 6 bench) ----
+mini() { python3 -c 'import json,sys; sys.stdout.write(json.dumps(json.load(open(sys.argv[1])),separators=(",",":")))' "$1"; }
+small="--data builtin --epochs 2 --hidden 8 --fanouts 3,3 --quiet"
+# shellcheck disable=SC2086
+"$T" train $small --batch 1024 --json "$W/train.json" >/dev/null
+# shellcheck disable=SC2086
+"$T" train $small --batch 512 --backend sim --ranks 2 --remote hec --json "$W/dist2.json" >/dev/null
+# shellcheck disable=SC2086
+"$T" train $small --batch 512 --backend sim --ranks 4 --remote hec --json "$W/dist4.json" >/dev/null
+"$T" info builtin --json "$W/info.json" >/dev/null
+for k in 0 1 2; do { mini "$W/train.json"; printf "\\x0$k"; } >"$C/report/train$k"; done
+{ mini "$W/dist2.json"; printf '\x00'; } >"$C/report/dist_auto"
+{ mini "$W/dist4.json"; printf '\x03'; } >"$C/report/dist_traffic"
+{ mini "$W/dist4.json"; printf '\x04'; } >"$C/report/dist_ranks"
+{ mini "$W/info.json"; printf '\x00'; } >"$C/report/info"
+{ printf '@@ a.json\n'; mini "$W/dist2.json"; printf '\n@@ b.json\n'; mini "$W/dist4.json"; printf '\x05'; } >"$C/report/scaling"
+bench='{"context":{"host_name":"test","num_cpus":2},"benchmarks":[{"name":"quant/triad/threads=1/real_time","run_type":"iteration","real_time":9.1,"time_unit":"ms","GB/s":21.9,"bytes_per_second":2.19e10},{"name":"quant/unpack-int2/d=128/ref/real_time","run_type":"iteration","GB/s":0.57},{"name":"quant/unpack-int2/d=128/cpu/real_time","run_type":"iteration","GB/s":3.2}]}'
+printf '%s\x06' "$bench" >"$C/report/bench"
+printf '%s\x06' "${bench%]\}},{\"name\":\"sample/fused/threads=2/ref\",\"run_type\":\"aggregate\",\"aggregate_name\":\"mean\",\"GB/s\":1.5}]}" >"$C/report/bench_aggregate"
+printf '%s\x01' "$bench" >"$C/report/bench_as_loss"
+printf '{"command":"train","epochs":[{"epoch":0,"loss":1e308,"phase_s":{"sample":-1}}],"ranks":1e400}\x00' >"$C/report/odd_values"
 
 # ---- oracle case strings ----
 cases=(

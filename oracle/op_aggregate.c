@@ -25,7 +25,8 @@ static const gnn_oracle_impl k_agg_cpu = { .name = "cpu", .ops = &gnn_aggregate_
 /* the CUDA tier (docs/cuda.md): `cuda` on a GPU (SKIP without one), `cuda-emu` the same
  * kernel bodies through the CPU emulator (everywhere) */
 static const gnn_oracle_impl k_agg_cuda = { .name = "cuda", .ops = &gnn_aggregate_cuda, .flags = 0 };
-static const gnn_oracle_impl k_agg_cuda_emu = { .name = "cuda-emu", .ops = &gnn_aggregate_cuda_emu, .flags = 0 };
+static const gnn_oracle_impl k_agg_cuda_emu = { .name = "cuda-emu", .ops = &gnn_aggregate_cuda_emu,
+                                                  .flags = GNN_ORACLE_EMULATED };
 static const gnn_oracle_impl *const k_agg_impls[] = { &k_agg_ref, &k_agg_cpu, &k_agg_cuda, &k_agg_cuda_emu, NULL };
 
 /* SKIP for `cuda` where no GPU can run it (with gnn_cuda_available's reason) */
@@ -294,7 +295,8 @@ static void agg_teardown(void *p)
 static gnn_status agg_setup(const gnn_oracle_case *c, gnn_agg_kind kind, int backward, void **fixture,
                             gnn_oracle_work *work)
 {
-    /* the emulator is a test device, not a benchmark target; `cuda` needs a GPU */
+    /* the emulator is a test device, not a benchmark target (gnnref-bench leaves GNN_ORACLE_EMULATED
+     * tables out before this; the check stays for any other caller); `cuda` needs a GPU */
     if (c->impl == &k_agg_cuda_emu || (c->impl == &k_agg_cuda && !gnn_cuda_available(NULL, 0)))
         return GNN_ERR_UNSUPPORTED;
     agg_fixture *f = gnn_calloc(1, sizeof *f);

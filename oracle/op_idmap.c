@@ -35,9 +35,9 @@ IDMAP_IMPL(k_idmap_fused, "fused", gnn_idmap_cpu, GNN_IDMAP_FUSED, GNN_ORACLE_TH
 /* the CUDA tier (opt/cuda/, docs/cuda_sampling.md): cuda on a GPU, cuda-emu the same kernels on
  * the CPU; ORDERED is the atomic-min + scan map, FUSED FastGL's Fused-Map */
 IDMAP_IMPL(k_idmap_cuda_ordered, "cuda", gnn_idmap_cuda, GNN_IDMAP_ORDERED, 0);
-IDMAP_IMPL(k_idmap_emu_ordered, "cuda-emu", gnn_idmap_cuda_emu, GNN_IDMAP_ORDERED, 0);
+IDMAP_IMPL(k_idmap_emu_ordered, "cuda-emu", gnn_idmap_cuda_emu, GNN_IDMAP_ORDERED, GNN_ORACLE_EMULATED);
 IDMAP_IMPL(k_idmap_cuda_fused, "cuda", gnn_idmap_cuda, GNN_IDMAP_FUSED, 0);
-IDMAP_IMPL(k_idmap_emu_fused, "cuda-emu", gnn_idmap_cuda_emu, GNN_IDMAP_FUSED, 0);
+IDMAP_IMPL(k_idmap_emu_fused, "cuda-emu", gnn_idmap_cuda_emu, GNN_IDMAP_FUSED, GNN_ORACLE_EMULATED);
 static const gnn_oracle_impl *const k_idmap_ordered_impls[] = { &k_idmap_ref, &k_idmap_refmap, &k_idmap_ordered,
                                                                 &k_idmap_dense, &k_idmap_cuda_ordered,
                                                                 &k_idmap_emu_ordered, NULL };

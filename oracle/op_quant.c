@@ -50,7 +50,8 @@ static const gnn_oracle_impl k_quant_scalar = { .name = "cpu-scalar", .ops = &gn
 /* the CUDA tier (docs/cuda.md): `cuda` on a GPU (SKIP without one), `cuda-emu` the same kernel
  * bodies through the CPU emulator (everywhere) */
 static const gnn_oracle_impl k_quant_cuda = { .name = "cuda", .ops = &gnn_quant_cuda, .flags = 0 };
-static const gnn_oracle_impl k_quant_cuda_emu = { .name = "cuda-emu", .ops = &gnn_quant_cuda_emu, .flags = 0 };
+static const gnn_oracle_impl k_quant_cuda_emu = { .name = "cuda-emu", .ops = &gnn_quant_cuda_emu,
+                                                   .flags = GNN_ORACLE_EMULATED };
 static const gnn_oracle_impl *const k_quant_impls[] = { &k_quant_ref,    &k_quant_cpu,  &k_quant_avx2,
                                                         &k_quant_sse2,   &k_quant_scalar, &k_quant_cuda,
                                                         &k_quant_cuda_emu, NULL };

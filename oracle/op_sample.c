@@ -23,7 +23,8 @@ static const gnn_oracle_impl k_sample_ref = { .name = "ref", .ops = &gnn_sample_
 /* the CUDA tier (opt/cuda/, docs/cuda_sampling.md): the count, scan and draw kernels and the ordered
  * ID map's; cuda on a GPU, cuda-emu the same kernels' bodies on the CPU */
 static const gnn_oracle_impl k_sample_cuda = { .name = "cuda", .ops = &gnn_sample_cuda, .flags = 0 };
-static const gnn_oracle_impl k_sample_cuda_emu = { .name = "cuda-emu", .ops = &gnn_sample_cuda_emu, .flags = 0 };
+static const gnn_oracle_impl k_sample_cuda_emu = { .name = "cuda-emu", .ops = &gnn_sample_cuda_emu,
+                                                     .flags = GNN_ORACLE_EMULATED };
 static const gnn_oracle_impl *const k_sample_impls[] = { &k_sample_ref, &k_sample_cuda, &k_sample_cuda_emu, NULL };
 
 /* The `cuda` implementations run where a GPU is; elsewhere their cases are SKIP with the reason

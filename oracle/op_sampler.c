@@ -60,9 +60,11 @@ SAMPLER_IMPL(k_unfused_fused, "unfused-fused", gnn_sampler_cpu, GNN_SAMPLER_UNFU
  * CPU; fused sampling (each sample inserted into the map as it is drawn) with the ordered map
  * (bitwise) or FastGL's Fused-Map (canonical). Uniform only: weighted cases are UNSUPPORTED. */
 SAMPLER_IMPL(k_cuda_ordered, "cuda", gnn_sampler_cuda, GNN_SAMPLER_FUSED, GNN_IDMAP_ORDERED, 0);
-SAMPLER_IMPL(k_emu_ordered, "cuda-emu", gnn_sampler_cuda_emu, GNN_SAMPLER_FUSED, GNN_IDMAP_ORDERED, 0);
+SAMPLER_IMPL(k_emu_ordered, "cuda-emu", gnn_sampler_cuda_emu, GNN_SAMPLER_FUSED, GNN_IDMAP_ORDERED,
+             GNN_ORACLE_EMULATED);
 SAMPLER_IMPL(k_cuda_fused, "cuda", gnn_sampler_cuda, GNN_SAMPLER_FUSED, GNN_IDMAP_FUSED, 0);
-SAMPLER_IMPL(k_emu_fused, "cuda-emu", gnn_sampler_cuda_emu, GNN_SAMPLER_FUSED, GNN_IDMAP_FUSED, 0);
+SAMPLER_IMPL(k_emu_fused, "cuda-emu", gnn_sampler_cuda_emu, GNN_SAMPLER_FUSED, GNN_IDMAP_FUSED,
+             GNN_ORACLE_EMULATED);
 
 static const gnn_oracle_impl *const k_ordered_impls[] = {
     &k_sampler_ref, &k_fused_ordered, &k_fused_dense, &k_fused_refmap,

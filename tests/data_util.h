@@ -2,7 +2,8 @@
  * a private temporary directory per test (a checked fixture), small file writers, reading and
  * writing whole files, a copy of the text fixture with one file replaced, comparing two
  * datasets, and running the tool with its stderr captured. Each including suite gets its own
- * static copy. */
+ * static copy (static inline: a suite that uses a few of them is not warned about the rest;
+ * tests/test_fuzz_regress.c takes only the directory fixture). */
 #ifndef GNNREF_TESTS_DATA_UTIL_H
 #define GNNREF_TESTS_DATA_UTIL_H
 
@@ -20,19 +21,19 @@
 
 static char g_tmp[256];
 
-static void tmp_setup(void)
+static inline void tmp_setup(void)
 {
     snprintf(g_tmp, sizeof g_tmp, "/tmp/gnnref-data-XXXXXX");
     ck_assert_ptr_nonnull(mkdtemp(g_tmp));
 }
 
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
+static inline int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
 {
     (void)sb, (void)flag, (void)ftw;
     return remove(p);
 }
 
-static void tmp_teardown(void)
+static inline void tmp_teardown(void)
 {
     if (g_tmp[0])
         nftw(g_tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
@@ -40,7 +41,7 @@ static void tmp_teardown(void)
 }
 
 /* g_tmp/name into a static rotating buffer (enough for one test's paths). */
-static const char *tmp_path(const char *name)
+static inline const char *tmp_path(const char *name)
 {
     static char buf[8][512];
     static int k;
@@ -49,7 +50,7 @@ static const char *tmp_path(const char *name)
     return b;
 }
 
-static void write_text(const char *path, const char *text)
+static inline void write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
     ck_assert_ptr_nonnull(f);
@@ -57,13 +58,13 @@ static void write_text(const char *path, const char *text)
     ck_assert_int_eq(fclose(f), 0);
 }
 
-static int contains(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
+static inline int contains(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
 
 #define ck_assert_msg_has(err, needle) \
     ck_assert_msg(contains((err).msg, (needle)), "message '%s' lacks '%s'", (err).msg, (needle))
 
 /* A small SBM with every section present. */
-static void ds_assert_equal(const gnn_dataset *a, const gnn_dataset *b)
+static inline void ds_assert_equal(const gnn_dataset *a, const gnn_dataset *b)
 {
     ck_assert_str_eq(a->name, b->name);
     ck_assert_int_eq(a->graph.n, b->graph.n);
@@ -88,7 +89,7 @@ static void ds_assert_equal(const gnn_dataset *a, const gnn_dataset *b)
 /* ---- whole files as bytes: read_blob, write_blob (file_util.h) ---- */
 
 /* Copy the fixture into g_tmp/t, then overwrite one file. */
-static const char *text_copy_with(const char *file, const char *content)
+static inline const char *text_copy_with(const char *file, const char *content)
 {
     static const char *const names[] = { "meta.txt", "edges.txt", "features.txt", "labels.txt",
                                          "train.txt", "val.txt", "test.txt" };
@@ -107,11 +108,13 @@ static const char *text_copy_with(const char *file, const char *content)
 }
 
 /* Run `$GNN_TOOL args` with stdout and stderr to files; returns the exit status. */
-static int run_tool(const char *args, char *err_text, size_t cap)
+static inline int run_tool(const char *args, char *err_text, size_t cap)
 {
     const char *tool = getenv("GNN_TOOL");
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", tool, args, tmp_path("stdout.txt"), tmp_path("stderr.txt"));
+    const int n = snprintf(cmd, sizeof cmd, "%s %s >%s 2>%s", tool, args, tmp_path("stdout.txt"),
+                           tmp_path("stderr.txt"));
+    ck_assert_msg(n > 0 && (size_t)n < sizeof cmd, "run_tool: the command line is too long: %s", args);
     int rc = system(cmd);
     ck_assert(WIFEXITED(rc));
     FILE *f = fopen(tmp_path("stderr.txt"), "r");

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli_util.h"
+#include "gnnref/checkpoint.h"
+#include "gnnref/crc32c.h"
 #include "gnnref/rng.h"
 
 static char out[1 << 16];
@@ -197,6 +199,79 @@ START_TEST(refused)
 }
 END_TEST
 
+/* Section id's payload in the file image b (len bytes): its offset, and its length in *n; 0 when
+ * absent. */
+static size_t section_at(const unsigned char *b, size_t len, uint32_t id, uint64_t *n)
+{
+    uint32_t sections, sid;
+    memcpy(&sections, b + 56, 4);
+    size_t o = GNN_CKPT_HEADER_SIZE;
+    for (uint32_t s = 0; s < sections && o + 16 <= len; s++) {
+        memcpy(&sid, b + o, 4);
+        memcpy(n, b + o + 8, 8);
+        if (sid == id)
+            return o + 16;
+        o += 16 + (size_t)*n;
+    }
+    return 0;
+}
+
+/* Put v as the double at index k of section id's payload, its CRC made right (the checksum
+ * holds: only the value is wrong), and expect --resume to refuse it saying `says`. */
+static void resume_refuses_value(const char *args, const unsigned char *orig, size_t len, uint32_t id, int k, double v,
+                                 const char *says)
+{
+    unsigned char *b = malloc(len);
+    ck_assert_ptr_nonnull(b);
+    memcpy(b, orig, len);
+    uint64_t n = 0;
+    const size_t o = section_at(b, len, id, &n);
+    ck_assert_msg(o > 0 && (uint64_t)(k + 1) * sizeof(double) <= n, "section %u: not found or too short", id);
+    memcpy(b + o + (size_t)k * sizeof(double), &v, sizeof v);
+    const uint32_t crc = gnn_crc32c(0, b + o, (size_t)n);
+    memcpy(b + o - 12, &crc, 4);
+    FILE *f = fopen(tmp("ckv/rank-00000.ckpt"), "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(b, 1, len, f), len);
+    fclose(f);
+    free(b);
+    expect_usage_error(args, says, out, sizeof out);
+}
+
+/* Fuzz finding 5 (fuzz_ckpt, docs/fuzzing.md): the loop's counts are doubles in the file, and a
+ * value that is no whole number in range was converted to an integer type unchecked (undefined
+ * behaviour: UBSan stopped on -3.2e78 as an epoch's step count; the release build resumed with
+ * INT64_MIN steps). Each is now refused, naming the file. */
+START_TEST(resume_checks_values)
+{
+    NEED_TOOL();
+    char args[2048];
+    const char *flags = "--data builtin --batch 1024 --hidden 8 --fanouts 3,3 --epochs 2 --quiet";
+    snprintf(args, sizeof args, "train %s --checkpoint %s", flags, tmp("ckv"));
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
+    FILE *f = fopen(tmp("ckv/rank-00000.ckpt"), "rb");
+    ck_assert_ptr_nonnull(f);
+    static unsigned char orig[1 << 20];
+    const size_t len = fread(orig, 1, sizeof orig, f);
+    fclose(f);
+    ck_assert_msg(len > GNN_CKPT_HEADER_SIZE && len < sizeof orig, "checkpoint of %zu bytes", len);
+    snprintf(args, sizeof args, "train %s --resume %s", flags, tmp("ckv"));
+    const char *count = "not a whole number in range";
+    resume_refuses_value(args, orig, len, GNN_CKPT_SEC_EPOCHS, 7, -3.24322e78, count); /* epoch 0's steps */
+    resume_refuses_value(args, orig, len, GNN_CKPT_SEC_EPOCHS, 8, 0.0 / 0.0, count);   /* its edges sampled */
+    resume_refuses_value(args, orig, len, GNN_CKPT_SEC_EPOCHS, 0, 7.0, count);         /* an epoch beyond 2 */
+    resume_refuses_value(args, orig, len, GNN_CKPT_SEC_LOOP, 4, 1e300, "the loop's state is out of range");
+    resume_refuses_value(args, orig, len, GNN_CKPT_SEC_LOOP, 11, 0.5, "the loop's state is out of range");
+    resume_refuses_value(args, orig, len, GNN_CKPT_SEC_LOOP, 0, 1e19, "epochs and");
+    /* the file as written resumes (a finished run: nothing left) */
+    f = fopen(tmp("ckv/rank-00000.ckpt"), "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(orig, 1, len, f), len);
+    fclose(f);
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s: %s", args, out);
+}
+END_TEST
+
 Suite *suite_checkpoint(void)
 {
     Suite *s = suite_create("checkpoint");
@@ -207,6 +282,7 @@ Suite *suite_checkpoint(void)
     tcase_add_test(tc, data_parallel_4_ranks);
     tcase_add_test(tc, partitions_hec_4_ranks);
     tcase_add_test(tc, refused);
+    tcase_add_test(tc, resume_checks_values);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -44,7 +44,7 @@ START_TEST(rng_copies)
 {
     const uint32_t ctr[4] = { 0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344 }, key[2] = { 0xa4093822, 0x299f31d0 };
     uint32_t out[4];
-    gnn_k_philox(ctr, key, out);
+    gnn_philox4x32_10_inline(ctr, key, out); /* the function the kernels call (GNN_RNG_HD) */
     ck_assert_uint_eq(out[0], 0xd16cfe09u);
     ck_assert_uint_eq(out[1], 0x94fdcceb);
     ck_assert_uint_eq(out[2], 0x5001e420u);
@@ -56,9 +56,7 @@ START_TEST(rng_copies)
         const uint32_t step = (uint32_t)mix_next(&x);
         const unsigned layer = (unsigned)(k % 256);
         const gnn_rng_stream a = gnn_rng_stream_make(seed, GNN_TAG_SAMPLE, step, layer, id);
-        const gnn_rng_stream b = gnn_k_stream(seed, GNN_TAG_SAMPLE, step, layer, id);
-        ck_assert(memcmp(&a, &b, sizeof a) == 0);
-        ck_assert_uint_eq(gnn_k_uint(&b, i, n), gnn_rng_uint(&a, i, n));
+        ck_assert_uint_eq(gnn_k_uint(&a, i, n), gnn_rng_uint(&a, i, n));
     }
 }
 END_TEST

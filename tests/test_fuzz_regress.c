@@ -8,48 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "file_util.h"
+#include "data_util.h" /* the temporary directory fixture, write_text, contains */
 #include "gnnref/dataset.h"
-
-static char g_dir[256];
-
-static int rm_entry(const char *p, const struct stat *sb, int flag, struct FTW *ftw)
-{
-    (void)sb, (void)flag, (void)ftw;
-    return remove(p);
-}
-
-static void tmp_setup(void)
-{
-    snprintf(g_dir, sizeof g_dir, "/tmp/gnnref-fuzzreg-XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(g_dir));
-}
-
-static void tmp_teardown(void)
-{
-    if (g_dir[0])
-        nftw(g_dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-    g_dir[0] = '\0';
-}
-
-static const char *tmp_path(const char *name)
-{
-    static char buf[4][512];
-    static int k;
-    char *b = buf[k++ % 4];
-    snprintf(b, 512, "%s/%s", g_dir, name);
-    return b;
-}
-
-static void write_text(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    ck_assert_ptr_nonnull(f);
-    fputs(text, f);
-    ck_assert_int_eq(fclose(f), 0);
-}
-
-static int contains(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
 
 /* Finding 1 (core/import_text.c): meta.txt's num_nodes x num_features was allocated and scanned
  * whatever features.txt held; 1000 x 1000000 over empty files took 25 s and 3.9 GB. Here

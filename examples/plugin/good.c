@@ -1,4 +1,5 @@
-/* examples/plugin/good.c -- a correct outside aggregation, checked bitwise by gnnref's oracle.
+/* examples/plugin/good.c -- a correct outside aggregation and index_add, checked bitwise by
+ * gnnref's oracle (two kinds of table from one plugin).
  *
  *     make -C examples/plugin            (builds good.so and bad.so through pkg-config)
  *     gnnref oracle --plugin examples/plugin/good.so
@@ -11,6 +12,10 @@
  * adds into dx[u] by dst, then edge position; each product is formed before it is added. So
  * the oracle's bitwise comparators pass. Build with -ffp-contract=off (no fused multiply-add),
  * as gnnref itself is: a contracted a + x * c rounds once instead of twice.
+ *
+ * The index_add gathers instead of scattering: the positions i are bucketed by target row with
+ * a counting sort (stable, so each row's positions stay ascending), then every out row adds its
+ * src rows in that order -- the order include/gnnref/index_add.h fixes, so bitwise again.
  *
  * It calls nothing in libgnnref (the registry hands it the function it calls), so it needs
  * gnnref's headers only. Docs: docs/plugin.md. */
@@ -132,7 +137,40 @@ static const gnn_aggregate_ops good_aggregate = {
     .weighted_backward = good_weighted_backward,
 };
 
+/* out[idx[i]] += src[i] for i ascending, row by row: first[] is a CSR of the positions by target */
+static gnn_status good_index_add(float *out, int64_t n_out, int64_t d, const int64_t *idx, const float *src,
+                                 int64_t n)
+{
+    int64_t *first = calloc((size_t)n_out + 2, sizeof *first), *pos = malloc(((size_t)n + 1) * sizeof *pos);
+    if (!first || !pos) {
+        free(first);
+        free(pos);
+        return GNN_ERR_NOMEM;
+    }
+    for (int64_t i = 0; i < n; i++)
+        first[idx[i] + 2]++;
+    for (int64_t r = 0; r < n_out; r++)
+        first[r + 2] += first[r + 1];
+    for (int64_t i = 0; i < n; i++) /* first[r + 1]: the next free slot of row r */
+        pos[first[idx[i] + 1]++] = i;
+    for (int64_t r = 0; r < n_out; r++)
+        for (int64_t k = first[r]; k < first[r + 1]; k++)
+            for (int64_t f = 0; f < d; f++)
+                out[r * d + f] += src[pos[k] * d + f];
+    free(first);
+    free(pos);
+    return GNN_OK;
+}
+
+static const gnn_index_add_ops good_index_add_ops = {
+    .name = "good-gather",
+    .caps = GNN_CAP_DETERMINISTIC,
+    .run = good_index_add,
+};
+
 GNN_PLUGIN_REGISTER(r)
 {
-    return gnn_plugin_add_aggregate(r, &good_aggregate, 0) == GNN_OK ? 0 : 1;
+    if (gnn_plugin_add_aggregate(r, &good_aggregate, 0) != GNN_OK)
+        return 1;
+    return gnn_plugin_add_index_add(r, &good_index_add_ops, 0) == GNN_OK ? 0 : 1;
 }

@@ -102,7 +102,11 @@ enum {
      * reduced in thread order). Without this flag a threaded implementation must give the
      * same bits at every thread count: the harness compares each case's digest with the one
      * of the first thread count run, even where the comparison with ref is a tolerance. */
-    GNN_ORACLE_THREAD_DEPENDENT = 1u << 1
+    GNN_ORACLE_THREAD_DEPENDENT = 1u << 1,
+    /* impl: an emulation of another device's code on this CPU (the `cuda-emu` tables of
+     * opt/cuda/: the CUDA kernels' bodies run by the emulator): checked like any other, never
+     * timed (gnnref-bench leaves it out: its speed says nothing about the device's) */
+    GNN_ORACLE_EMULATED = 1u << 2
 };
 enum {
     GNN_ORACLE_SEEDLESS = 1u << 0 /* entry: inputs do not depend on the seed; one case per preset */

@@ -21,6 +21,15 @@
 extern "C" {
 #endif
 
+/* The block function and the stream address below are also compiled for the device by nvcc
+ * (the CUDA kernels draw with them: opt/cuda/philox_body.h), so they are written in the subset
+ * of C11 that CUDA C++ shares; elsewhere GNN_RNG_HD is empty. */
+#if defined(__CUDACC__)
+#define GNN_RNG_HD __host__ __device__
+#else
+#define GNN_RNG_HD
+#endif
+
 /* Tags name the use of a stream; they are part of the format of every result. Never renumber. */
 typedef enum gnn_rng_tag {
     GNN_TAG_SHUFFLE = 1,  /* epoch order of training ids; step = epoch, id = 0 */
@@ -46,7 +55,8 @@ void gnn_philox4x32_10(const uint32_t ctr[4], const uint32_t key[2], uint32_t ou
 /* The same, inline (hot loops: samplers, dropout). Each round:
  * (c0, c1, c2, c3) <- (hi(M1*c2) ^ c1 ^ k0, lo(M1*c2), hi(M0*c0) ^ c3 ^ k1, lo(M0*c0)),
  * then the key is bumped by (W0, W1). */
-static inline void gnn_philox4x32_10_inline(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
+GNN_RNG_HD static inline void gnn_philox4x32_10_inline(const uint32_t ctr[4], const uint32_t key[2],
+                                                      uint32_t out[4])
 {
     uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3], k0 = key[0], k1 = key[1];
     for (int r = 0; r < 10; r++) {
@@ -73,8 +83,8 @@ typedef struct gnn_rng_stream {
     uint32_t step;
 } gnn_rng_stream;
 
-static inline gnn_rng_stream gnn_rng_stream_make(uint64_t seed, unsigned tag, uint32_t step,
-                                                 unsigned layer, uint64_t id)
+GNN_RNG_HD static inline gnn_rng_stream gnn_rng_stream_make(uint64_t seed, unsigned tag, uint32_t step,
+                                                            unsigned layer, uint64_t id)
 {
     gnn_rng_stream s;
     s.key[0] = (uint32_t)(seed & 0xffffffffu);

@@ -18,30 +18,10 @@
 #include "gnnref/quant.h"
 #include "gnnref/rng.h"
 #include "opt/cuda/kbase.h"
+#include "opt/cuda/philox_body.h"
 
 #define GNN_QK_T 128 /* threads per row */
 #define GNN_QK_LOG 7
-
-/* Philox4x32-10 as include/gnnref/rng.h's gnn_philox4x32_10_inline (a GNN_HD copy: that one is
- * host-only C); the oracle holds them to the same bits through the codes. */
-static inline GNN_HD void gnn_qk_philox(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
-{
-    uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3], k0 = key[0], k1 = key[1];
-    for (int r = 0; r < 10; r++) {
-        const uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;
-        const uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
-        c1 = (uint32_t)p1;
-        c3 = (uint32_t)p0;
-        c0 = n0;
-        c2 = n2;
-        k0 += 0x9E3779B9u;
-        k1 += 0xBB67AE85u;
-    }
-    out[0] = c0;
-    out[1] = c1;
-    out[2] = c2;
-    out[3] = c3;
-}
 
 /* bf16 of z rounded toward -inf, saturated to the lowest finite bf16 (ref/quant.c bf16_down) */
 static inline GNN_HD uint16_t gnn_qk_bf16_down(float z)
@@ -161,7 +141,7 @@ static inline GNN_HD void gnn_qk_pack_body(const gnn_kthread *t, int phase, void
         if (a->round == GNN_QUANT_STOCHASTIC) {
             const uint32_t ctr[4] = { (uint32_t)((a->draw0 + (uint64_t)g * 4) / 4), (uint32_t)(id & 0xffffffffu),
                                       (uint32_t)((id >> 32) & 0xffffu) | a->ctr_hi_base, a->step };
-            gnn_qk_philox(ctr, key, w);
+            gnn_philox4x32_10_inline(ctr, key, w);
         }
         uint32_t codes = 0; /* 4 codes, first element in the high bits of the group's bytes */
         for (int q = 0; q < 4; q++) {

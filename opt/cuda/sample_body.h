@@ -8,10 +8,8 @@
  * any draw, so an exclusive scan gives each dst its output range and the threads write
  * disjoint slices in the reference's layout.
  *
- * The keyed Philox of include/gnnref/rng.h is plain `static inline` host code (and its integer
- * draw uses unsigned __int128), which device code cannot call: gnn_k_philox, gnn_k_stream and
- * gnn_k_uint below are GNN_HD copies, word for word the same arithmetic (DESIGN.md section 2);
- * tests/test_cuda_sample.c checks them against rng.h. */
+ * The keyed draws: include/gnnref/rng.h's stream address and block function (device-callable)
+ * and opt/cuda/philox_body.h's integer draw. */
 #ifndef GNNREF_OPT_CUDA_SAMPLE_BODY_H
 #define GNNREF_OPT_CUDA_SAMPLE_BODY_H
 
@@ -19,61 +17,9 @@
 #include "gnnref/rng.h" /* GNN_TAG_SAMPLE, gnn_rng_stream */
 #include "opt/cuda/emu.h"
 #include "opt/cuda/idmap_body.h"
+#include "opt/cuda/philox_body.h"
 
 #define GNN_KSAMPLE_BLOCK 128 /* threads (dst vertices) per block */
-
-/* ---- Philox4x32-10 and the keyed draws, GNN_HD copies of rng.h ------------------------------ */
-
-GNN_HD static inline void gnn_k_philox(const uint32_t ctr[4], const uint32_t key[2], uint32_t out[4])
-{
-    uint32_t c0 = ctr[0], c1 = ctr[1], c2 = ctr[2], c3 = ctr[3], k0 = key[0], k1 = key[1];
-    for (int r = 0; r < 10; r++) {
-        const uint64_t p0 = (uint64_t)0xD2511F53u * c0, p1 = (uint64_t)0xCD9E8D57u * c2;
-        const uint32_t n0 = (uint32_t)(p1 >> 32) ^ c1 ^ k0, n2 = (uint32_t)(p0 >> 32) ^ c3 ^ k1;
-        c1 = (uint32_t)p1;
-        c3 = (uint32_t)p0;
-        c0 = n0;
-        c2 = n2;
-        k0 += 0x9E3779B9u;
-        k1 += 0xBB67AE85u;
-    }
-    out[0] = c0;
-    out[1] = c1;
-    out[2] = c2;
-    out[3] = c3;
-}
-
-GNN_HD static inline gnn_rng_stream gnn_k_stream(uint64_t seed, unsigned tag, uint32_t step, unsigned layer,
-                                                 uint64_t id)
-{
-    gnn_rng_stream s;
-    s.key[0] = (uint32_t)(seed & 0xffffffffu);
-    s.key[1] = (uint32_t)(seed >> 32);
-    s.ctr_id_lo = (uint32_t)(id & 0xffffffffu);
-    s.ctr_hi = (uint32_t)((id >> 32) & 0xffffu) | ((uint32_t)(layer & 0xffu) << 16) | ((uint32_t)(tag & 0xffu) << 24);
-    s.step = step;
-    return s;
-}
-
-/* High 64 bits of the 128-bit product. */
-GNN_HD static inline uint64_t gnn_k_mulhi64(uint64_t a, uint64_t b)
-{
-#ifdef __CUDA_ARCH__
-    return __umul64hi(a, b);
-#else
-    return (uint64_t)(((unsigned __int128)a * b) >> 64);
-#endif
-}
-
-/* Integer draw i in [0, n): words 2(i%2), 2(i%2)+1 of block i/2, (r * n) >> 64. */
-GNN_HD static inline uint64_t gnn_k_uint(const gnn_rng_stream *s, uint64_t i, uint64_t n)
-{
-    const uint32_t ctr[4] = { (uint32_t)(i / 2), s->ctr_id_lo, s->ctr_hi, s->step };
-    uint32_t w[4];
-    gnn_k_philox(ctr, s->key, w);
-    const unsigned k = (unsigned)(i % 2) * 2;
-    return gnn_k_mulhi64(((uint64_t)w[k + 1] << 32) | w[k], n);
-}
 
 /* ---- kernels ---------------------------------------------------------------------------------- */
 
@@ -148,7 +94,7 @@ GNN_HD static inline void gnn_ksample_draw_body(const gnn_kthread *t, int phase,
     const int64_t o = a->offsets[i], cnt = a->offsets[i + 1] - o;
     int64_t *out = a->nbr + o;
     const uint64_t id = (uint64_t)(a->rng_ids ? a->rng_ids[v] : v) + a->rng_id_offset;
-    const gnn_rng_stream s = gnn_k_stream(a->seed, GNN_TAG_SAMPLE, a->step, a->layer, id);
+    const gnn_rng_stream s = gnn_rng_stream_make(a->seed, GNN_TAG_SAMPLE, a->step, a->layer, id);
     if (a->replace && a->fanout >= 0) {
         for (int64_t j = 0; j < cnt; j++)
             out[j] = a->indices[b + (int64_t)gnn_k_uint(&s, (uint64_t)j, (uint64_t)d)];
