@@ -110,6 +110,27 @@ gnn_status gnn_match_degree(const gnn_reorder_ops *ops, const int64_t *const *se
     return n ? ops->degree(sets, len, n, overlap) : GNN_OK;
 }
 
+/* Counts of sets: a non-negative diagonal, and off the diagonal symmetric, non-negative and
+ * within both sets' sizes. The upper triangle is walked in 64 x 64 tiles, so that the transposed
+ * reads of a tile stay in cache (row by row, every overlap[j][i] was a cache miss: 11 of the
+ * 17 ms of a checked call at n = 1,536, measured with gnnref-bench's reorder.order). 0 or -1. */
+static int check_overlap(const int64_t *overlap, int64_t n)
+{
+    enum { TILE = 64 };
+    for (int64_t i = 0; i < n; i++)
+        if (overlap[i * n + i] < 0)
+            return -1;
+    for (int64_t i0 = 0; i0 < n; i0 += TILE)
+        for (int64_t j0 = i0; j0 < n; j0 += TILE)
+            for (int64_t i = i0; i < i0 + TILE && i < n; i++)
+                for (int64_t j = j0 > i + 1 ? j0 : i + 1; j < j0 + TILE && j < n; j++) {
+                    const int64_t o = overlap[i * n + j];
+                    if (o < 0 || o != overlap[j * n + i] || o > overlap[i * n + i] || o > overlap[j * n + j])
+                        return -1;
+                }
+    return 0;
+}
+
 gnn_status gnn_greedy_reorder(const gnn_reorder_ops *ops, const int64_t *overlap, int64_t n, gnn_match_norm norm,
                               int64_t *order)
 {
@@ -117,16 +138,7 @@ gnn_status gnn_greedy_reorder(const gnn_reorder_ops *ops, const int64_t *overlap
         return ops ? GNN_ERR_UNSUPPORTED : GNN_ERR_INVAL;
     if (n < 0 || (n > 0 && (!overlap || !order)) || (unsigned)norm > GNN_MATCH_COUNT)
         return GNN_ERR_INVAL;
-    for (int64_t i = 0; i < n; i++) { /* counts of sets: symmetric, each within both sizes */
-        if (overlap[i * n + i] < 0)
-            return GNN_ERR_INVAL;
-        for (int64_t j = 0; j < n; j++) {
-            const int64_t o = overlap[i * n + j];
-            if (i != j && (o < 0 || o != overlap[j * n + i] || o > overlap[i * n + i] || o > overlap[j * n + j]))
-                return GNN_ERR_INVAL;
-        }
-    }
-    return n ? ops->order(overlap, n, norm, order) : GNN_OK;
+    return check_overlap(overlap, n) ? GNN_ERR_INVAL : n ? ops->order(overlap, n, norm, order) : GNN_OK;
 }
 
 gnn_status gnn_reorder_windows(const gnn_reorder_ops *ops, const int64_t *const *sets, const int64_t *len, int64_t n,

@@ -21,7 +21,7 @@
 #include "gnnref/oracle.h"
 #include "gnnref/tensor.h"
 
-enum { P_N, P_P, P_T, P_HOLES, N_PARAMS };
+enum { P_N, P_P, P_T, P_HOLES, P_TIME, N_PARAMS };
 enum {
     HOLE_EMPTY_PART = 1,  /* partition P / 2 gets no vertex */
     HOLE_EMPTY_TYPE = 2,  /* type T / 2 has no vertex */
@@ -34,6 +34,7 @@ static const gnn_oracle_param k_params[N_PARAMS] = {
     { "T", GNN_PARAM_INT, 1, 4096, "types" },
     { "holes", GNN_PARAM_INT, 0, 15,
       "bits: 1 an empty partition, 2 a type without vertices, 4 a type absent from partition 0, 8 skewed types" },
+    { "time", GNN_PARAM_INT, 0, 2, "benchmark only: 1 times the build, 2 the conversions; the oracle runs all" },
 };
 
 static const gnn_oracle_impl k_ref = { .name = "ref", .ops = &gnn_hetero_ref, .flags = 0 };
@@ -43,18 +44,12 @@ static const gnn_oracle_impl *const k_impls[] = { &k_ref, &k_cpu, NULL };
 static void free_book(void *b) { gnn_hetero_book_free(b); }
 
 /* The inputs: a type per vertex from the allowed types (homogenized by counting: types in
- * increasing order), then a part per vertex from the partitions its type may use. */
-static gnn_oracle_outcome inputs(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, int32_t **part_out,
-                                 int32_t **type_out)
+ * increasing order), then a part per vertex from the partitions its type may use. tcount (T,
+ * zeroed) and allowed (P) are scratch. One generator for the oracle and the benchmark. */
+static void draw_inputs(const gnn_oracle_case *c, int32_t *part, int32_t *type, int64_t *tcount, int32_t *allowed)
 {
     const int64_t n = gnn_oracle_int(c, P_N), P = gnn_oracle_int(c, P_P), T = gnn_oracle_int(c, P_T);
     const unsigned holes = (unsigned)gnn_oracle_int(c, P_HOLES);
-    int32_t *part = gnn_oracle_alloc(ctx, sizeof(int32_t) * (size_t)(n + 1));
-    int32_t *type = gnn_oracle_alloc(ctx, sizeof(int32_t) * (size_t)(n + 1));
-    int64_t *tcount = gnn_oracle_alloc(ctx, sizeof(int64_t) * (size_t)(T + 1));
-    int32_t *allowed = gnn_oracle_alloc(ctx, sizeof(int32_t) * (size_t)(P + 1));
-    if (!part || !type || !tcount || !allowed)
-        return gnn_oracle_fail(ctx, "out of memory");
     const int64_t empty_type = (holes & HOLE_EMPTY_TYPE) && T > 1 ? T / 2 : -1;
     const int64_t empty_part = (holes & HOLE_EMPTY_PART) && P > 1 ? P / 2 : -1;
     const int64_t absent_type = (holes & HOLE_ABSENT) && P > 1 ? T - 1 : -1;
@@ -86,6 +81,19 @@ static gnn_oracle_outcome inputs(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, 
         else
             part[v] = allowed[gnn_oracle_draw_uint(&d2, (uint64_t)na)];
     }
+}
+
+static gnn_oracle_outcome inputs(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, int32_t **part_out,
+                                 int32_t **type_out)
+{
+    const int64_t n = gnn_oracle_int(c, P_N), P = gnn_oracle_int(c, P_P), T = gnn_oracle_int(c, P_T);
+    int32_t *part = gnn_oracle_alloc(ctx, sizeof(int32_t) * (size_t)(n + 1));
+    int32_t *type = gnn_oracle_alloc(ctx, sizeof(int32_t) * (size_t)(n + 1));
+    int64_t *tcount = gnn_oracle_alloc(ctx, sizeof(int64_t) * (size_t)(T + 1));
+    int32_t *allowed = gnn_oracle_alloc(ctx, sizeof(int32_t) * (size_t)(P + 1));
+    if (!part || !type || !tcount || !allowed)
+        return gnn_oracle_fail(ctx, "out of memory");
+    draw_inputs(c, part, type, tcount, allowed);
     *part_out = part;
     *type_out = type;
     return GNN_ORACLE_PASS;
@@ -323,6 +331,125 @@ static const char *const k_presets[] = {
     NULL,
 };
 
+/* ---- benchmark hook (bench/bench_registry.c): the oracle's inputs, one operation timed -------
+ * time=1: the book and the relabel of the n ids (gnn_hetero_book_build, then freed, as a
+ * partitioner builds it once); time=2: the three conversions of n random ids with repeats (the
+ * oracle's queries, stream 3) on a book built once: to_typed and part_of of the ids, to_homo of
+ * their typed form (what a sampled batch's ids go through). ids/s: the n ids per call. */
+
+typedef struct hetero_fixture {
+    const gnn_hetero_ops *ops;
+    int what;
+    int64_t n, P, T;
+    int32_t *part, *type;
+    int64_t *n2o;           /* time=1: the relabel written */
+    gnn_hetero_book book;   /* time=2: built once, by the implementation */
+    int64_t *q, *qw, *tw, *homo;
+    int32_t *qt, *qtype, *qpart;
+} hetero_fixture;
+
+static void hetero_teardown(void *p)
+{
+    hetero_fixture *f = p;
+    if (!f)
+        return;
+    gnn_hetero_book_free(&f->book);
+    gnn_free(f->part);
+    gnn_free(f->type);
+    gnn_free(f->n2o);
+    gnn_free(f->q);
+    gnn_free(f->qw);
+    gnn_free(f->tw);
+    gnn_free(f->homo);
+    gnn_free(f->qt);
+    gnn_free(f->qtype);
+    gnn_free(f->qpart);
+    gnn_free(f);
+}
+
+static gnn_status hetero_setup(const gnn_oracle_case *c, void **fixture, gnn_oracle_work *work)
+{
+    hetero_fixture *f = gnn_calloc(1, sizeof *f);
+    if (!f)
+        return GNN_ERR_NOMEM;
+    f->ops = c->impl->ops;
+    f->what = (int)gnn_oracle_int(c, P_TIME);
+    const int64_t n = f->n = gnn_oracle_int(c, P_N), P = f->P = gnn_oracle_int(c, P_P), T = f->T = gnn_oracle_int(c, P_T);
+    f->part = gnn_malloc(sizeof(int32_t) * (size_t)(n + 1));
+    f->type = gnn_malloc(sizeof(int32_t) * (size_t)(n + 1));
+    int64_t *tcount = gnn_calloc((size_t)T + 1, sizeof(int64_t));
+    int32_t *allowed = gnn_malloc(sizeof(int32_t) * (size_t)(P + 1));
+    gnn_status s = !f->part || !f->type || !tcount || !allowed ? GNN_ERR_NOMEM : GNN_OK;
+    if (!s)
+        draw_inputs(c, f->part, f->type, tcount, allowed);
+    gnn_free(tcount);
+    gnn_free(allowed);
+    if (!s && f->what == 1) {
+        if (!(f->n2o = gnn_malloc(sizeof(int64_t) * (size_t)(n + 1))))
+            s = GNN_ERR_NOMEM;
+        /* part and type read twice (count, then place), the relabel written */
+        work->bytes = (double)n * (2.0 * 8.0 + 8.0);
+    } else if (!s && f->what == 2) {
+        gnn_err err = { "" };
+        f->q = gnn_malloc(sizeof(int64_t) * (size_t)(n + 1));
+        f->qw = gnn_malloc(sizeof(int64_t) * (size_t)(n + 1));
+        f->tw = gnn_malloc(sizeof(int64_t) * (size_t)(n + 1));
+        f->homo = gnn_malloc(sizeof(int64_t) * (size_t)(n + 1));
+        f->qt = gnn_malloc(sizeof(int32_t) * (size_t)(n + 1));
+        f->qtype = gnn_malloc(sizeof(int32_t) * (size_t)(n + 1));
+        f->qpart = gnn_malloc(sizeof(int32_t) * (size_t)(n + 1));
+        if (!f->q || !f->qw || !f->tw || !f->homo || !f->qt || !f->qtype || !f->qpart)
+            s = GNN_ERR_NOMEM;
+        else
+            s = gnn_hetero_book_build(f->ops, f->part, f->type, n, P, T, &f->book, NULL, &err);
+        gnn_oracle_draws d3 = gnn_oracle_draws_make(c, 3); /* the oracle's random queries */
+        for (int64_t i = 0; !s && i < n; i++)
+            f->q[i] = (int64_t)gnn_oracle_draw_uint(&d3, (uint64_t)n);
+        if (!s)
+            s = gnn_hetero_to_typed(&gnn_hetero_ref, &f->book, f->q, n, f->qt, f->qw, &err);
+        /* to_typed: id read, type and type-wise id written; part_of: id read, part written;
+         * to_homo: type and type-wise id read, id written */
+        work->bytes = (double)n * ((8.0 + 4.0 + 8.0) + (8.0 + 4.0) + (4.0 + 8.0 + 8.0));
+    } else if (!s) {
+        s = GNN_ERR_INVAL; /* time=0: nothing to time */
+    }
+    if (s) {
+        hetero_teardown(f);
+        return s;
+    }
+    work->items = (double)n;
+    work->items_name = "ids/s";
+    *fixture = f;
+    return GNN_OK;
+}
+
+static gnn_status hetero_bench_run(void *p)
+{
+    hetero_fixture *f = p;
+    gnn_err err = { "" };
+    if (f->what == 1) {
+        gnn_hetero_book b;
+        const gnn_status s = gnn_hetero_book_build(f->ops, f->part, f->type, f->n, f->P, f->T, &b, f->n2o, &err);
+        gnn_hetero_book_free(&b);
+        return s;
+    }
+    gnn_status s = gnn_hetero_to_typed(f->ops, &f->book, f->q, f->n, f->qtype, f->tw, &err);
+    if (!s)
+        s = gnn_hetero_part_of(f->ops, &f->book, f->q, f->n, f->qpart, &err);
+    if (!s)
+        s = gnn_hetero_to_homo(f->ops, &f->book, f->qt, f->qw, f->n, f->homo, &err);
+    return s;
+}
+
+/* ogbn-mag's vertices (1,939,743 of 4 types; DistDGLv2's heterogeneous setting) over 8
+ * partitions. The oracle runs each size first: about a second per case here. */
+static const char *const k_bench_sizes[] = {
+    "n=1939743,P=8,T=4,holes=0,time=1",
+    "n=1939743,P=8,T=4,holes=0,time=2",
+    NULL,
+};
+static const gnn_oracle_bench k_bench = { k_bench_sizes, hetero_setup, hetero_bench_run, hetero_teardown };
+
 const gnn_oracle_entry gnn_oracle_hetero_ids = {
     .name = "hetero.ids",
     .what = "partition book of a typed graph: reshuffled ids, per-(partition, type) ranges, type-wise ids and the "
@@ -330,6 +457,6 @@ const gnn_oracle_entry gnn_oracle_hetero_ids = {
             "cells contiguous in (p, t) order, stable, both round trips, part_of = part of the old id)",
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = "integer ids fixed by their position: any correct build or search gives the same bits",
-    .params = k_params, .n_params = N_PARAMS, .presets = k_presets,
-    .ref = &k_ref, .impls = k_impls, .run = ids_run,
+    .params = k_params, .n_params = N_PARAMS, .presets = k_presets, .defaults = "time=0",
+    .ref = &k_ref, .impls = k_impls, .run = ids_run, .bench = &k_bench,
 };

@@ -44,8 +44,11 @@ typedef struct sets {
     int64_t **s, *len;
 } sets;
 
-/* the case's sets, from stream 1 (sizes, ids) */
-static gnn_oracle_outcome make_sets(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, sets *q)
+/* the case's sets, from stream 1 (sizes, ids), into q->s and q->len (n entries each) with pool
+ * (U ids) as scratch; each set from alloc(arg, bytes), zeroed. One generator for the oracle's
+ * context and a benchmark's fixture, so a benchmark times the very sets the oracle checked.
+ * -1: out of memory. */
+static int draw_sets(const gnn_oracle_case *c, sets *q, int64_t *pool, void *(*alloc)(void *, size_t), void *arg)
 {
     const int64_t n = gnn_oracle_int(c, P_N), U = gnn_oracle_int(c, P_U), kind = gnn_oracle_int(c, P_KIND);
     int64_t lo = gnn_oracle_lo(c, P_SIZE), hi = gnn_oracle_hi(c, P_SIZE);
@@ -53,11 +56,6 @@ static gnn_oracle_outcome make_sets(gnn_oracle_ctx *ctx, const gnn_oracle_case *
     lo = lo < hi ? lo : hi;
     q->n = n;
     q->U = U;
-    q->s = gnn_oracle_alloc(ctx, sizeof(int64_t *) * (size_t)(n + 1));
-    q->len = gnn_oracle_alloc(ctx, sizeof(int64_t) * (size_t)(n + 1));
-    int64_t *pool = gnn_oracle_alloc(ctx, sizeof(int64_t) * (size_t)U);
-    if (!q->s || !q->len || !pool)
-        return gnn_oracle_fail(ctx, "out of memory");
     gnn_oracle_draws d = gnn_oracle_draws_make(c, 1);
     for (int64_t i = 0; i < n; i++) {
         int64_t m = gnn_oracle_draw_range(&d, lo, hi);
@@ -65,8 +63,8 @@ static gnn_oracle_outcome make_sets(gnn_oracle_ctx *ctx, const gnn_oracle_case *
         m = m < span ? m : span;
         if ((kind == 1 && i % 3 == 1) || m < 0)
             m = 0;
-        if (!(q->s[i] = gnn_oracle_alloc(ctx, sizeof(int64_t) * (size_t)(m + 1))))
-            return gnn_oracle_fail(ctx, "out of memory");
+        if (!(q->s[i] = alloc(arg, sizeof(int64_t) * (size_t)(m + 1))))
+            return -1;
         q->len[i] = m;
         if (kind == 2 && i > 0) { /* set 0 again, shuffled */
             q->len[i] = q->len[0];
@@ -93,6 +91,20 @@ static gnn_oracle_outcome make_sets(gnn_oracle_ctx *ctx, const gnn_oracle_case *
             q->s[i][j] = pool[j];
         }
     }
+    return 0;
+}
+
+static void *ctx_alloc(void *ctx, size_t bytes) { return gnn_oracle_alloc(ctx, bytes); }
+
+/* the case's sets, freed after the case */
+static gnn_oracle_outcome make_sets(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, sets *q)
+{
+    const int64_t n = gnn_oracle_int(c, P_N), U = gnn_oracle_int(c, P_U);
+    q->s = gnn_oracle_alloc(ctx, sizeof(int64_t *) * (size_t)(n + 1));
+    q->len = gnn_oracle_alloc(ctx, sizeof(int64_t) * (size_t)(n + 1));
+    int64_t *pool = gnn_oracle_alloc(ctx, sizeof(int64_t) * (size_t)U);
+    if (!q->s || !q->len || !pool || draw_sets(c, q, pool, ctx_alloc, ctx))
+        return gnn_oracle_fail(ctx, "out of memory");
     return GNN_ORACLE_PASS;
 }
 
@@ -305,6 +317,194 @@ static const char *const k_presets[] = {
     NULL,
 };
 
+/* ---- benchmark hooks (bench/bench_registry.c): the sets drawn once, one call timed ----------
+ *   degree    the n x n overlap counts of the case's sets (gnn_match_degree): pairs/s, the
+ *             n (n - 1) / 2 pairs counted per call;
+ *   order     the greedy order of the first window (all n with window=0) from its overlap counts,
+ *             counted once by ref in the setup (gnn_greedy_reorder): pairs/s, the degrees
+ *             compared per call (each step's batch against every batch not yet placed);
+ *   assemble  one Match step from set 0 to set 1: the plan, then the batch's rows assembled from
+ *             the previous batch's rows and the loaded ones (gnn_match_plan_build, then
+ *             gnn_match_assemble): rows/s, the batch's rows per call.
+ * Through the checked entry points, as a caller (the trainer) pays for them. */
+
+enum { B_DEGREE, B_ORDER, B_ASSEMBLE };
+
+typedef struct reorder_fixture {
+    const gnn_reorder_ops *ops;
+    int what;              /* B_DEGREE, B_ORDER, B_ASSEMBLE */
+    sets q;
+    int64_t m;             /* order: the window's batches */
+    gnn_match_norm norm;
+    int64_t *overlap;      /* degree: (n, n) written; order: the window's (m, m), read */
+    int64_t *order;        /* order: (m) written */
+    int64_t d;             /* assemble: feature width */
+    float *px, *ld, *x;    /* assemble: the previous batch's rows, the loaded rows, the batch's rows */
+} reorder_fixture;
+
+/* the fixture's sets live as long as it does (draw_sets' allocator for a benchmark) */
+static void *heap_alloc(void *arg, size_t bytes)
+{
+    (void)arg;
+    return gnn_calloc(1, bytes);
+}
+
+static void reorder_teardown(void *p)
+{
+    reorder_fixture *f = p;
+    if (!f)
+        return;
+    for (int64_t i = 0; f->q.s && i < f->q.n; i++)
+        gnn_free(f->q.s[i]);
+    gnn_free(f->q.s);
+    gnn_free(f->q.len);
+    gnn_free(f->overlap);
+    gnn_free(f->order);
+    gnn_free(f->px);
+    gnn_free(f->ld);
+    gnn_free(f->x);
+    gnn_free(f);
+}
+
+/* assemble: the previous batch's rows and the loaded rows of the plan 0 -> 1, gathered from the
+ * oracle's feature matrix (stream 2), as assemble_pair gathers them */
+static gnn_status assemble_inputs(const gnn_oracle_case *c, reorder_fixture *f, gnn_oracle_work *work)
+{
+    const sets *q = &f->q;
+    if (q->n < 2)
+        return GNN_ERR_INVAL; /* a Match step needs two batches */
+    const int64_t d = f->d, np = q->len[0], nc = q->len[1];
+    gnn_match_plan p;
+    gnn_status s = gnn_match_plan_build(&gnn_reorder_ref, q->s[0], np, q->s[1], nc, &p);
+    if (s)
+        return s;
+    float *feat = gnn_malloc(sizeof(float) * (size_t)(q->U * d + 1));
+    f->px = gnn_malloc(sizeof(float) * (size_t)(np * d + 1));
+    f->ld = gnn_malloc(sizeof(float) * (size_t)(p.n_load * d + 1));
+    f->x = gnn_malloc(sizeof(float) * (size_t)(nc * d + 1));
+    if (!feat || !f->px || !f->ld || !f->x) {
+        gnn_free(feat);
+        gnn_match_plan_free(&p);
+        return GNN_ERR_NOMEM;
+    }
+    gnn_oracle_draws dr = gnn_oracle_draws_make(c, 2);
+    gnn_oracle_fill_spread(&dr, feat, q->U * d);
+    for (int64_t r = 0; r < np; r++)
+        memcpy(f->px + r * d, feat + q->s[0][r] * d, sizeof(float) * (size_t)d);
+    for (int64_t k = 0; k < p.n_load; k++)
+        memcpy(f->ld + k * d, feat + p.load_ids[k] * d, sizeof(float) * (size_t)d);
+    /* the rows read and written; the ids read, the sorted (id, row) pairs, from and load_ids */
+    work->bytes = 2.0 * (double)nc * (double)d * 4.0 + (double)(np + nc) * 8.0 + (double)np * 16.0 +
+                  (double)(nc + p.n_load) * 8.0;
+    work->items = (double)nc;
+    work->items_name = "rows/s";
+    gnn_free(feat);
+    gnn_match_plan_free(&p);
+    return GNN_OK;
+}
+
+static gnn_status reorder_setup(const gnn_oracle_case *c, int what, void **fixture, gnn_oracle_work *work)
+{
+    reorder_fixture *f = gnn_calloc(1, sizeof *f);
+    if (!f)
+        return GNN_ERR_NOMEM;
+    f->ops = c->impl->ops;
+    f->what = what;
+    f->norm = (gnn_match_norm)gnn_oracle_int(c, P_NORM);
+    f->d = gnn_oracle_int(c, P_D);
+    const int64_t n = gnn_oracle_int(c, P_N), U = gnn_oracle_int(c, P_U), window = gnn_oracle_int(c, P_WINDOW);
+    f->q.s = gnn_calloc((size_t)n + 1, sizeof(int64_t *));
+    f->q.len = gnn_calloc((size_t)n + 1, sizeof(int64_t));
+    int64_t *pool = gnn_malloc(sizeof(int64_t) * (size_t)U);
+    gnn_status s = !f->q.s || !f->q.len || !pool || draw_sets(c, &f->q, pool, heap_alloc, NULL) ? GNN_ERR_NOMEM
+                                                                                                  : GNN_OK;
+    gnn_free(pool);
+    const int64_t *const *sp = (const int64_t *const *)f->q.s;
+    int64_t total = 0;
+    for (int64_t i = 0; !s && i < n; i++)
+        total += f->q.len[i];
+    if (!s && what == B_DEGREE) {
+        if (!(f->overlap = gnn_malloc(sizeof(int64_t) * (size_t)(n * n + 1))))
+            s = GNN_ERR_NOMEM;
+        /* each pair's merge reads both sorted sets; the sets copied and sorted; the matrix */
+        work->bytes = (double)(n > 0 ? n - 1 : 0) * (double)total * 8.0 + 2.0 * (double)total * 8.0 +
+                      (double)(n * n) * 8.0;
+        work->items = (double)n * (double)(n > 0 ? n - 1 : 0) / 2.0;
+        work->items_name = "pairs/s";
+    } else if (!s && what == B_ORDER) {
+        const int64_t m = f->m = window == 0 || window > n ? n : window;
+        f->overlap = gnn_malloc(sizeof(int64_t) * (size_t)(m * m + 1));
+        f->order = gnn_malloc(sizeof(int64_t) * (size_t)(m + 1));
+        s = !f->overlap || !f->order ? GNN_ERR_NOMEM : gnn_match_degree(&gnn_reorder_ref, sp, f->q.len, m, f->overlap);
+        /* each greedy step reads its batch's row and the diagonal (the set sizes); the order */
+        work->bytes = 2.0 * (double)(m * m) * 8.0 + (double)m * 8.0;
+        work->items = (double)m * (double)(m > 0 ? m - 1 : 0) / 2.0;
+        work->items_name = "pairs/s";
+    } else if (!s) {
+        s = assemble_inputs(c, f, work);
+    }
+    if (s) {
+        reorder_teardown(f);
+        return s;
+    }
+    *fixture = f;
+    return GNN_OK;
+}
+
+static gnn_status degree_bench_setup(const gnn_oracle_case *c, void **fx, gnn_oracle_work *w)
+{
+    return reorder_setup(c, B_DEGREE, fx, w);
+}
+static gnn_status order_bench_setup(const gnn_oracle_case *c, void **fx, gnn_oracle_work *w)
+{
+    return reorder_setup(c, B_ORDER, fx, w);
+}
+static gnn_status assemble_bench_setup(const gnn_oracle_case *c, void **fx, gnn_oracle_work *w)
+{
+    return reorder_setup(c, B_ASSEMBLE, fx, w);
+}
+
+static gnn_status reorder_bench_run(void *p)
+{
+    reorder_fixture *f = p;
+    const int64_t *const *sp = (const int64_t *const *)f->q.s;
+    if (f->what == B_DEGREE)
+        return gnn_match_degree(f->ops, sp, f->q.len, f->q.n, f->overlap);
+    if (f->what == B_ORDER)
+        return gnn_greedy_reorder(f->ops, f->overlap, f->m, f->norm, f->order);
+    gnn_match_plan plan;
+    gnn_status s = gnn_match_plan_build(f->ops, sp[0], f->q.len[0], sp[1], f->q.len[1], &plan);
+    if (!s)
+        s = gnn_match_assemble(f->ops, &plan, f->px, f->ld, f->d, f->x);
+    gnn_match_plan_free(&plan);
+    return s;
+}
+
+/* degree: a window of 64 batches whose input sets hold 8,000 to 12,000 of 100,000 ids, and 256
+ * smaller batches (the pairs grow as n^2); order: 1,536 batches, past the 1,024 from which cpu
+ * splits each step's argmax over the threads; assemble: two batches of 50,000 input rows of 128
+ * floats that share about half their ids (FastGL's Table 4: 35-93%). The oracle runs each size
+ * first, with its stamp-count verifier (n^2 set scans): under a second per case here. */
+static const char *const k_degree_bench_sizes[] = {
+    "n=64,size=8000..12000,U=100000,kind=0,norm=0,window=0,d=0",
+    "n=256,size=500..1500,U=20000,kind=0,norm=0,window=0,d=0",
+    NULL,
+};
+static const char *const k_order_bench_sizes[] = {
+    "n=1536,size=10..30,U=300,kind=0,norm=0,window=0,d=0",
+    NULL,
+};
+static const char *const k_assemble_bench_sizes[] = {
+    "n=2,size=50000..50000,U=100000,kind=0,norm=0,window=0,d=128",
+    NULL,
+};
+static const gnn_oracle_bench k_degree_bench = { k_degree_bench_sizes, degree_bench_setup, reorder_bench_run,
+                                                 reorder_teardown };
+static const gnn_oracle_bench k_order_bench = { k_order_bench_sizes, order_bench_setup, reorder_bench_run,
+                                                reorder_teardown };
+static const gnn_oracle_bench k_assemble_bench = { k_assemble_bench_sizes, assemble_bench_setup, reorder_bench_run,
+                                                   reorder_teardown };
+
 const gnn_oracle_entry gnn_oracle_reorder_degree = {
     .name = "reorder.degree",
     .what = "FastGL match degree: the n x n overlap counts of the window's input sets, ref vs impl, and ref against "
@@ -312,7 +512,7 @@ const gnn_oracle_entry gnn_oracle_reorder_degree = {
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = "exact integer counts",
     .params = k_params, .n_params = N_PARAMS, .presets = k_presets,
-    .ref = &k_ref, .impls = k_impls, .run = degree_run,
+    .ref = &k_ref, .impls = k_impls, .run = degree_run, .bench = &k_degree_bench,
 };
 
 const gnn_oracle_entry gnn_oracle_reorder_order = {
@@ -322,7 +522,7 @@ const gnn_oracle_entry gnn_oracle_reorder_order = {
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = "degrees compared as exact rationals, ties to the smallest index: a total order",
     .params = k_params, .n_params = N_PARAMS, .presets = k_presets,
-    .ref = &k_ref, .impls = k_impls, .run = order_run,
+    .ref = &k_ref, .impls = k_impls, .run = order_run, .bench = &k_order_bench,
 };
 
 const gnn_oracle_entry gnn_oracle_reorder_assemble = {
@@ -332,5 +532,5 @@ const gnn_oracle_entry gnn_oracle_reorder_assemble = {
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = "rows are copied bytes",
     .params = k_params, .n_params = N_PARAMS, .presets = k_presets,
-    .ref = &k_ref, .impls = k_impls, .run = assemble_run,
+    .ref = &k_ref, .impls = k_impls, .run = assemble_run, .bench = &k_assemble_bench,
 };

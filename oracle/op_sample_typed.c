@@ -188,12 +188,53 @@ static gnn_oracle_outcome compare_etypes(gnn_oracle_ctx *ctx, const gnn_block *w
     return GNN_ORACLE_PASS;
 }
 
+/* The case's inputs over graph g: edge types (keyed stream 41, relation R-1 left empty with
+ * empty=1), weights in w when weighted (gnn_sample_random_weights, every 7th edge 0; base->weights
+ * stays NULL otherwise), every vertex shuffled into seeds (stream 43: the first `seeds` are
+ * used), the fanouts, the parameters and the implementation's sampler options. One source for
+ * the oracle and the benchmark, so a benchmark times the very inputs the oracle checked. */
+static gnn_status typed_inputs(const gnn_oracle_case *c, const gnn_csr *g, int32_t *et, float *w, int64_t *seeds,
+                               int64_t *fan, gnn_sample_params *base, gnn_sampler_options *opt)
+{
+    const int64_t n = g->n, R = gnn_oracle_int(c, P_R);
+    const int L = (int)gnn_oracle_int(c, P_L);
+    const gnn_rng_stream ts = gnn_rng_stream_make(c->seed, GNN_TAG_ORACLE, 41, 0, 0);
+    const int64_t drawn = gnn_oracle_int(c, P_EMPTY) && R > 1 ? R - 1 : R;
+    for (int64_t e = 0; e < g->nnz; e++)
+        et[e] = (int32_t)gnn_rng_uint(&ts, (uint64_t)e, (uint64_t)drawn);
+    const float *wp = NULL;
+    if (gnn_oracle_int(c, P_WEIGHTED)) {
+        const gnn_status st = gnn_sample_random_weights(w, g->nnz, c->seed);
+        if (st)
+            return st;
+        for (int64_t e = 0; e < g->nnz; e += 7)
+            w[e] = 0.0f;
+        wp = w;
+    }
+    for (int64_t v = 0; v < n; v++)
+        seeds[v] = v;
+    const gnn_rng_stream ss = gnn_rng_stream_make(c->seed, GNN_TAG_ORACLE, 43, 0, 0);
+    gnn_rng_shuffle_i64(&ss, seeds, n);
+    const int64_t f = gnn_oracle_int(c, P_FAN);
+    for (int l = 0; l < L; l++)
+        fan[l] = f < 0 ? -1 : f + l;
+    *base = (gnn_sample_params){ .replace = (int)gnn_oracle_int(c, P_REPLACE), .seed = c->seed, .step = 17,
+                                 .weights = wp };
+    gnn_sampler_defaults(opt);
+    opt->variant = (gnn_sampler_variant)gnn_oracle_int(c, P_VARIANT);
+    opt->idmap = (int)gnn_oracle_int(c, P_IDMAP);
+    return GNN_OK;
+}
+
+/* the case's graph seed: the benchmark's graph must be the oracle's */
+static uint64_t graph_seed(const gnn_oracle_case *c) { return c->seed * 0x9E3779B97F4A7C15ull + 53; }
+
 static gnn_oracle_outcome run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
     const gnn_csr *g = NULL;
     gnn_oracle_outcome o = gnn_oracle_case_graph_multi(ctx, c, (int)gnn_oracle_int(c, P_GEN),
                                                        (int)gnn_oracle_int(c, P_SCALE), gnn_oracle_int(c, P_EF),
-                                                       c->seed * 0x9E3779B97F4A7C15ull + 53, (int)gnn_oracle_int(c, P_DUP), &g);
+                                                       graph_seed(c), (int)gnn_oracle_int(c, P_DUP), &g);
     if (o != GNN_ORACLE_PASS)
         return o;
     const int64_t n = g->n, R = gnn_oracle_int(c, P_R), ns = gnn_oracle_int(c, P_SEEDS);
@@ -210,32 +251,12 @@ static gnn_oracle_outcome run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
     gnn_block *got = want + MAX_L, *plain = want + 2 * MAX_L;
     for (int t = 0; t < 3; t++)
         gnn_oracle_defer(ctx, free_blocks, want + t * MAX_L);
-    const gnn_rng_stream ts = gnn_rng_stream_make(c->seed, GNN_TAG_ORACLE, 41, 0, 0);
-    const int64_t drawn = gnn_oracle_int(c, P_EMPTY) && R > 1 ? R - 1 : R;
-    for (int64_t e = 0; e < g->nnz; e++)
-        et[e] = (int32_t)gnn_rng_uint(&ts, (uint64_t)e, (uint64_t)drawn);
-    const float *wp = NULL;
-    if (gnn_oracle_int(c, P_WEIGHTED)) {
-        if (gnn_sample_random_weights(w, g->nnz, c->seed))
-            return gnn_oracle_fail(ctx, "weights");
-        for (int64_t e = 0; e < g->nnz; e += 7)
-            w[e] = 0.0f;
-        wp = w;
-    }
-    for (int64_t v = 0; v < n; v++)
-        seeds[v] = v;
-    const gnn_rng_stream ss = gnn_rng_stream_make(c->seed, GNN_TAG_ORACLE, 43, 0, 0);
-    gnn_rng_shuffle_i64(&ss, seeds, n);
     int64_t fan[MAX_L];
-    const int64_t f = gnn_oracle_int(c, P_FAN);
-    for (int l = 0; l < L; l++)
-        fan[l] = f < 0 ? -1 : f + l;
-    const gnn_sample_params base = { .replace = (int)gnn_oracle_int(c, P_REPLACE), .seed = c->seed, .step = 17,
-                                     .weights = wp };
+    gnn_sample_params base;
     gnn_sampler_options opt;
-    gnn_sampler_defaults(&opt);
-    opt.variant = (gnn_sampler_variant)gnn_oracle_int(c, P_VARIANT);
-    opt.idmap = (int)gnn_oracle_int(c, P_IDMAP);
+    if (typed_inputs(c, g, et, w, seeds, fan, &base, &opt))
+        return gnn_oracle_fail(ctx, "weights");
+    const float *wp = base.weights;
     if ((o = typed_blocks(ctx, &k_ref_ops, g, et, R, NULL, seeds, ns, fan, L, &base, want)) != GNN_ORACLE_PASS ||
         (o = typed_blocks(ctx, c->impl->ops, g, et, R, &opt, seeds, ns, fan, L, &base, got)) != GNN_ORACLE_PASS)
         return o;
@@ -281,6 +302,113 @@ static const char *const k_presets[] = {
     NULL,
 };
 
+/* ---- benchmark hook: L blocks from the typed sampler (gnn_sampler_blocks) ---------------------
+ * The graph, edge types, weights and seeds are the oracle's; the typed sampler (its relation
+ * graphs) is made once, as a trainer makes it once per graph. One call samples the L blocks of
+ * the seeds and frees them: edges/s are the sampled edges of all layers. */
+
+typedef struct typed_fixture {
+    gnn_dataset ds; /* the graph */
+    int32_t *et;
+    float *w;
+    int64_t *seeds, ns, fan[MAX_L];
+    int L;
+    gnn_sample_params base;
+    gnn_sampler *s;
+    gnn_block blk[MAX_L];
+} typed_fixture;
+
+static void typed_teardown(void *p)
+{
+    typed_fixture *f = p;
+    if (!f)
+        return;
+    free_blocks(f->blk);
+    gnn_sampler_destroy(f->s);
+    gnn_dataset_free(&f->ds);
+    gnn_free(f->et);
+    gnn_free(f->w);
+    gnn_free(f->seeds);
+    gnn_free(f);
+}
+
+static gnn_status typed_bench_run(void *p)
+{
+    typed_fixture *f = p;
+    const gnn_status s = gnn_sampler_blocks(f->s, f->seeds, f->ns, f->fan, f->L, &f->base, f->blk);
+    free_blocks(f->blk); /* a trainer frees each batch's blocks too */
+    return s;
+}
+
+static gnn_status typed_setup(const gnn_oracle_case *c, void **fixture, gnn_oracle_work *work)
+{
+    if (gnn_oracle_int(c, P_DUP)) /* the multigraph is built in an oracle context only */
+        return GNN_ERR_UNSUPPORTED;
+    typed_fixture *f = gnn_calloc(1, sizeof *f);
+    if (!f)
+        return GNN_ERR_NOMEM;
+    gnn_err err = { "" };
+    gnn_status s = gnn_oracle_case_dataset(&f->ds, (int)gnn_oracle_int(c, P_GEN), (int)gnn_oracle_int(c, P_SCALE),
+                                           gnn_oracle_int(c, P_EF), graph_seed(c), &err);
+    if (s) {
+        memset(&f->ds, 0, sizeof f->ds); /* as gnn_oracle_case_graph: a failed generator owns nothing */
+        typed_teardown(f);
+        return s;
+    }
+    const gnn_csr *g = &f->ds.graph;
+    f->ns = gnn_oracle_int(c, P_SEEDS);
+    f->L = (int)gnn_oracle_int(c, P_L);
+    f->et = gnn_malloc(sizeof(int32_t) * (size_t)(g->nnz + 1));
+    f->w = gnn_malloc(sizeof(float) * (size_t)(g->nnz + 1));
+    f->seeds = gnn_malloc(sizeof(int64_t) * (size_t)(g->n + 1));
+    gnn_sampler_options opt;
+    if (f->ns > g->n)
+        s = GNN_ERR_INVAL;
+    else if (!f->et || !f->w || !f->seeds)
+        s = GNN_ERR_NOMEM;
+    else
+        s = typed_inputs(c, g, f->et, f->w, f->seeds, f->fan, &f->base, &opt);
+    if (!s) { /* the implementation's sampler with the options its oracle case ran (typed_blocks) */
+        const typed_impl *impl = c->impl->ops;
+        opt.etype = f->et;
+        opt.relations = gnn_oracle_int(c, P_R);
+        s = gnn_sampler_create(&f->s, impl->ops, g, &opt);
+    }
+    /* one call to count the sampled edges and the blocks' bytes */
+    if (!s)
+        s = gnn_sampler_blocks(f->s, f->seeds, f->ns, f->fan, f->L, &f->base, f->blk);
+    if (s) {
+        typed_teardown(f);
+        return s;
+    }
+    double edges = 0, bytes = 0;
+    for (int l = 0; l < f->L; l++) {
+        const gnn_block *b = &f->blk[l];
+        edges += (double)b->nnz;
+        /* the block written (offsets, local sources, edge types, global ids) and one neighbor id
+         * read per sampled edge; the draws' row scans and the ID map's table are not counted */
+        bytes += (double)(b->n_dst + 1) * 8.0 + (double)b->nnz * (4.0 + 4.0 + 8.0) + (double)b->n_src * 8.0;
+    }
+    free_blocks(f->blk);
+    work->bytes = bytes;
+    work->items = edges;
+    work->items_name = "edges/s";
+    *fixture = f;
+    return GNN_OK;
+}
+
+/* DistDGLv2's RGCN setting (a fanout per edge type, DGL's MultiLayerNeighborSampler) at the
+ * largest graph the entry allows: R-MAT scale 14 with edge factor 64 (16,384 vertices), 4
+ * relations, 4,096 seeds, fanout 10 per relation at the input layer and 11 at the seeds' layer;
+ * uniform without replacement (the ordered ID map), and weighted with replacement (the dense
+ * one). The oracle runs each size first: under a second per case here. */
+static const char *const k_bench_sizes[] = {
+    "gen=0,scale=14,ef=64,R=4,L=2,fan=10,idmap=1,seeds=4096",
+    "gen=0,scale=14,ef=64,R=4,L=2,fan=10,replace=1,weighted=1,idmap=3,seeds=4096",
+    NULL,
+};
+static const gnn_oracle_bench k_bench = { k_bench_sizes, typed_setup, typed_bench_run, typed_teardown };
+
 const gnn_oracle_entry gnn_oracle_sample_typed = {
     .name = "sample.typed",
     .what = "sampling per edge type: a typed sampler over the implementation's relation samplers against one over the "
@@ -291,5 +419,5 @@ const gnn_oracle_entry gnn_oracle_sample_typed = {
               "numbers sources in first appearance, so no ID map or thread count can change a bit",
     .params = k_params, .n_params = N_PARAMS, .presets = k_presets,
     .defaults = "empty=0,replace=0,weighted=0,variant=0,dup=0",
-    .ref = &k_ref, .impls = k_impls, .run = run,
+    .ref = &k_ref, .impls = k_impls, .run = run, .bench = &k_bench,
 };

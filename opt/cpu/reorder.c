@@ -5,10 +5,9 @@
  *   degree    the sets are sorted in parallel (one set per iteration) and the n(n-1)/2 pairs are
  *             counted in parallel by rows, dynamically scheduled (rows shrink); each count is an exact
  *             integer written by one thread to its two cells, so no order matters;
- *   order     each greedy step's argmax is split over the threads: each finds its best candidate
- *             by the rule (largest degree as an exact rational, then smallest index), and the
- *             threads' bests are combined by the same rule, a total order: the winner does not
- *             depend on how the candidates were split (serial below 1024 batches: no gain);
+ *   order     serial, as ref: each greedy step's argmax (largest degree as an exact rational,
+ *             then smallest index) is too little work for threads (argmax_from says what a
+ *             parallel argmax per step cost);
  *   plan      the lookups (binary searches) run in parallel; the loaded rows are numbered after,
  *             in row order, by one pass, as ref numbers them;
  *   assemble  rows copied in parallel: each output row is one memcpy of one input row. */
@@ -78,30 +77,24 @@ static int better(int64_t k, int64_t num, int64_t den, int64_t h, int64_t hn, in
     return c > 0 || (c == 0 && k < h);
 }
 
-/* the greedy step from z: the unplaced batch with the largest degree, the smallest index on ties */
+/* the greedy step from z: the unplaced batch with the largest degree, the smallest index on ties.
+ * Serial on purpose: a step is n degree comparisons (n <= a few thousand: the n x n counts bound
+ * it), too little work for a parallel region per step. With one (`omp parallel if (n >= 1024)`)
+ * 2 threads ran 0.19-0.51x ref at n = 1,536 on a loaded 2-core machine, and 11.5 s per call
+ * instead of 19 ms with libgomp's spinning wait policy (gnnref-bench reorder.order,
+ * docs/reorder.md). */
 static int64_t argmax_from(const int64_t *overlap, int64_t n, gnn_match_norm norm, const uint8_t *placed, int64_t z)
 {
     int64_t best = -1, bn = 0, bd = 1;
-#pragma omp parallel if (n >= 1024)
-    {
-        int64_t h = -1, hn = 0, hd = 1;
-#pragma omp for schedule(static) nowait
-        for (int64_t k = 0; k < n; k++) {
-            if (placed[k])
-                continue;
-            int64_t num, den;
-            gnn_match_degree_frac(overlap, n, z, k, norm, &num, &den);
-            if (better(k, num, den, h, hn, hd)) {
-                h = k;
-                hn = num;
-                hd = den;
-            }
-        }
-#pragma omp critical(gnn_reorder_argmax)
-        if (h >= 0 && better(h, hn, hd, best, bn, bd)) { /* a total order: any merge order gives one winner */
-            best = h;
-            bn = hn;
-            bd = hd;
+    for (int64_t k = 0; k < n; k++) {
+        if (placed[k])
+            continue;
+        int64_t num, den;
+        gnn_match_degree_frac(overlap, n, z, k, norm, &num, &den);
+        if (better(k, num, den, best, bn, bd)) {
+            best = k;
+            bn = num;
+            bd = den;
         }
     }
     return best;
