@@ -54,8 +54,7 @@ gnn_status gnn_quant_pack(const gnn_quant_ops *ops, const float *x, int64_t n, i
     if (missing(x, n * d) || missing(data, n * gnn_quant_data_bytes(d, q->bits)) || (quantized && missing(params, n)) ||
         (quantized && q->round == GNN_QUANT_STOCHASTIC && missing(row_gid, n)))
         return GNN_ERR_INVAL;
-    ops->pack(x, n, d, row_gid, q, data, params);
-    return GNN_OK;
+    return ops->pack(x, n, d, row_gid, q, data, params);
 }
 
 gnn_status gnn_quant_unpack(const gnn_quant_ops *ops, const uint8_t *data, const uint8_t *params, int64_t n, int64_t d,
@@ -67,6 +66,5 @@ gnn_status gnn_quant_unpack(const gnn_quant_ops *ops, const uint8_t *data, const
         return GNN_ERR_INVAL;
     if (missing(x, n * d) || missing(data, n * gnn_quant_data_bytes(d, bits)) || (bits != 32 && missing(params, n)))
         return GNN_ERR_INVAL;
-    ops->unpack(data, params, n, d, bits, x);
-    return GNN_OK;
+    return ops->unpack(data, params, n, d, bits, x);
 }

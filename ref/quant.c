@@ -103,14 +103,14 @@ static float row_k(float mx, float z)
 
 /* @sec{SuperGCN 2} ("Quantization of communication to Int2"): quantize the boundary rows, then
  * pack them; row i's draws come from its own stream, keyed by its global id. */
-void gnn_quant_pack_ref(const float *x, int64_t n, int64_t d, const int64_t *row_gid, const gnn_quant_cfg *q,
-                        uint8_t *data, uint8_t *params)
+gnn_status gnn_quant_pack_ref(const float *x, int64_t n, int64_t d, const int64_t *row_gid, const gnn_quant_cfg *q,
+                              uint8_t *data, uint8_t *params)
 {
     const int b = q->bits;
     if (b == 32) { /* fp32: the identity, the host's float bytes */
         if (n * d > 0)
             memcpy(data, x, (size_t)(n * d) * sizeof(float));
-        return;
+        return GNN_OK;
     }
     const int m = (1 << b) - 1;
     const int64_t rb = gnn_quant_data_bytes(d, b);
@@ -138,14 +138,15 @@ void gnn_quant_pack_ref(const float *x, int64_t n, int64_t d, const int64_t *row
             data_i[bit / 8] |= (uint8_t)(c << (8 - b - bit % 8));
         }
     }
+    return GNN_OK;
 }
 
-void gnn_quant_unpack_ref(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x)
+gnn_status gnn_quant_unpack_ref(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x)
 {
     if (bits == 32) {
         if (n * d > 0)
             memcpy(x, data, (size_t)(n * d) * sizeof(float));
-        return;
+        return GNN_OK;
     }
     const int m = (1 << bits) - 1;
     const int64_t rb = gnn_quant_data_bytes(d, bits);
@@ -162,6 +163,7 @@ void gnn_quant_unpack_ref(const uint8_t *data, const uint8_t *params, int64_t n,
             x_i[f] = fminf(fmaxf(v, -FLT_MAX), FLT_MAX);
         }
     }
+    return GNN_OK;
 }
 
 void gnn_quant_codes_pack_ref(const uint8_t *codes, int64_t n, int64_t d, int bits, uint8_t *data)

@@ -117,7 +117,7 @@ START_TEST(missing_symbols_and_wrong_abi)
                             "const unsigned gnnref_plugin_abi_version = 999;\n"
                             "int gnnref_plugin_register(void *r) { (void)r; return 0; }\n",
                             NULL),
-                   GNN_ERR_UNSUPPORTED, "ABI version 999", "ABI version 1 only");
+                   GNN_ERR_UNSUPPORTED, "ABI version 999", "ABI version 2 only");
 }
 END_TEST
 

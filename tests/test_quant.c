@@ -309,24 +309,55 @@ END_TEST
 /* ---- proofs that the entries can fail ---- */
 
 /* ref, then one bit of the last row's last byte flipped */
-static void pack_flip(const float *x, int64_t n, int64_t d, const int64_t *row_gid, const gnn_quant_cfg *q,
-                      uint8_t *data, uint8_t *params)
+static gnn_status pack_flip(const float *x, int64_t n, int64_t d, const int64_t *row_gid, const gnn_quant_cfg *q,
+                            uint8_t *data, uint8_t *params)
 {
     gnn_quant_pack_ref(x, n, d, row_gid, q, data, params);
     const int64_t rb = gnn_quant_data_bytes(d, q->bits);
     if (n > 0 && rb > 0)
         data[n * rb - 1] ^= 0x80;
+    return GNN_OK;
 }
 /* "stochastic" that rounds to nearest: deterministic, so biased */
-static void pack_biased(const float *x, int64_t n, int64_t d, const int64_t *row_gid, const gnn_quant_cfg *q,
-                        uint8_t *data, uint8_t *params)
+static gnn_status pack_biased(const float *x, int64_t n, int64_t d, const int64_t *row_gid, const gnn_quant_cfg *q,
+                              uint8_t *data, uint8_t *params)
 {
     gnn_quant_cfg q2 = *q;
     q2.round = GNN_QUANT_NEAREST;
-    gnn_quant_pack_ref(x, n, d, row_gid, &q2, data, params);
+    return gnn_quant_pack_ref(x, n, d, row_gid, &q2, data, params);
+}
+/* an implementation whose device fails: its status must reach the caller */
+static gnn_status pack_device_lost(const float *x, int64_t n, int64_t d, const int64_t *row_gid,
+                                   const gnn_quant_cfg *q, uint8_t *data, uint8_t *params)
+{
+    (void)x, (void)n, (void)d, (void)row_gid, (void)q, (void)data, (void)params;
+    return GNN_ERR_IO;
+}
+static gnn_status unpack_device_lost(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits,
+                                     float *x)
+{
+    (void)data, (void)params, (void)n, (void)d, (void)bits, (void)x;
+    return GNN_ERR_NOMEM;
 }
 static const gnn_quant_ops k_flip = { .name = "flip", .pack = pack_flip, .unpack = gnn_quant_unpack_ref };
 static const gnn_quant_ops k_biased = { .name = "biased", .pack = pack_biased, .unpack = gnn_quant_unpack_ref };
+static const gnn_quant_ops k_lost = { .name = "lost", .pack = pack_device_lost, .unpack = unpack_device_lost };
+
+/* The table's status is the entry points' (before, pack and unpack returned nothing, and a
+ * device's failure could only show as wrong bytes). */
+START_TEST(implementation_status_reaches_caller)
+{
+    const float x[6] = { 0, 1, 2, 3, 4, 5 };
+    const int64_t gid[2] = { 0, 1 };
+    uint8_t data[64], params[8];
+    float y[6];
+    gnn_quant_cfg q = { .bits = 2, .round = GNN_QUANT_STOCHASTIC, .seed = 1 };
+    ck_assert_int_eq(gnn_quant_pack(&k_lost, x, 2, 3, gid, &q, data, params), GNN_ERR_IO);
+    ck_assert_int_eq(gnn_quant_unpack(&k_lost, data, params, 2, 3, 2, y), GNN_ERR_NOMEM);
+    ck_assert_int_eq(gnn_quant_pack(&gnn_quant_ref, x, 2, 3, gid, &q, data, params), GNN_OK);
+    ck_assert_int_eq(gnn_quant_unpack(&gnn_quant_ref, data, params, 2, 3, 2, y), GNN_OK);
+}
+END_TEST
 
 START_TEST(oracle_can_fail)
 {
@@ -359,6 +390,7 @@ Suite *suite_quant(void)
     tcase_add_test(tc, threads_same_bytes);
     tcase_add_test(tc, api_checks);
     tcase_add_test(tc, oracle_can_fail);
+    tcase_add_test(tc, implementation_status_reaches_caller);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -53,8 +53,10 @@
 extern "C" {
 #endif
 
-/* The ABI version of this header. History: 1 -- first version (gnnref 0.1). */
-#define GNN_PLUGIN_ABI_VERSION 1u
+/* The ABI version of this header. History: 1 -- first version (gnnref 0.1); 2 -- gnn_quant_ops'
+ * pack and unpack return a gnn_status (they returned nothing: a device's failure could only show
+ * as wrong bytes). */
+#define GNN_PLUGIN_ABI_VERSION 2u
 
 /* The two symbols a plugin exports (GNN_PLUGIN_REGISTER defines both). */
 #define GNN_PLUGIN_REGISTER_SYMBOL "gnnref_plugin_register"

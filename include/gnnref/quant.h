@@ -81,11 +81,14 @@ typedef struct gnn_quant_ops {
     const char *name; /* "ref", "cpu" */
     unsigned caps;
     /* quantize + pack: x (n, d) f32 -> data (n, gnn_quant_data_bytes(d, bits)) bytes and
-     * params (n, 4) bytes (NULL for bits 32); row_gid (n): the rows' global ids (stochastic) */
-    void (*pack)(const float *x, int64_t n, int64_t d, const int64_t *row_gid, const gnn_quant_cfg *q, uint8_t *data,
-                 uint8_t *params);
-    /* unpack + dequantize: data, params as pack writes them -> x (n, d); pad bits are ignored */
-    void (*unpack)(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x);
+     * params (n, 4) bytes (NULL for bits 32); row_gid (n): the rows' global ids (stochastic).
+     * GNN_OK, or why the implementation could not (a device out of memory or lost: the CUDA
+     * tables); the arguments are checked by gnn_quant_pack before. */
+    gnn_status (*pack)(const float *x, int64_t n, int64_t d, const int64_t *row_gid, const gnn_quant_cfg *q,
+                       uint8_t *data, uint8_t *params);
+    /* unpack + dequantize: data, params as pack writes them -> x (n, d); pad bits are ignored.
+     * GNN_OK, or why not (as pack) */
+    gnn_status (*unpack)(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x);
 } gnn_quant_ops;
 extern const gnn_quant_ops gnn_quant_ref, gnn_quant_cpu;
 /* The CUDA tier (docs/cuda.md): `cuda` on a GPU (needs gnn_cuda_available, include/gnnref/cuda.h;
@@ -96,7 +99,8 @@ extern const gnn_quant_ops gnn_quant_cuda, gnn_quant_cuda_emu;
 /* Checked entry points (core/quant.c). GNN_ERR_INVAL, nothing written: ops or q NULL; n < 0,
  * d < 0; bits not 2, 4, 8, 32; round not one of the two; layer > 127; dir > 1; draw0 not a
  * multiple of 4; a NULL array that has elements (x, data; params unless bits is 32; row_gid
- * when stochastic with bits < 32). GNN_ERR_UNSUPPORTED: ops lacks the op. */
+ * when stochastic with bits < 32). GNN_ERR_UNSUPPORTED: ops lacks the op. Otherwise what the
+ * implementation returns (a device's failure: the outputs' contents are then unspecified). */
 gnn_status gnn_quant_pack(const gnn_quant_ops *ops, const float *x, int64_t n, int64_t d, const int64_t *row_gid,
                           const gnn_quant_cfg *q, uint8_t *data, uint8_t *params);
 gnn_status gnn_quant_unpack(const gnn_quant_ops *ops, const uint8_t *data, const uint8_t *params, int64_t n, int64_t d,
@@ -122,9 +126,9 @@ void gnn_quant_codes_pack_ref(const uint8_t *codes, int64_t n, int64_t d, int bi
 void gnn_quant_codes_unpack_ref(const uint8_t *data, int64_t n, int64_t d, int bits, uint8_t *codes);
 
 /* Reference bodies of the table (ref/quant.c; unchecked: the entry points check). */
-void gnn_quant_pack_ref(const float *x, int64_t n, int64_t d, const int64_t *row_gid, const gnn_quant_cfg *q,
-                        uint8_t *data, uint8_t *params);
-void gnn_quant_unpack_ref(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x);
+gnn_status gnn_quant_pack_ref(const float *x, int64_t n, int64_t d, const int64_t *row_gid, const gnn_quant_cfg *q,
+                              uint8_t *data, uint8_t *params);
+gnn_status gnn_quant_unpack_ref(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x);
 
 #ifdef __cplusplus
 }

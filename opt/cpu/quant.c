@@ -866,25 +866,29 @@ static void pack_path(const float *x, int64_t n, int64_t d, const int64_t *row_g
     }
 }
 
-static void pack_cpu(const float *x, int64_t n, int64_t d, const int64_t *row_gid, const gnn_quant_cfg *q,
-                     uint8_t *data, uint8_t *params)
+static gnn_status pack_cpu(const float *x, int64_t n, int64_t d, const int64_t *row_gid, const gnn_quant_cfg *q,
+                           uint8_t *data, uint8_t *params)
 {
     pack_path(x, n, d, row_gid, q, data, params, PATH_AUTO);
+    return GNN_OK;
 }
-static void pack_avx2(const float *x, int64_t n, int64_t d, const int64_t *row_gid, const gnn_quant_cfg *q,
-                      uint8_t *data, uint8_t *params)
+static gnn_status pack_avx2(const float *x, int64_t n, int64_t d, const int64_t *row_gid, const gnn_quant_cfg *q,
+                            uint8_t *data, uint8_t *params)
 {
     pack_path(x, n, d, row_gid, q, data, params, PATH_AVX2);
+    return GNN_OK;
 }
-static void pack_sse2(const float *x, int64_t n, int64_t d, const int64_t *row_gid, const gnn_quant_cfg *q,
-                      uint8_t *data, uint8_t *params)
+static gnn_status pack_sse2(const float *x, int64_t n, int64_t d, const int64_t *row_gid, const gnn_quant_cfg *q,
+                            uint8_t *data, uint8_t *params)
 {
     pack_path(x, n, d, row_gid, q, data, params, PATH_SSE2);
+    return GNN_OK;
 }
-static void pack_scalar(const float *x, int64_t n, int64_t d, const int64_t *row_gid, const gnn_quant_cfg *q,
-                        uint8_t *data, uint8_t *params)
+static gnn_status pack_scalar(const float *x, int64_t n, int64_t d, const int64_t *row_gid, const gnn_quant_cfg *q,
+                              uint8_t *data, uint8_t *params)
 {
     pack_path(x, n, d, row_gid, q, data, params, PATH_SCALAR);
+    return GNN_OK;
 }
 
 const gnn_quant_ops gnn_quant_cpu = {

@@ -18,8 +18,8 @@ extern const gnn_quant_ops gnn_quant_cpu_avx2, gnn_quant_cpu_sse2, gnn_quant_cpu
 enum { PATH_AUTO = 0, PATH_AVX2 = 1, PATH_SSE2 = 2, PATH_SCALAR = 3 };
 
 /* unpack + dequantize (opt/cpu/quant_unpack.c) by path: AUTO, AVX2 forced, and the plain loop */
-void gnn_quant_cpu_unpack(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x);
-void gnn_quant_cpu_unpack_avx2(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x);
-void gnn_quant_cpu_unpack_plain(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x);
+gnn_status gnn_quant_cpu_unpack(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x);
+gnn_status gnn_quant_cpu_unpack_avx2(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x);
+gnn_status gnn_quant_cpu_unpack_plain(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x);
 
 #endif

@@ -172,16 +172,19 @@ static void unpack_path(const uint8_t *data, const uint8_t *params, int64_t n, i
     }
 }
 
-void gnn_quant_cpu_unpack(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x)
+gnn_status gnn_quant_cpu_unpack(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x)
 {
     unpack_path(data, params, n, d, bits, x, PATH_AUTO);
+    return GNN_OK;
 }
-void gnn_quant_cpu_unpack_avx2(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x)
+gnn_status gnn_quant_cpu_unpack_avx2(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x)
 {
     unpack_path(data, params, n, d, bits, x, PATH_AVX2);
+    return GNN_OK;
 }
-void gnn_quant_cpu_unpack_plain(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x)
+gnn_status gnn_quant_cpu_unpack_plain(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x)
 {
     unpack_path(data, params, n, d, bits, x, PATH_SCALAR);
+    return GNN_OK;
 }
 

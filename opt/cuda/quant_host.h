@@ -1,8 +1,9 @@
 /* opt/cuda/quant_host.h -- host logic of the quantization kernels (opt/cuda/quant_body.h),
  * included by opt/cuda/quant.cu (a GPU) and opt/cuda/quant_emu.c (the emulator). The ops
- * table's pack and unpack return nothing (include/gnnref/quant.h): when the device fails
- * (no memory, a lost device) every output byte is set to 0xFF, which no correct pack or
- * unpack writes into the params and the oracle reports as a mismatch. docs/cuda.md. */
+ * table's pack and unpack return the device's failure (no memory, a lost device) as a
+ * gnn_status (include/gnnref/quant.h); the outputs are then also set to 0xFF bytes, which no
+ * correct pack or unpack writes into the params, so a caller that dropped the status still
+ * sees a mismatch in the oracle. docs/cuda.md. */
 #ifndef GNNREF_OPT_CUDA_QUANT_HOST_H
 #define GNNREF_OPT_CUDA_QUANT_HOST_H
 
@@ -95,20 +96,25 @@ done:
     return st;
 }
 
-static inline void qk_pack(const float *x, int64_t n, int64_t d, const int64_t *row_gid, const gnn_quant_cfg *q,
-                    uint8_t *data, uint8_t *params)
+static inline gnn_status qk_pack(const float *x, int64_t n, int64_t d, const int64_t *row_gid,
+                                 const gnn_quant_cfg *q, uint8_t *data, uint8_t *params)
 {
-    if (qk_pack_st(x, n, d, row_gid, q, data, params) != GNN_OK) {
+    const gnn_status st = qk_pack_st(x, n, d, row_gid, q, data, params);
+    if (st != GNN_OK) {
         memset(data, 0xff, (size_t)(n * gnn_quant_data_bytes(d, q->bits)));
         if (params)
             memset(params, 0xff, (size_t)n * GNN_QUANT_PARAM_BYTES);
     }
+    return st;
 }
 
-static inline void qk_unpack(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits, float *x)
+static inline gnn_status qk_unpack(const uint8_t *data, const uint8_t *params, int64_t n, int64_t d, int bits,
+                                   float *x)
 {
-    if (qk_unpack_st(data, params, n, d, bits, x) != GNN_OK)
+    const gnn_status st = qk_unpack_st(data, params, n, d, bits, x);
+    if (st != GNN_OK)
         memset(x, 0xff, (size_t)(n * d) * sizeof(float));
+    return st;
 }
 
 #endif
