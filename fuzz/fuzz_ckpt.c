@@ -2,10 +2,11 @@
  * reads (core/checkpoint.c, and every trainer's restore: core/epoch.c, core/train.c,
  * core/train_part.c; docs/checkpoint.md, docs/fuzzing.md).
  *
- * At start the harness makes a small dataset (an SBM of 160 vertices, half of them training vertices) and, for each of five
- * settings, a real checkpoint written after the first of two epochs: the run is made in a
- * child process killed by the test hook (GNNREF_TEST_KILL_AT_STEP) at the first step of the
- * second epoch, as tests/test_checkpoint.c does. The settings:
+ * At start the harness makes a small dataset (an SBM of 160 vertices, half of them training
+ * vertices) and, for each of five settings, a real checkpoint written after the first of two
+ * epochs: the run is made in a child process killed by the test hook
+ * (GNNREF_TEST_KILL_AT_STEP) at the first step of the second epoch, as tests/test_checkpoint.c
+ * does. The settings:
  *   0  one rank, mini-batch SAGE
  *   1  2 simulated ranks on partitions, --remote hec --hec-delay 1 (the HEC's state)
  *   2  2 simulated ranks, --remote hec --pipeline 2
