@@ -40,22 +40,6 @@ static void json_str(const char *path, const char *key, char *v, size_t cap)
     v[k] = 0;
 }
 
-/* The report's "steps" list (each loss printed with %.17g: equal text, equal bits) into buf. */
-static void steps_text(const char *path, char *buf, size_t cap)
-{
-    FILE *f = fopen(path, "r");
-    ck_assert_ptr_nonnull(f);
-    size_t n = fread(buf, 1, cap - 1, f);
-    fclose(f);
-    buf[n] = 0;
-    char *a = strstr(buf, "\"steps\":[");
-    ck_assert_msg(a != NULL, "%s: no steps list", path);
-    char *b = strchr(a, ']');
-    ck_assert_ptr_nonnull(b);
-    b[1] = 0;
-    memmove(buf, a, strlen(a) + 1);
-}
-
 static int count(const char *s, const char *what)
 {
     int n = 0;
@@ -76,7 +60,7 @@ static void kill_and_resume(int setting, const char *flags, int epochs, int ever
         every = 1;
     snprintf(args, sizeof args, "train %s --epochs %d --quiet --json %s", flags, epochs, tmp("full.json"));
     ck_assert_msg(tool(args, out, sizeof out) == 0, "%s: %s", args, out);
-    steps_text(tmp("full.json"), a, sizeof a);
+    cli_steps_text(tmp("full.json"), a, sizeof a);
     const int total = count(a, "\"loss\""), M = total / epochs;
     ck_assert_msg(M >= 2 && M * epochs == total, "%s: %d steps over %d epochs", flags, total, epochs);
     /* the kill step: a test's choice of case, keyed like the oracle's (tag ORACLE, id = setting),
@@ -97,7 +81,7 @@ static void kill_and_resume(int setting, const char *flags, int epochs, int ever
     snprintf(args, sizeof args, "train %s --epochs %d --quiet --resume %s --checkpoint %s --json %s", flags, epochs,
              tmp("ck"), tmp("ck"), tmp("resumed.json"));
     ck_assert_msg(tool(args, out, sizeof out) == 0, "%s: %s", args, out);
-    steps_text(tmp("resumed.json"), b, sizeof b);
+    cli_steps_text(tmp("resumed.json"), b, sizeof b);
     ck_assert_msg(!strcmp(a, b), "%s, killed after step %d: the resumed run's step losses differ", flags, kill);
     json_str(tmp("full.json"), "weights_crc32c", wa, sizeof wa);
     json_str(tmp("resumed.json"), "weights_crc32c", wb, sizeof wb);
