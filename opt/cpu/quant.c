@@ -225,10 +225,10 @@ __attribute__((target("avx2"))) static int codes_avx2(const float *h, int len, c
  *      odd(Q's significand) <= odd(A) < 2^24), and its distance to the nearest one is
  *      >= 2^min(f-e, u-1) / m (u the ulp exponent of Q), that is >= ulp(Q) / 2^9: so no
  *      boundary lies between Q and Q + d, and r = RN(Q), bit for bit ref's quotient.
- *   Scaled (stoch_codes16): with y 2^24 and s 2^-24 in place of y and s (both exact: s >= 2^-100
- *   keeps s 2^-24's 8 bits normal, and y 2^24 <= 2^124), q0, e and r are those above times 2^24,
- *   1 and 2^24 exactly (a power of two commutes with RN away from the subnormals), so the
- *   result is R = r 2^24 bit for bit.
+ *   Scaled (stoch_ceil16): with y 2^16 and s 2^-16 in place of y and s (both exact: s >= 2^-100
+ *   keeps s 2^-16's 8 bits normal, and y 2^16 <= 2^116), q0, e and r are those above times 2^16,
+ *   1 and 2^16 exactly (a power of two commutes with RN away from the subnormals), so the
+ *   result is R = r 2^16 bit for bit.
  * The rounding mode is the default (round to nearest even), as ref's and nearbyintf's.
  * Rows with fast == 2 skip the test of a: there k = 1 and Z != 0 with |Z| >= thr 2^24 (so Z is
  * normal); a value h > Z is at least the float after Z, that is h - Z >= |Z| 2^-24 >= thr, and
