@@ -566,6 +566,7 @@ gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epo
     fp.ranks = T.P;
     fp.rank = T.rank;
     fp.config_crc = gnn_ckpt_config_crc(c, NULL);
+    fp.part_crc = gnn_ckpt_data_crc(0, ds->split, ds->labels, ds->graph.n); /* --split changes it */
     if ((st = trainer_init(&T, ds, err)))
         goto done;
     if (c->resume_dir && (st = gnn_epoch_resume_open(T.comm, c->resume_dir, &fp, &resume, err)))
