@@ -1,0 +1,171 @@
+/* tests/test_oracle_cover.c -- the oracle's coverage rules, checked by walking the registry
+ * (docs/oracle.md, "Coverage rules"). A rule names a class of bug the oracle must be able to see
+ * wherever the class can occur; a new entry that falls under a rule without meeting it fails
+ * here with the rule's name, not later as a survived mutant.
+ *
+ *   cuda_twins      every entry that runs a CPU table whose subsystem has a CUDA table lists
+ *                   `cuda` and `cuda-emu` beside it (the emulator runs the kernels' bodies on
+ *                   every machine), or is exempt below with its reason;
+ *   inplace         every entry whose cases hand per-edge weights to sampler objects (which keep
+ *                   caches keyed by the weights' version) has a preset that changes the weights
+ *                   in place with a new version (`inplace=1`), or is exempt with its reason;
+ *   exemptions      every exemption names an entry that exists and that the rule would catch
+ *                   (no stale exemption hides a later entry of the same name). */
+#include <check.h>
+#include <string.h>
+#include "gnnref/aggregate.h"
+#include "gnnref/idmap.h"
+#include "gnnref/oracle.h"
+#include "gnnref/quant.h"
+#include "gnnref/sample.h"
+#include "opt/cpu/quant_paths.h" /* the cpu quant paths, each a table */
+
+typedef struct exemption {
+    const char *entry, *why;
+} exemption;
+
+/* ---- cuda_twins ------------------------------------------------------------------------------ */
+
+/* The subsystems with a CUDA table (opt/cuda/, docs/cuda.md, docs/cuda_sampling.md): their
+ * entries' names start with these, and these are their optimized CPU tables. */
+static const char *const k_cuda_families[] = { "aggregate.", "quant.", "idmap.", "sample.", "block.", "dsample." };
+static const void *const k_cpu_tables_with_twin[] = {
+    &gnn_aggregate_cpu, &gnn_quant_cpu, &gnn_quant_cpu_avx2, &gnn_quant_cpu_sse2, &gnn_quant_cpu_scalar,
+    &gnn_idmap_cpu,     &gnn_sampler_cpu,
+};
+
+static const exemption k_cuda_exempt[] = {
+    { "sample.weighted", "its second implementation, ref-dispatch, is the reference table gnn_sample_ref handing "
+                         "weighted parameters on: no optimized table runs, and the CUDA sampler draws uniformly only" },
+};
+
+static int is_emulated(const gnn_oracle_impl *i) { return (i->flags & GNN_ORACLE_EMULATED) != 0; }
+
+/* Does e run a CPU table of a subsystem that has a CUDA table? By its ops (a table itself), or
+ * by its name's family with an implementation that is neither its reference nor a CUDA one. */
+static int runs_cpu_twin(const gnn_oracle_entry *e)
+{
+    int family = 0, other = 0;
+    for (size_t f = 0; f < sizeof k_cuda_families / sizeof k_cuda_families[0]; f++)
+        family |= !strncmp(e->name, k_cuda_families[f], strlen(k_cuda_families[f]));
+    for (const gnn_oracle_impl *const *ip = e->impls; *ip; ip++) {
+        const gnn_oracle_impl *i = *ip;
+        for (size_t t = 0; t < sizeof k_cpu_tables_with_twin / sizeof k_cpu_tables_with_twin[0]; t++)
+            if (i->ops == k_cpu_tables_with_twin[t])
+                return 1;
+        other |= i != e->ref && strcmp(i->name, "ref") && strcmp(i->name, "cuda") && !is_emulated(i);
+    }
+    return family && other;
+}
+
+static const char *exempt_why(const exemption *list, size_t n, const char *entry)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(list[i].entry, entry))
+            return list[i].why;
+    return NULL;
+}
+
+START_TEST(cuda_twins)
+{
+    int n = 0;
+    for (const gnn_oracle_entry *const *ep = gnn_oracle_registry; *ep; ep++) {
+        const gnn_oracle_entry *e = *ep;
+        if (!runs_cpu_twin(e) || exempt_why(k_cuda_exempt, sizeof k_cuda_exempt / sizeof k_cuda_exempt[0], e->name))
+            continue;
+        const gnn_oracle_impl *emu = gnn_oracle_find_impl(e, "cuda-emu"), *gpu = gnn_oracle_find_impl(e, "cuda");
+        ck_assert_msg(emu && is_emulated(emu),
+                      "%s runs a CPU table whose subsystem has a CUDA table, but lists no cuda-emu (flag "
+                      "GNN_ORACLE_EMULATED): run the CUDA kernels' bodies on every case the CPU twin runs, or exempt "
+                      "it in tests/test_oracle_cover.c with the reason (docs/oracle.md, \"Coverage rules\")",
+                      e->name);
+        ck_assert_msg(gpu && !is_emulated(gpu), "%s lists cuda-emu but not cuda (the device that runs them)", e->name);
+        n++;
+    }
+    ck_assert_int_ge(n, 20); /* aggregate.*, quant.*, idmap.*, the samplers, sample.typed, dsample.blocks */
+}
+END_TEST
+
+/* ---- inplace --------------------------------------------------------------------------------- */
+
+static const exemption k_inplace_exempt[] = {
+    { "sample.blocks.layers", "it compares an object's blocks with the same object's single layers: an in-place "
+                              "change would compare a cache with itself; sample.layer and sample.blocks change the "
+                              "weights of the same tables in place against the reference" },
+    { "dsample.blocks", "gnn_dsampler_create takes the local weights for the sampler's life (dsample.h: they must "
+                        "not change while it lives); its ranks' samplers are the tables sample.layer checks" },
+    { "sample.weighted", "gnn_sample_ops are functions: no object, so no cache between calls" },
+    { "sample.weighted.dist", "gnn_sample_ops are functions: no object, so no cache between calls" },
+};
+
+static int param_index(const gnn_oracle_entry *e, const char *name)
+{
+    for (int i = 0; i < e->n_params; i++)
+        if (!strcmp(e->params[i].name, name))
+            return i;
+    return -1;
+}
+
+/* An entry whose cases pass weights to a sampler: a `weighted` or `zeros` parameter. */
+static int takes_weights(const gnn_oracle_entry *e)
+{
+    return !strncmp(e->name, "sample.", 7) || !strncmp(e->name, "dsample.", 8)
+               ? param_index(e, "weighted") >= 0 || param_index(e, "zeros") >= 0
+               : 0;
+}
+
+START_TEST(inplace)
+{
+    int n = 0;
+    for (const gnn_oracle_entry *const *ep = gnn_oracle_registry; *ep; ep++) {
+        const gnn_oracle_entry *e = *ep;
+        if (!takes_weights(e) ||
+            exempt_why(k_inplace_exempt, sizeof k_inplace_exempt / sizeof k_inplace_exempt[0], e->name))
+            continue;
+        const int iw = param_index(e, "weighted"), ii = param_index(e, "inplace");
+        ck_assert_msg(iw >= 0 && ii >= 0,
+                      "%s hands per-edge weights to sampler objects but has no `inplace` parameter: change them in "
+                      "place with a new weights_version between two calls (gnn_oracle_weights_rewrite), or exempt it "
+                      "in tests/test_oracle_cover.c with the reason (docs/oracle.md, \"Coverage rules\")",
+                      e->name);
+        int presets = 0;
+        for (const char *const *p = e->presets; *p; p++) {
+            gnn_oracle_case c;
+            gnn_err err = { "" };
+            ck_assert_msg(gnn_oracle_case_init(&c, e, e->ref, 0, *p, 1, &err) == GNN_OK, "%s: %s", e->name, err.msg);
+            presets += gnn_oracle_int(&c, iw) && gnn_oracle_int(&c, ii);
+        }
+        ck_assert_msg(presets > 0, "%s: no preset with weighted=1 and inplace=1", e->name);
+        n++;
+    }
+    ck_assert_int_ge(n, 5); /* sample.layer, .blocks and their .fusedmap, sample.typed */
+}
+END_TEST
+
+/* ---- exemptions ------------------------------------------------------------------------------ */
+
+START_TEST(exemptions)
+{
+    for (size_t i = 0; i < sizeof k_cuda_exempt / sizeof k_cuda_exempt[0]; i++) {
+        const gnn_oracle_entry *e = gnn_oracle_find(k_cuda_exempt[i].entry);
+        ck_assert_msg(e && runs_cpu_twin(e), "cuda exemption %s: no such entry, or the rule does not catch it",
+                      k_cuda_exempt[i].entry);
+    }
+    for (size_t i = 0; i < sizeof k_inplace_exempt / sizeof k_inplace_exempt[0]; i++) {
+        const gnn_oracle_entry *e = gnn_oracle_find(k_inplace_exempt[i].entry);
+        ck_assert_msg(e && takes_weights(e), "inplace exemption %s: no such entry, or the rule does not catch it",
+                      k_inplace_exempt[i].entry);
+    }
+}
+END_TEST
+
+Suite *suite_oracle_cover(void)
+{
+    Suite *s = suite_create("oracle_cover");
+    TCase *tc = tcase_create("rules");
+    tcase_add_test(tc, cuda_twins);
+    tcase_add_test(tc, inplace);
+    tcase_add_test(tc, exemptions);
+    suite_add_tcase(s, tc);
+    return s;
+}
