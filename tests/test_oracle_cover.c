@@ -9,15 +9,24 @@
  *   inplace         every entry whose cases hand per-edge weights to sampler objects (which keep
  *                   caches keyed by the weights' version) has a preset that changes the weights
  *                   in place with a new version (`inplace=1`), or is exempt with its reason;
+ *   grad_paths      every trainable path has a gradient check: every model kind (walked from
+ *                   gnn_model_name) in both modes of grad.train, with LayerNorm, dropout and the
+ *                   input rows; every option that changes what is differentiated (gat's variants
+ *                   and attention dropout, rgcn's bases, CSR input, SuperGCN's full batch with
+ *                   label propagation) in a preset; every kernel backward entry (`*.bwd`, spmm.dw)
+ *                   with its grad.* entry;
  *   exemptions      every exemption names an entry that exists and that the rule would catch
  *                   (no stale exemption hides a later entry of the same name). */
 #include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "gnnref/aggregate.h"
 #include "gnnref/idmap.h"
 #include "gnnref/oracle.h"
 #include "gnnref/quant.h"
 #include "gnnref/sample.h"
+#include "gnnref/train.h"
 #include "opt/cpu/quant_paths.h" /* the cpu quant paths, each a table */
 
 typedef struct exemption {
@@ -142,6 +151,121 @@ START_TEST(inplace)
 }
 END_TEST
 
+/* ---- grad_paths ------------------------------------------------------------------------------- */
+
+/* Does a preset of entry `entry` meet every condition of `want` ("model=2,variant=1,adrop>0":
+ * name=value, or name>value)? */
+static int has_preset(const char *entry, const char *want)
+{
+    const gnn_oracle_entry *e = gnn_oracle_find(entry);
+    ck_assert_msg(e, "no entry %s", entry);
+    for (const char *const *p = e->presets; *p; p++) {
+        gnn_oracle_case c;
+        gnn_err err = { "" };
+        ck_assert_msg(gnn_oracle_case_init(&c, e, e->ref, 0, *p, 1, &err) == GNN_OK, "%s: %s", entry, err.msg);
+        int ok = 1;
+        char buf[256];
+        snprintf(buf, sizeof buf, "%s", want);
+        for (char *save = NULL, *t = strtok_r(buf, ",", &save); t && ok; t = strtok_r(NULL, ",", &save)) {
+            char *op = strpbrk(t, "=>");
+            ck_assert_msg(op, "condition '%s'", t);
+            const char kind = *op;
+            *op = 0;
+            const int i = param_index(e, t);
+            ck_assert_msg(i >= 0, "%s has no parameter %s", entry, t);
+            const double v = e->params[i].type == GNN_PARAM_REAL ? gnn_oracle_real(&c, i) : (double)gnn_oracle_int(&c, i);
+            const double x = atof(op + 1);
+            ok = kind == '=' ? v == x : v > x;
+        }
+        if (ok)
+            return 1;
+    }
+    return 0;
+}
+
+/* The paths, each a preset a grad entry must have (beyond the per-model ones below). */
+static const struct {
+    const char *path, *entry, *preset;
+} k_grad_paths[] = {
+    { "gat, Velickovic's variant", "grad.train", "model=2,variant=0" },
+    { "gat, DistGNN-MB's variant (Eq. 2: ReLU before the attention)", "grad.train", "model=2,variant=1" },
+    { "gat, attention dropout", "grad.train", "model=2,adrop>0" },
+    { "gat, several heads", "grad.train", "model=2,heads>1" },
+    { "rgcn, a weight per relation", "grad.train", "model=4,bases=0" },
+    { "rgcn, bases", "grad.train", "model=4,bases>0" },
+    { "gcn, CSR input features (layer 0 multiplies first)", "grad.train", "model=1,sparse=1" },
+    { "gat, CSR input features", "grad.train", "model=2,sparse=1" },
+    { "learnable input rows (--embed-dim's embeddings)", "grad.train", "inputs=1" },
+    { "three layers (a middle layer's chain)", "grad.train", "layers=3" },
+    { "full batch on partitions, sage", "grad.fullbatch", "model=0,ranks>1" },
+    { "full batch on partitions, gcn", "grad.fullbatch", "model=1,ranks>1" },
+    { "full batch on partitions, gin", "grad.fullbatch", "model=3,ranks>1" },
+    { "label propagation on one rank", "grad.fullbatch", "lp>0,ranks=1" },
+    { "label propagation across ranks", "grad.fullbatch", "lp>0,ranks>1" },
+    { "label propagation with LayerNorm and dropout", "grad.fullbatch", "lp>0,ln=1,drop>0" },
+};
+
+/* Paths checked by composition instead of a probe of their own, with the reason. */
+static const char *const k_grad_composed[] = {
+    "training on partitions (--remote drop, hec, fetch; gnn_train_part): on one rank train.part.single proves each "
+    "mode's losses and weights bitwise gnn_train's, whose gradient grad.train checks; across ranks the halo rows are "
+    "inputs (the HEC's cached embeddings, fetched features) through which no gradient flows (docs/hec.md)",
+    "quantized exchanges (--comm-bits 2/4/8): not differentiable; the backward passes the rows straight through "
+    "(docs/quant.md), and grad.fullbatch checks the fp32 path the quantizer wraps",
+};
+
+/* The kernels' backward entries and their finite-difference entries, where the name is not
+ * grad.<family> of <family>.bwd. */
+static const struct {
+    const char *bwd, *grad;
+} k_bwd_grad[] = {
+    { "gat.bwd.dattn", "grad.gat" },
+    { "spmm.dw", "grad.train" },       /* the CSR input layer's weight gradient: sparse=1 presets */
+    { "distagg.bwd", "grad.fullbatch" }, /* SuperGCN's distributed aggregation, under its trainer */
+};
+
+START_TEST(grad_paths)
+{
+    int models = 0;
+    for (int m = 0; strcmp(gnn_model_name((gnn_model_kind)m), "?"); m++, models++) {
+        char want[96];
+        const char *name = gnn_model_name((gnn_model_kind)m);
+        static const char *const k_per_model[] = { "mode=0", "mode=1", "ln=1", "drop>0" };
+        for (size_t i = 0; i < sizeof k_per_model / sizeof k_per_model[0]; i++) {
+            snprintf(want, sizeof want, "model=%d,%s", m, k_per_model[i]);
+            ck_assert_msg(has_preset("grad.train", want),
+                          "model %s has no gradient check with %s: add a grad.train preset (docs/oracle.md, "
+                          "\"Coverage rules\")",
+                          name, k_per_model[i]);
+        }
+    }
+    ck_assert_int_ge(models, 5);
+    for (size_t i = 0; i < sizeof k_grad_paths / sizeof k_grad_paths[0]; i++)
+        ck_assert_msg(has_preset(k_grad_paths[i].entry, k_grad_paths[i].preset),
+                      "trainable path \"%s\": no %s preset with %s", k_grad_paths[i].path, k_grad_paths[i].entry,
+                      k_grad_paths[i].preset);
+    for (size_t i = 0; i < sizeof k_grad_composed / sizeof k_grad_composed[0]; i++)
+        ck_assert(strlen(k_grad_composed[i]) > 40);
+    ck_assert_ptr_nonnull(gnn_oracle_find("train.part.single"));
+    /* every kernel backward: its finite-difference entry */
+    for (const gnn_oracle_entry *const *ep = gnn_oracle_registry; *ep; ep++) {
+        const char *n = (*ep)->name, *b = strstr(n, ".bwd");
+        const char *grad = NULL;
+        for (size_t i = 0; i < sizeof k_bwd_grad / sizeof k_bwd_grad[0]; i++)
+            if (!strcmp(k_bwd_grad[i].bwd, n))
+                grad = k_bwd_grad[i].grad;
+        if (!grad && !b)
+            continue;
+        char fam[96];
+        if (!grad) {
+            snprintf(fam, sizeof fam, "grad.%.*s", (int)(b - n), n);
+            grad = fam;
+        }
+        ck_assert_msg(gnn_oracle_find(grad), "%s: a backward with no finite-difference entry (%s)", n, grad);
+    }
+}
+END_TEST
+
 /* ---- exemptions ------------------------------------------------------------------------------ */
 
 START_TEST(exemptions)
@@ -165,6 +289,7 @@ Suite *suite_oracle_cover(void)
     TCase *tc = tcase_create("rules");
     tcase_add_test(tc, cuda_twins);
     tcase_add_test(tc, inplace);
+    tcase_add_test(tc, grad_paths);
     tcase_add_test(tc, exemptions);
     suite_add_tcase(s, tc);
     return s;
