@@ -384,10 +384,11 @@ static int check_part_flags(const train_opts *o, const cli_args *a)
         return cli_error(CLI_USAGE, "%s: full batch on partitions (--mode fullbatch with --partitions or --parts) "
                                     "has no checkpoints yet (docs/checkpoint.md)",
                          o->cfg.checkpoint_dir ? "--checkpoint" : "--resume");
-    const char *fault = NULL; /* cli_train_resume_rules: the simulator's faults do not combine with checkpoints */
-    for (const char *const *f = (const char *const[]){ "fault-seed", "fault-drop", "fault-delay", "fault-delay-p",
-                                                       "fault-flip", "fault-drop-blocking", NULL };
-         *f && !fault; f++)
+    /* cli_train_resume_rules: the simulator's faults do not combine with checkpoints */
+    static const char *const k_faults[] = { "fault-seed", "fault-drop", "fault-delay", "fault-delay-p",
+                                            "fault-flip", "fault-drop-blocking", NULL };
+    const char *fault = NULL;
+    for (const char *const *f = k_faults; *f && !fault; f++)
         fault = cli_given(a, *f) ? *f : NULL;
     if (fault && (o->cfg.checkpoint_dir || o->cfg.resume_dir))
         return cli_error(CLI_USAGE, "--%s with %s: the simulator's faults are keyed by the run's messages from its "
