@@ -296,10 +296,13 @@ $(BUILD)/gen/suites.h: $(TEST_SRC)
 	@mkdir -p $(dir $@)
 	$(Q)grep -ho '^Suite \*suite_[a-z0-9_]*(void)' $(TEST_SRC) | sed 's/Suite \*\(suite_[a-z0-9_]*\)(void)/X(\1)/' > $@.tmp && mv $@.tmp $@
 $(BUILD)/obj/tests/main.o: $(BUILD)/gen/suites.h
-$(TESTS): $(TEST_OBJ) $(LIB) $(FLAGS_STAMP) $(CHECK_STAMP)
+# the tests link the tool's objects too (not its main): tests/test_resume_flags.c walks the
+# flag tables of `gnnref train` (cli_train_command) that parsing, help and the report read
+TEST_CLI_OBJ := $(filter-out %/cli/main.o,$(CLI_OBJ))
+$(TESTS): $(TEST_OBJ) $(TEST_CLI_OBJ) $(LIB) $(FLAGS_STAMP) $(CHECK_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(CFLAGS_OPT) $(OMPFLAGS) $(TEST_OBJ) $(LIB) $(CHECK_LIBS) $(LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS_OPT) $(OMPFLAGS) $(TEST_OBJ) $(TEST_CLI_OBJ) $(LIB) $(CHECK_LIBS) $(LIBS) -o $@
 
 $(BENCH): $(BENCH_OBJ) $(LIB) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)

@@ -236,6 +236,49 @@ static const cli_command k_cmd = {
     .groups = k_groups,
 };
 
+const cli_command *cli_train_command(void) { return &k_cmd; }
+
+/* Every flag of the tables above (and the backend's) that a resume may change, or that does not
+ * combine with checkpoints; any other flag must enter the checkpoint's fingerprint
+ * (core/checkpoint.c gnn_ckpt_config_crc, the data CRC of split, labels and part, the header's
+ * dataset and rank count). A new flag is fingerprinted unless it is listed here with its reason. */
+#define FB_ONLY "full batch on partitions takes no checkpoint yet: --checkpoint and --resume are refused with it"
+#define FAULTS "the simulator's faults: a blocking message's fault is keyed by the messages before it in the run, " \
+               "so a resumed run would not meet the faults of the run never stopped"
+const cli_resume_rule cli_train_resume_rules[] = {
+    { "threads", CLI_RESUME_FREE, "results are the same bits at any thread count (DESIGN.md section 2)" },
+    { "adapt-threads", CLI_RESUME_FREE, "the team size changes no bit (docs/openmp.md)" },
+    { "json", CLI_RESUME_FREE, "where the report goes" },
+    { "quiet", CLI_RESUME_FREE, "what is printed" },
+    { "checkpoint", CLI_RESUME_FREE, "where the next checkpoints go" },
+    { "checkpoint-every", CLI_RESUME_FREE, "when checkpoints are written, not what the steps compute" },
+    { "resume", CLI_RESUME_FREE, "the checkpoint read" },
+    { "pipeline", CLI_RESUME_FREE, "the pipeline changes no step loss (docs/pipeline.md)" },
+    { "pipeline-copy", CLI_RESUME_FREE, "the pipeline changes no step loss (docs/pipeline.md)" },
+    { "backend", CLI_RESUME_FREE, "the simulator and MPI give the same bits (DESIGN.md section 4, "
+                                  "ci/resume-check.sh); the rank count is checked on its own" },
+    { "alpha", CLI_RESUME_FREE, "the simulator's time model: reported times only" },
+    { "bandwidth", CLI_RESUME_FREE, "the simulator's time model: reported times only" },
+    { "sim-timeout", CLI_RESUME_FREE, "a bound on every wait: no result depends on it" },
+    { "threads-per-rank", CLI_RESUME_FREE, "results are the same bits at any thread count" },
+    { "parts", CLI_RESUME_REFUSED, FB_ONLY },
+    { "plan", CLI_RESUME_REFUSED, FB_ONLY },
+    { "comm-bits", CLI_RESUME_REFUSED, FB_ONLY },
+    { "round", CLI_RESUME_REFUSED, FB_ONLY },
+    { "quant-backward", CLI_RESUME_REFUSED, FB_ONLY },
+    { "lp-rate", CLI_RESUME_REFUSED, FB_ONLY },
+    { "lp-resample", CLI_RESUME_REFUSED, FB_ONLY },
+    { "fault-seed", CLI_RESUME_REFUSED, FAULTS },
+    { "fault-drop", CLI_RESUME_REFUSED, FAULTS },
+    { "fault-delay", CLI_RESUME_REFUSED, FAULTS },
+    { "fault-delay-p", CLI_RESUME_REFUSED, FAULTS },
+    { "fault-flip", CLI_RESUME_REFUSED, FAULTS },
+    { "fault-drop-blocking", CLI_RESUME_REFUSED, FAULTS },
+    { NULL, 0, NULL }
+};
+#undef FB_ONLY
+#undef FAULTS
+
 static void train_defaults(train_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -341,6 +384,17 @@ static int check_part_flags(const train_opts *o, const cli_args *a)
         return cli_error(CLI_USAGE, "%s: full batch on partitions (--mode fullbatch with --partitions or --parts) "
                                     "has no checkpoints yet (docs/checkpoint.md)",
                          o->cfg.checkpoint_dir ? "--checkpoint" : "--resume");
+    /* cli_train_resume_rules: the simulator's faults do not combine with checkpoints */
+    static const char *const k_faults[] = { "fault-seed", "fault-drop", "fault-delay", "fault-delay-p",
+                                            "fault-flip", "fault-drop-blocking", NULL };
+    const char *fault = NULL;
+    for (const char *const *f = k_faults; *f && !fault; f++)
+        fault = cli_given(a, *f) ? *f : NULL;
+    if (fault && (o->cfg.checkpoint_dir || o->cfg.resume_dir))
+        return cli_error(CLI_USAGE, "--%s with %s: the simulator's faults are keyed by the run's messages from its "
+                                    "start, so a resumed run would not meet the faults of the run never stopped "
+                                    "(docs/checkpoint.md)",
+                         fault, o->cfg.checkpoint_dir ? "--checkpoint" : "--resume");
     if (cli_given(a, "checkpoint-every") && !o->cfg.checkpoint_dir)
         return cli_error(CLI_USAGE, "--checkpoint-every applies to --checkpoint DIR");
     if (fb && o->cfg.model == GNN_MODEL_GAT)

@@ -50,6 +50,17 @@ uint32_t gnn_ckpt_config_crc(const gnn_train_config *c, const struct gnn_part_tr
     return w.crc;
 }
 
+uint32_t gnn_ckpt_data_crc(uint32_t crc, const uint8_t *split, const int32_t *labels, int64_t n)
+{
+    const int64_t have[2] = { split != NULL, labels != NULL };
+    crc = gnn_crc32c(crc, have, sizeof have);
+    if (split && n > 0)
+        crc = gnn_crc32c(crc, split, (size_t)n);
+    if (labels && n > 0)
+        crc = gnn_crc32c(crc, labels, (size_t)n * sizeof(int32_t));
+    return crc;
+}
+
 /* ---- writing ----------------------------------------------------------------------------- */
 
 static void grow(gnn_ckpt *w, size_t more)
@@ -242,8 +253,8 @@ static gnn_status compare(const gnn_ckpt *r, const gnn_ckpt_fingerprint *e, gnn_
                            r->path, f->dataset, (long long)f->n, (long long)f->nnz, e->dataset, (long long)e->n,
                            (long long)e->nnz);
     if (f->part_crc != e->part_crc)
-        return gnn_err_set(err, GNN_ERR_INVAL, "%s: written for another partition (part CRC 0x%08x; this run's "
-                                                  "part: 0x%08x)",
+        return gnn_err_set(err, GNN_ERR_INVAL, "%s: written for other training data (data CRC 0x%08x; this run's: "
+                                                  "0x%08x): the partition, the split (--split) or the labels differ",
                            r->path, f->part_crc, e->part_crc);
     if (f->config_crc != e->config_crc)
         return gnn_err_set(err, GNN_ERR_INVAL, "%s: written with another training configuration (config CRC "

@@ -502,6 +502,16 @@ void gnn_oracle_fill_dyadic(gnn_oracle_draws *d, float *x, int64_t count, int km
  * i < rows, or p when there is none: used as the threshold, one draw equals it exactly, and
  * the keep rule "u >= p" (DESIGN.md section 2) must keep that element; the rate stays ~p. */
 void gnn_oracle_block_zero_rows(gnn_block *b, unsigned where, int64_t run);
+/* In-place updates for the caches keyed by a version (docs/oracle.md, "Caches keyed by a
+ * version"): gnn_oracle_weights_keep marks in keep[at[i]] (i < nnz; at NULL: at[i] = i) the
+ * positions the cpu sampler's weights table probes for its fingerprint in an array of nnz
+ * weights whose element i is w[at[i]] (opt/cpu/sample_wtable.h); gnn_oracle_weights_rewrite
+ * then rewrites every other weight of w in place, keyed by (seed, round): a positive weight
+ * becomes 0 with probability 1/4, else a new value; a zero one becomes positive with probability
+ * 1/2. What the cache keeps per row (positive counts, prefix sums) changes while its fingerprint
+ * does not: only a new weights_version tells it. */
+void gnn_oracle_weights_keep(uint8_t *keep, const int64_t *at, int64_t nnz);
+void gnn_oracle_weights_rewrite(float *w, const uint8_t *keep, int64_t n, uint64_t seed, unsigned round);
 float gnn_oracle_tie_threshold(uint64_t seed, unsigned tag, uint32_t step, unsigned layer, const int64_t *ids,
                                int64_t rows, const int64_t *row_cols, int64_t cols, float p);
 

@@ -152,6 +152,40 @@ gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epo
 gnn_status gnn_train_sage(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epoch_cb cb,
                           void *ctx, gnn_train_result *res, gnn_err *err);
 
+/* A trainer's gradient against central differences of its own step (the oracle's grad.train and
+ * grad.fullbatch, docs/oracle.md "Gradient checks"). The parameters are every layer's, in order,
+ * then an extra block (label propagation's embeddings; else none): parts[l] counts layer l's,
+ * parts[L] the extra's. For i < min(count, cap): grad[i] the backward's gradient of the step's
+ * loss (summed over the ranks), and fd[i] a central difference, in double, each perturbed value
+ * taken as stored in f32. A difference with step s = h / 2^t is taken where the loss is smooth:
+ * central where every ReLU, LeakyReLU and ELU of the step stays on its side at x - s and x + s;
+ * else from the side where it does, by Richardson's extrapolation of the one-sided differences
+ * at s and s / 2 (second order too). fd[i] = d(h / 2^(t+1)), step[i] = h / 2^(t+1), for the
+ * smallest t < GNN_GRAD_PROBE_HALVINGS at which d(h / 2^t) and d(h / 2^(t+1)) agree within
+ * atol 2^t + rtol |d|: the loss's rounding reaches a difference divided by its step, so the
+ * absolute part scales with h / s. Where no t does (a kink at the point itself, a curvature or
+ * rounding no step resolves), step[i] = 0. */
+#define GNN_GRAD_PROBE_HALVINGS 6
+typedef struct gnn_grad_probe {
+    double h, atol, rtol;          /* in: the first step and the agreement tolerance */
+    int inputs;                    /* in: gnn_train_grad_probe: the input features (n, f) are probed
+                                      too, as the extra block (the gradient learnable input
+                                      embeddings receive: layer 0's input rows'); dense input only */
+    int warmup;                    /* in: training steps (Adam updates) before the probed one: the
+                                      biases leave 0, where an all-zero row's ReLU inputs sit
+                                      exactly on their kinks */
+    int64_t cap;                   /* in: the arrays' length */
+    double *grad, *fd, *step;      /* out: (cap) each, given by the caller */
+    int64_t count, parts[GNN_MAX_LAYERS + 1]; /* out */
+} gnn_grad_probe;
+
+/* gnn_train's step under the probe: the model initialized as gnn_train does (cfg->comm ignored:
+ * one rank), probe->warmup training steps 0, 1, ... on the probed batch, then step `step` (full
+ * batch: the whole graph; mini-batch: the first cfg->batch training vertices in id order, their
+ * blocks sampled once) evaluated by the step's own code. Checks as gnn_train. */
+gnn_status gnn_train_grad_probe(const gnn_dataset *ds, const gnn_train_config *cfg, uint32_t step,
+                                gnn_grad_probe *probe, gnn_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -53,13 +53,12 @@ fail:
  * (the probes are a few cache misses per layer), it tells a new array that a caller placed at
  * the address of a freed one, or an array rewritten in place, from the bound one, unless the
  * probed weights happen to be unchanged (the contract in sample_wtable.h covers the rest). */
-#define GNN_WTABLE_PROBES 64
 static uint64_t weights_fingerprint(const float *w, int64_t nnz)
 {
     uint64_t h = (uint64_t)nnz;
     for (int64_t j = 0; nnz > 0 && j < GNN_WTABLE_PROBES; j++) {
         uint32_t bits;
-        memcpy(&bits, &w[(nnz - 1) * j / (GNN_WTABLE_PROBES - 1)], sizeof bits); /* 0 .. nnz - 1 */
+        memcpy(&bits, &w[gnn_wtable_probe(j, nnz)], sizeof bits); /* 0 .. nnz - 1 */
         h = (h ^ bits) * 0xBF58476D1CE4E5B9ull;
         h ^= h >> 31;
     }
