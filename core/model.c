@@ -601,24 +601,54 @@ void gnn_train_record_step(gnn_train_result *res, gnn_epoch_stats *E, const gnn_
         c->on_step(ep, E->steps, steps_per_epoch, loss, c->on_step_ctx);
 }
 
-int gnn_train_record_eval(gnn_train_result *res, gnn_epoch_stats *E, const double acc[4], double vloss, int ep,
-                          int last, int patience, double *best_val_loss, int *since_best)
+void gnn_stop_state_init(stop_state *s)
 {
-    int stop = 0;
+    s->best_val_loss = INFINITY;
+    s->since = 0;
+    s->max_val_acc = 0.0;
+    s->min_val_loss = INFINITY;
+}
+
+/* Keep epoch ep's model: the figures a restore of it would report. */
+static void keep(gnn_train_result *res, int ep, const double acc[4])
+{
+    res->restored_epoch = ep;
+    res->test_acc_restored = acc[3];
+}
+
+int gnn_train_record_eval(gnn_train_result *res, gnn_epoch_stats *E, const double acc[4], double vloss, int ep,
+                          int last, const gnn_train_config *c, stop_state *s)
+{
     E->train_acc = acc[1];
     E->val_acc = acc[2];
     E->test_acc = acc[3];
     E->val_loss = vloss;
     /* best: a higher val accuracy, or the same with a lower val loss */
-    if (acc[2] > res->best_val_acc || (acc[2] == res->best_val_acc && vloss < *best_val_loss)) {
+    const int better = acc[2] > res->best_val_acc || (acc[2] == res->best_val_acc && vloss < s->best_val_loss);
+    if (better) {
         res->best_val_acc = acc[2];
         res->test_acc_at_best_val = acc[3];
         res->best_epoch = ep;
-        *best_val_loss = vloss;
-        *since_best = 0;
-    } else if (++*since_best >= patience && patience > 0 && !last) {
-        stop = 1;
+        s->best_val_loss = vloss;
     }
+    int restart = better;
+    if (c->stop_rule == GNN_STOP_GAT) { /* execute_cora.py: either extreme restarts, both save */
+        const int acc_up = acc[2] >= s->max_val_acc, loss_down = vloss <= s->min_val_loss;
+        restart = acc_up || loss_down;
+        if (acc_up && loss_down)
+            keep(res, ep, acc);
+        if (acc_up)
+            s->max_val_acc = acc[2];
+        if (loss_down)
+            s->min_val_loss = vloss;
+    } else if (better) {
+        keep(res, ep, acc);
+    }
+    int stop = 0;
+    if (restart)
+        s->since = 0;
+    else if (++s->since >= c->patience && c->patience > 0 && !last)
+        stop = 1;
     if (last || stop) {
         res->train_acc = acc[1];
         res->val_acc = acc[2];
