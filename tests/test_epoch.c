@@ -7,7 +7,12 @@
  * recomputed from the words of the specification alone: Fisher-Yates from the end, swap
  * position i with j = uint draw (n-1-i) below i+1 of the stream (seed, SHUFFLE, step = epoch,
  * layer 0, id = the plan's shuffle id: 0 for gnn_train, the rank for gnn_train_part), applied
- * to the train ids in the order given; draws as rng.h's gnn_rng_uint. */
+ * to the train ids in the order given; draws as rng.h's gnn_rng_uint.
+ *
+ * Early stopping is the loop's too (gnn_train_record_eval): both rules are driven here by a
+ * planted sequence of evaluations, so what restarts patience, what is kept and where the run
+ * stops are checked against the rules' words (train.h gnn_stop_rule, docs/models.md section 4),
+ * also across a checkpoint and resume. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
