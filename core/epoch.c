@@ -99,8 +99,9 @@ static gnn_status evaluate_epoch(const epoch_plan *p, const epoch_ops *ops, void
 /* The loop's own state: everything run_steps and evaluate_epoch read besides the trainer's. */
 enum { LOOP_N = 16, EPOCH_N = 12 + GNN_PHASE_COUNT + 2 * GNN_MAX_LAYERS };
 
-/* Slots 12-14 hold the gat rule's state (zeros under acc, whose kept model is the best epoch:
- * files written before the rule existed read back the same). */
+/* Slots 12-14 hold the gat stop rule's state (the extremes, the kept epoch), read back only
+ * under gat: under acc the kept model is the best epoch, so files written before the rule
+ * existed (zeros there) read back as they did. */
 static void put_loop(gnn_ckpt *w, const gnn_train_result *res, const stop_state *ss)
 {
     const double v[LOOP_N] = { res->n_epochs, res->n_steps, res->best_val_acc, res->test_acc_at_best_val,
