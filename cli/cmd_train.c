@@ -30,6 +30,7 @@ static const cli_choice k_feat_norms[] = {
 static const cli_choice k_gat_variants[] = {
     { "velickovic", GNN_GAT_VELICKOVIC, 0 }, { "distgnn", GNN_GAT_DISTGNN, 0 }, { NULL, 0, 0 }
 };
+static const cli_choice k_stop_rules[] = { { "acc", GNN_STOP_ACC, 0 }, { "gat", GNN_STOP_GAT, 0 }, { NULL, 0, 0 } };
 static const cli_choice k_on_off[] = { { "on", 1, 0 }, { "off", 0, 0 }, { NULL, 0, 0 } };
 static const cli_choice k_samplings[] = {
     { "local", GNN_SAMPLING_LOCAL, 0 }, { "distributed", GNN_SAMPLING_DISTRIBUTED, 0 }, { NULL, 0, 0 }
@@ -74,8 +75,13 @@ static const cli_flag k_train_flags[] = {
     { .name = "epochs", .type = CLI_INT, CLI_AT(T, cfg.epochs), .meta = "E", .lo = 1, .hi = 1000000,
       .help = "epochs; at most E with --patience" }, /* 0 would report accuracies never measured */
     { .name = "patience", .type = CLI_INT, CLI_AT(T, cfg.patience), .meta = "N", .lo = 0, .hi = 1000000,
-      .note = "0 = off", .help = "early stopping: stop after N evaluated epochs without a better validation accuracy "
-                                 "(or the same with a lower val loss)" },
+      .note = "0 = off", .help = "early stopping: stop after N evaluated epochs without a better one (--stop-rule)" },
+    { .name = "stop-rule", .type = CLI_CHOICE, CLI_AT(T, cfg.stop_rule), .choices = k_stop_rules,
+      .dflt = "gat for --model gat (GAT's paper setup), acc otherwise",
+      .help = "what restarts --patience and which model is kept and reported as final.test_acc_restored: acc (a "
+              "higher val accuracy, or the same with a lower val loss; the best epoch) or gat (Velickovic et al.'s "
+              "code: a val accuracy >= its maximum or a val loss <= its minimum restarts; the model is kept when "
+              "both are); docs/models.md section 4" },
     { .name = "lr", .type = CLI_REAL, CLI_AT(T, cfg.lr), .meta = "X", .rlo = 0, .rhi = 10, .bits = CLI_LO_OPEN,
       .help = "Adam learning rate" },
     { .name = "dropout", .type = CLI_REAL, CLI_AT(T, cfg.dropout), .meta = "P", .rlo = 0, .rhi = 1,

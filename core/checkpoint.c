@@ -39,6 +39,8 @@ uint32_t gnn_ckpt_config_crc(const gnn_train_config *c, const struct gnn_part_tr
     ci(&w, (int64_t)c->seed), ci(&w, c->eval_every), ci(&w, c->patience), ci(&w, c->heads), ci(&w, c->out_heads);
     ci(&w, c->gat_variant), cf(&w, c->attn_dropout), cf(&w, c->gat_slope), ci(&w, c->layernorm);
     ci(&w, c->rgcn_bases), ci(&w, c->feat_norm), ci(&w, c->wd_scope);
+    if (c->stop_rule != GNN_STOP_ACC) /* acc, the only rule before: its runs' files stay valid */
+        ci(&w, c->stop_rule);
     const gnn_impl *im = c->impl ? c->impl : gnn_impl_opt();
     if (im && im->name)
         w.crc = gnn_crc32c(w.crc, im->name, strlen(im->name));

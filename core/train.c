@@ -46,6 +46,11 @@ const char *gnn_mode_name(gnn_train_mode m)
     return m == GNN_MODE_FULLBATCH ? "fullbatch" : m == GNN_MODE_MINIBATCH ? "minibatch" : "?";
 }
 
+const char *gnn_stop_rule_name(gnn_stop_rule r)
+{
+    return r == GNN_STOP_ACC ? "acc" : r == GNN_STOP_GAT ? "gat" : r == GNN_STOP_AUTO ? "auto" : "?";
+}
+
 void gnn_train_defaults(gnn_train_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -64,6 +69,7 @@ void gnn_train_defaults(gnn_train_config *c)
     c->impl = gnn_impl_opt();
     c->eval_every = 1;
     c->patience = 0;
+    c->stop_rule = GNN_STOP_AUTO;
     c->heads = 8;
     c->out_heads = 1;
     c->gat_variant = GNN_GAT_VELICKOVIC;
@@ -82,6 +88,8 @@ void gnn_train_resolve(gnn_train_config *c)
                                                                                : GNN_FEAT_NORM_NONE;
     if (c->wd_scope == GNN_WD_AUTO)
         c->wd_scope = c->model == GNN_MODEL_GCN ? GNN_WD_FIRST : GNN_WD_ALL;
+    if (c->stop_rule == GNN_STOP_AUTO) /* GAT's paper setup: the authors' rule (models.md section 4) */
+        c->stop_rule = c->model == GNN_MODEL_GAT ? GNN_STOP_GAT : GNN_STOP_ACC;
     if (c->attn_dropout < 0.0f)
         c->attn_dropout = c->dropout;
 }
@@ -390,6 +398,8 @@ static gnn_status check_inputs(const gnn_dataset *ds, const gnn_train_config *c,
         return gnn_err_set(err, GNN_ERR_INVAL, "--weight-decay %g: expected >= 0", (double)c->weight_decay);
     if (c->patience < 0)
         return gnn_err_set(err, GNN_ERR_INVAL, "--patience %d: expected >= 0 (0 = off)", c->patience);
+    if (c->stop_rule < GNN_STOP_AUTO || c->stop_rule > GNN_STOP_GAT)
+        return gnn_err_set(err, GNN_ERR_INVAL, "--stop-rule %d: expected acc or gat", (int)c->stop_rule);
     if (c->model == GNN_MODEL_GAT) {
         if (c->heads < 1 || c->heads > GNN_MAX_HEADS || c->out_heads < 1 || c->out_heads > GNN_MAX_HEADS)
             return gnn_err_set(err, GNN_ERR_INVAL, "--heads %lld / --out-heads %lld: expected 1..%d",

@@ -392,8 +392,10 @@ static gnn_status check_config(const gnn_comm *comm, const gnn_fb_input *in, con
                            gnn_model_name(c->model));
     if (c->layers < 1 || c->layers > GNN_MAX_LAYERS || c->hidden < 1 || c->epochs < 1)
         return gnn_err_set(err, GNN_ERR_INVAL, "layers 1..%d, hidden and epochs >= 1", GNN_MAX_LAYERS);
-    if (!(c->dropout >= 0.0f && c->dropout < 1.0f) || !(c->lr > 0.0f) || !(c->weight_decay >= 0.0f))
-        return gnn_err_set(err, GNN_ERR_INVAL, "dropout in [0, 1), lr > 0, weight decay >= 0");
+    if (!(c->dropout >= 0.0f && c->dropout < 1.0f) || !(c->lr > 0.0f) || !(c->weight_decay >= 0.0f) ||
+        c->patience < 0 || c->stop_rule < GNN_STOP_AUTO || c->stop_rule > GNN_STOP_GAT)
+        return gnn_err_set(err, GNN_ERR_INVAL, "dropout in [0, 1), lr > 0, weight decay >= 0, patience >= 0, "
+                                               "stop rule acc or gat");
     if (fc->bits != 2 && fc->bits != 4 && fc->bits != 8 && fc->bits != 32)
         return gnn_err_set(err, GNN_ERR_INVAL, "--comm-bits %d: expected 32, 8, 4 or 2", fc->bits);
     if ((unsigned)fc->round > GNN_QUANT_NEAREST || (unsigned)fc->plan >= GNN_PLAN_COUNT)

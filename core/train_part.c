@@ -79,8 +79,9 @@ static gnn_status check_config(const gnn_part_input *in, const gnn_train_config 
             return gnn_err_set(err, GNN_ERR_INVAL, "fanout %lld for layer %d: expected >= 1 or -1 (all)",
                                (long long)c->fanouts[l], l);
     if (!(c->dropout >= 0.0f && c->dropout < 1.0f) || !(c->lr > 0.0f) || !(c->weight_decay >= 0.0f) ||
-        !(c->attn_dropout < 1.0f) || c->patience < 0)
-        return gnn_err_set(err, GNN_ERR_INVAL, "dropout in [0, 1), lr > 0, weight decay >= 0, patience >= 0");
+        !(c->attn_dropout < 1.0f) || c->patience < 0 || c->stop_rule < GNN_STOP_AUTO || c->stop_rule > GNN_STOP_GAT)
+        return gnn_err_set(err, GNN_ERR_INVAL, "dropout in [0, 1), lr > 0, weight decay >= 0, patience >= 0, "
+                                               "stop rule acc or gat");
     if (c->model == GNN_MODEL_GAT && (c->heads < 1 || c->heads > GNN_MAX_HEADS || c->out_heads < 1 ||
                                       c->out_heads > GNN_MAX_HEADS || !(c->gat_slope >= 0.0f && c->gat_slope < 1.0f)))
         return gnn_err_set(err, GNN_ERR_INVAL, "gat: heads 1..%d, slope in [0, 1)", GNN_MAX_HEADS);

@@ -36,9 +36,17 @@ typedef enum gnn_gat_variant { GNN_GAT_VELICKOVIC = 0, GNN_GAT_DISTGNN } gnn_gat
 /* AUTO = the model's default, fixed by gnn_train_resolve (see there). */
 typedef enum gnn_feat_norm { GNN_FEAT_NORM_AUTO = -1, GNN_FEAT_NORM_NONE = 0, GNN_FEAT_NORM_ROW = 1 } gnn_feat_norm;
 typedef enum gnn_wd_scope { GNN_WD_AUTO = -1, GNN_WD_ALL = 0, GNN_WD_FIRST = 1 } gnn_wd_scope;
+/* Early stopping's rule (docs/models.md section 4); AUTO = gat for GNN_MODEL_GAT, acc otherwise.
+ *   ACC: an evaluation is better when its val accuracy is higher than the best so far, or equal
+ *        with a lower val loss; patience counts evaluations since the best; the best is kept.
+ *   GAT: Velickovic et al.'s code (PetarV-/GAT, execute_cora.py): patience restarts when the val
+ *        accuracy reaches its maximum so far OR the val loss its minimum (>= and <=, ties
+ *        count); the model is kept (saved) when both do, and the kept model is reported. */
+typedef enum gnn_stop_rule { GNN_STOP_AUTO = -1, GNN_STOP_ACC = 0, GNN_STOP_GAT = 1 } gnn_stop_rule;
 
 const char *gnn_model_name(gnn_model_kind m);    /* "sage", "gcn", "gat", "gin", "rgcn" */
 const char *gnn_mode_name(gnn_train_mode m);     /* "minibatch", "fullbatch" */
+const char *gnn_stop_rule_name(gnn_stop_rule r); /* "acc", "gat" ("auto" before gnn_train_resolve) */
 
 typedef struct gnn_train_config {
     gnn_model_kind model;               /* default sage */
@@ -57,7 +65,8 @@ typedef struct gnn_train_config {
                                            db_halo; default gnn_impl_opt(); NULL is the default too */
     int eval_every;                     /* evaluate every k epochs (and always the last); 0 = never */
     int patience;                       /* early stopping: stop after this many evaluated epochs
-                                           without a better validation accuracy; 0 = off */
+                                           without a better one (stop_rule); 0 = off */
+    gnn_stop_rule stop_rule;            /* what "better" is, for patience and the kept model */
     int64_t heads;                      /* gat: heads of hidden layers (concatenated), >= 1 */
     int64_t out_heads;                  /* gat: heads of the output layer (averaged), >= 1 */
     gnn_gat_variant gat_variant;
@@ -131,6 +140,12 @@ typedef struct gnn_train_result {
     double train_acc, val_acc, test_acc; /* of the final model */
     double best_val_acc, test_acc_at_best_val;
     int best_epoch;                     /* best: highest val accuracy, ties to the lower val loss */
+    /* The model stop_rule keeps (acc: the best epoch's; gat: the last one saved when the val
+     * accuracy and the val loss both reached their extremes), as a restore of it would report
+     * it: evaluation is a pure function of the parameters, so the test accuracy recorded at that
+     * epoch is the restored model's. -1 / the final figures when nothing was kept. */
+    int restored_epoch;
+    double test_acc_restored;
     int stopped_early;                  /* 1: --patience ended training before cfg->epochs */
     int stop_epoch;                     /* last epoch run when stopped early, else -1 */
     double majority_rate;               /* test accuracy of always predicting the most common train label */
