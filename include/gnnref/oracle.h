@@ -260,9 +260,10 @@ int gnn_oracle_run_entry_threads(const gnn_oracle_entry *e, const char *impl_nam
  * burn a core while touching memory and yield or sleep, preempting the case's threads at
  * arbitrary points; the number of them going from s->noise down to none over the runs
  * (parallel loops race most with the cores to themselves, preempted threads widen the
- * windows of narrow races); and a random OpenMP schedule for any schedule(runtime) loop (every
- * worksharing loop in opt/ names its schedule today, so the noise threads do the work).
- * Each run's perturbation is a function of (s->seed, the case string, the run's index), so a
+ * windows of narrow races); and the kernels' own stress mode (opt/cpu/omp_stress.h): in every
+ * other run the dynamic loops of the kernels the stress stage runs take a random chunk of 1 to
+ * 64 iterations, and in every run their threaded counting sorts pause at random points
+ * between counting and scattering. Each run's perturbation is a function of (s->seed, the case string, the run's index), so a
  * replay with the same settings repeats the same perturbations (the OS's scheduling stays
  * its own). A race whose window is a few instructions wide may still pass every run: the
  * ThreadSanitizer stage (ci/tsan-omp.sh) is the check for those (docs/oracle.md, "Races"). */

@@ -16,12 +16,15 @@
  *      and the Konig cover of commplan.h), on its slice, pairs spread over threads with a
  *      dynamic schedule; its rows are written to per-pair scratch at the pair's edge offset,
  *      then compacted after a prefix sum. Every output element is a function of its pair
- *      alone, so neither the thread count nor the schedule can change a bit. */
+ *      alone, so neither the thread count nor the schedule can change a bit.
+ * Both prefix sums run serially between parallel regions, whose joins order them
+ * (oracle-stress: commplan.build). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gnnref/commplan.h"
 #include "gnnref/tensor.h"
+#include "opt/cpu/omp_stress.h"
 #ifdef GNN_HAVE_OPENMP
 #include <omp.h>
 #define MAX_THREADS() omp_get_max_threads()
@@ -114,7 +117,7 @@ static gnn_status group_cut_edges(const gnn_csr *g, const int32_t *part, gnn_com
             }
     }
     /* each bucket sorted by (pair, u, v) and deduplicated in place; its pairs counted */
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, gnn_omp_chunk(1))
     for (int64_t b = 0; b < nb; b++) {
         cut_edge *s = buf + start[b];
         const int64_t len = start[b + 1] - start[b];
@@ -205,7 +208,7 @@ static gnn_status build_cpu(const gnn_csr *g, const int32_t *part, int64_t k, gn
     }
     /* Step 2: slots in parallel; each writes only its own slices [e0, e1) of the scratch */
     gnn_status pst = GNN_OK;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, gnn_omp_chunk(1))
     for (int64_t s = 0; s < np; s++) {
         const int64_t e0 = c.edge_ptr[s], e1 = c.edge_ptr[s + 1];
         int64_t nm = 0;

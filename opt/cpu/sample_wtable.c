@@ -123,21 +123,19 @@ void gnn_wtable_commit(gnn_wtable *t, const int64_t *seeds, int64_t n_seeds)
 
 const double *gnn_wtable_checkpoints_row(gnn_wtable *t, int64_t v)
 {
-    int64_t e = __atomic_load_n(&t->at[v], __ATOMIC_ACQUIRE);
-    if (e < 0)
-        return NULL; /* a short row: its sums are cheap to build per call */
+    int64_t e;
+    const gnn_wt_claim c = gnn_wtable_claim_row(&t->at[v], &e);
+    if (c == GNN_WT_CLAIM_SHORT || c == GNN_WT_CLAIM_BUSY)
+        return NULL; /* a short row (its sums are cheap to build per call), or another thread
+                      * builds it (a repeated seed) */
     double *row = t->prefix + (e & GNN_WT_OFFSET);
-    const int64_t st = e >> GNN_WT_STATE;
-    if (st == 2)
+    if (c == GNN_WT_CLAIM_READY)
         return row;
-    if (st != 0 || !__atomic_compare_exchange_n(&t->at[v], &e, e | (int64_t)1 << GNN_WT_STATE, 0, __ATOMIC_ACQUIRE,
-                                                __ATOMIC_ACQUIRE))
-        return NULL; /* another thread builds it (a repeated seed) */
     const int64_t b = t->g->indptr[v];
     const int64_t d = t->g->indptr[v + 1] - b, nb = (d + GNN_WCK_BLOCK - 1) / GNN_WCK_BLOCK;
     gnn_cpu_weighted_checkpoints(t->w + b, d, row);
     gnn_cpu_weighted_guide(row, nb, (int32_t *)(row + nb));
-    __atomic_store_n(&t->at[v], (e & GNN_WT_OFFSET) | (int64_t)2 << GNN_WT_STATE, __ATOMIC_RELEASE);
+    gnn_wtable_publish_row(&t->at[v], e);
     return row;
 }
 
