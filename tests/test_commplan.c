@@ -310,9 +310,13 @@ END_TEST
 
 /* Run `$GNN_TOOL argv...` with stdout and stderr into out_path, its output capped at
  * RUN_OUT_MAX bytes; returns the exit status (-signal when killed), *rss_kb its peak resident
- * memory (wait4: this child's alone, whatever else the test process ran). */
+ * memory. The run goes through this binary's `--measured-run` trampoline (tests/main.c): a
+ * child forked from the test process itself would be charged with that process's peak. */
 static int tool_measured(const char *const *argv, const char *out_path, long *rss_kb)
 {
+    char result[600];
+    snprintf(result, sizeof result, "%s.rss", out_path);
+    unlink(result);
     const pid_t pid = fork();
     ck_assert_int_ge(pid, 0);
     if (pid == 0) {
@@ -321,20 +325,28 @@ static int tool_measured(const char *const *argv, const char *out_path, long *rs
             _exit(126);
         const struct rlimit fsize = { RUN_OUT_MAX, RUN_OUT_MAX };
         setrlimit(RLIMIT_FSIZE, &fsize);
-        char *args[16];
+        char *args[20];
         int a = 0;
+        args[a++] = "gnnref-tests";
+        args[a++] = "--measured-run";
+        args[a++] = result;
         args[a++] = getenv("GNN_TOOL");
-        for (int i = 0; argv[i] && a < 15; i++)
+        for (int i = 0; argv[i] && a < 19; i++)
             args[a++] = (char *)argv[i];
         args[a] = NULL;
-        execv(args[0], args);
+        execv("/proc/self/exe", args);
         _exit(127);
     }
     int status = 0;
-    struct rusage ru;
-    ck_assert_int_eq(wait4(pid, &status, 0, &ru), pid);
-    *rss_kb = ru.ru_maxrss;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the --measured-run trampoline failed (status %d)",
+                  status);
+    FILE *f = fopen(result, "r");
+    ck_assert_msg(f != NULL, "%s: not written by the trampoline", result);
+    int rc = 0;
+    ck_assert_int_eq(fscanf(f, "%d %ld", &rc, rss_kb), 2);
+    fclose(f);
+    return rc;
 }
 
 /* the captured output (at most cap - 1 bytes) and its line count */
