@@ -23,7 +23,7 @@ extern const gnn_oracle_entry gnn_oracle_linear_fwd, gnn_oracle_linear_bwd, gnn_
 extern const gnn_oracle_entry gnn_oracle_grad_aggregate_mean, gnn_oracle_grad_aggregate_sum, gnn_oracle_grad_linear,
     gnn_oracle_grad_xent, gnn_oracle_grad_relu, gnn_oracle_grad_dropout;
 /* the fma context's fixed-order FMA kernel, every path (oracle/op_dense.c) */
-extern const gnn_oracle_entry gnn_oracle_dense_fwd, gnn_oracle_dense_bwd;
+extern const gnn_oracle_entry gnn_oracle_dense_fwd, gnn_oracle_dense_bwd, gnn_oracle_dense_fma1;
 /* fused UPDATE, DistGNN-MB 3.3 (oracle/op_update.c) */
 extern const gnn_oracle_entry gnn_oracle_update_fwd, gnn_oracle_update_bwd, gnn_oracle_grad_update,
     gnn_oracle_update_fma_fwd, gnn_oracle_update_fma_bwd;
@@ -110,6 +110,7 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     /* the fma kernel: each path bitwise to its specification (oracle/op_dense.c) */
     &gnn_oracle_dense_fwd,
     &gnn_oracle_dense_bwd,
+    &gnn_oracle_dense_fma1,
     /* gradient checks: every backward in ref against finite differences */
     &gnn_oracle_grad_aggregate_mean,
     &gnn_oracle_grad_aggregate_sum,

@@ -10,6 +10,7 @@
 #include "gnnref/dense.h"
 #include "gnnref/impl.h"
 #include "gnnref/tensor.h"
+#include "opt/cpu/dense_impl.h"
 #include "oracle_util.h"
 
 START_TEST(paths_and_refusals)
@@ -194,6 +195,27 @@ START_TEST(oracle_catches_order_bugs)
 }
 END_TEST
 
+/* the scalar path's FMA without an FMA instruction: rounding p + c to double, then to float,
+ * rounds twice; dense.fma1 must see it (near-midpoint triples), and pass the real one */
+static void fma_double_rounding(const float *a, const float *b, const float *c, int64_t n, float *r)
+{
+    for (int64_t i = 0; i < n; i++)
+        r[i] = (float)((double)a[i] * (double)b[i] + (double)c[i]);
+}
+
+START_TEST(fma_emulation_exact)
+{
+    const gnn_dense_fma_fn wrong = fma_double_rounding;
+    const gnn_oracle_impl mut = { .name = "double-rounding", .ops = &wrong, .flags = 0 };
+    tally t;
+    run_with_impl("dense.fma1", &mut, 0, 1, &t);
+    ck_assert_msg(t.counts[GNN_ORACLE_FAIL] > 0, "dense.fma1 passes a double-rounding FMA");
+    const gnn_oracle_entry *e = gnn_oracle_find("dense.fma1");
+    run_with_impl("dense.fma1", gnn_oracle_find_impl(e, "emulated"), 0, 2, &t);
+    ck_assert_msg(t.counts[GNN_ORACLE_FAIL] == 0 && t.counts[GNN_ORACLE_PASS] > 0, "%s", t.first_fail);
+}
+END_TEST
+
 Suite *suite_dense(void)
 {
     Suite *s = suite_create("dense");
@@ -203,6 +225,7 @@ Suite *suite_dense(void)
     tcase_add_test(tc, fma_context);
     tcase_add_test(tc, registry_paths_threads);
     tcase_add_test(tc, oracle_catches_order_bugs);
+    tcase_add_test(tc, fma_emulation_exact);
     suite_add_tcase(s, tc);
     return s;
 }

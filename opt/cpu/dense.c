@@ -16,7 +16,8 @@
  *    partial sums that are added afterwards: that would change the order;
  *  - the micro-kernel (opt/cpu/dense_impl.h) holds an mr x nr block in registers: 8 x 32 on
  *    AVX-512 (opt/cpu/dense_avx512.c), 6 x 16 on AVX2 (dense_avx2.c), 4 x 8 here in C with fmaf
- *    (the scalar path, for CPUs without FMA). It reads A in place through its strides (rows of
+ *    (the scalar path, for CPUs without FMA, where fmaf is computed exactly in double:
+ *    gnn_dense_fma1_emulated). It reads A in place through its strides (rows of
  *    x for y and dx, columns of x for dw: broadcasts need no packing), and B from packed panels
  *    of nr columns, zero-padded at the right edge, or in place where a panel is whole and
  *    contiguous (w for y, dy for dw). Edge rows are copied into a zero-padded block, edge blocks
@@ -53,6 +54,31 @@
 
 /* ---- the scalar micro-kernel: fmaf, any CPU ---------------------------------------------------- */
 
+/* fma(a, b, c) on floats with double arithmetic only, exactly (the scalar path on a CPU without
+ * FMA, where glibc's fmaf is a software routine about 8 times slower than this):
+ *  - p = a b is exact in double (24 + 24 significant bits < 53), and so is e, the error of
+ *    s = RN(p + c) (Knuth's TwoSum; no overflow: |p| < 2^256);
+ *  - rounding s to float directly could round twice (a double that lands exactly on a float
+ *    midpoint). Round to odd first: when s is inexact and its last bit even, take its neighbour
+ *    toward the exact sum. Rounding to odd with 53 >= 24 + 2 bits, then to nearest float, is the
+ *    correctly rounded fma (Boldo and Melquiond, "Emulation of FMA and correctly rounded sums:
+ *    proved algorithms using rounding to odd", IEEE Trans. Computers 57(4), 2008), float
+ *    subnormals included (they have fewer bits still);
+ *  - an infinite or NaN s is left as it is (a NaN e must not move it).
+ * The oracle's dense.fma1 compares it with fmaf on spread, near-midpoint, cancelling, subnormal
+ * and special triples. */
+void gnn_dense_fma_emulated(const float *a, const float *b, const float *c, int64_t n, float *r)
+{
+    for (int64_t i = 0; i < n; i++)
+        r[i] = gnn_dense_fma1_emulated(a[i], b[i], c[i]);
+}
+
+#if defined(__FMA__) || defined(__aarch64__) || defined(__powerpc64__)
+#define FMA1(a, b, c) fmaf(a, b, c) /* the compiler emits the instruction inline */
+#else
+#define FMA1(a, b, c) gnn_dense_fma1_emulated(a, b, c)
+#endif
+
 #define SMR 4
 #define SNR 8
 
@@ -68,7 +94,7 @@ static void ukr_scalar(int64_t kc, const float *a, int64_t a_rs, int64_t a_cs, c
         for (int r = 0; r < SMR; r++) {
             const float a_rk = a[r * a_rs + k * a_cs];
             for (int j = 0; j < SNR; j++)
-                acc[r][j] = fmaf(a_rk, b_k[j], acc[r][j]);
+                acc[r][j] = FMA1(a_rk, b_k[j], acc[r][j]);
         }
     }
     for (int r = 0; r < SMR; r++)

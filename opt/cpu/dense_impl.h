@@ -15,7 +15,29 @@
 #define GNNREF_OPT_DENSE_IMPL_H
 
 #include <stdint.h>
+#include <string.h>
 #include "gnnref/dense.h"
+
+/* fmaf(a, b, c), exactly, with double arithmetic only (the scalar path's FMA where the compiler
+ * has no FMA instruction; opt/cpu/dense.c says why it is exact). */
+static inline float gnn_dense_fma1_emulated(float a, float b, float c)
+{
+    const double p = (double)a * (double)b, dc = (double)c;
+    const double s = p + dc, z = s - p;
+    const double e = (p - (s - z)) + (dc - z); /* p + c = s + e exactly */
+    uint64_t u, ue;
+    memcpy(&u, &s, sizeof u);
+    memcpy(&ue, &e, sizeof ue);
+    const int finite = (u & 0x7ff0000000000000ull) != 0x7ff0000000000000ull;
+    if (e != 0.0 && !(u & 1) && finite) /* round to odd: the neighbour toward p + c */
+        u += ((u ^ ue) >> 63) ? (uint64_t)-1 : 1u;
+    double r;
+    memcpy(&r, &u, sizeof r);
+    return (float)r;
+}
+/* the same over n triples (the oracle's dense.fma1) */
+typedef void (*gnn_dense_fma_fn)(const float *a, const float *b, const float *c, int64_t n, float *r);
+void gnn_dense_fma_emulated(const float *a, const float *b, const float *c, int64_t n, float *r);
 
 typedef void (*gnn_dense_ukr)(int64_t kc, const float *a, int64_t a_rs, int64_t a_cs, const float *b, int64_t ldb,
                               float *c, int64_t ldc, const float *init, int load);
