@@ -28,9 +28,12 @@ static inline float gnn_dense_fma1_emulated(float a, float b, float c)
     uint64_t u, ue;
     memcpy(&u, &s, sizeof u);
     memcpy(&ue, &e, sizeof ue);
-    const int finite = (u & 0x7ff0000000000000ull) != 0x7ff0000000000000ull;
-    if (e != 0.0 && !(u & 1) && finite) /* round to odd: the neighbour toward p + c */
-        u += ((u ^ ue) >> 63) ? (uint64_t)-1 : 1u;
+    /* round to odd: when s is inexact, even and finite, its neighbour toward p + c (one step of
+     * the bit pattern: up in magnitude when e has s's sign, down otherwise). Without branches: the
+     * parity of s is as good as random, and a mispredicted branch cost three times the rest. */
+    const uint64_t fix = (uint64_t)((e != 0.0) & (int)(~u & 1u) &
+                                    ((u & 0x7ff0000000000000ull) != 0x7ff0000000000000ull));
+    u += fix * (1u - 2u * ((u ^ ue) >> 63));
     double r;
     memcpy(&r, &u, sizeof r);
     return (float)r;
