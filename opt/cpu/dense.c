@@ -116,7 +116,7 @@ typedef struct gemm_plan {
     float *bpack;        /* the packed panels n_whole .. np-1, each K x nr */
 } gemm_plan;
 
-/* The tiling: a function of (M, N) and the register block only. Tiles of 8 register rows and
+/* The tiling: a function of the shapes (M, N, K) and the register block only. Tiles of 8 register rows and
  * up to TILE_COLS columns; smaller ones while that gives fewer than TILES_MIN of them (a short
  * M, as dw's M = in, still spreads over the threads). */
 static void plan_tiles(gemm_plan *P, const gnn_dense_gemm *g)
