@@ -48,7 +48,11 @@
 #define KC_MAX 512          /* B_PANEL_FLOATS / the narrowest nr (8) */
 #define TILE_COLS 256       /* columns of a tile at most (pt panels) */
 #define TILES_MIN 8         /* tiles wanted when the shape allows: a few per thread */
-#define PAR_MIN_MACS 65536  /* multiply-adds below which one thread runs the call */
+/* multiply-adds below which one thread runs the call: a fork and join with passive waits
+ * (the tool's policy, docs/openmp.md) costs tens of microseconds, the kernel does 4M
+ * multiply-adds in about 40 (a SAGE output layer, 256 x 64 -> 8, ran 8 times slower on two
+ * threads than on one with a threshold of 64K) */
+#define PAR_MIN_MACS (1 << 22)
 #define PACK_ROWS 512       /* rows of a B panel per packing work item */
 #define KCHUNK_BYTES (512 << 10) /* rows of A and B a K chunk holds: half of a 1 MiB L2 */
 
@@ -256,10 +260,12 @@ gnn_status gnn_dense_gemm_run(const gnn_dense_kernel *kr, const gnn_dense_gemm *
     const double macs = (double)g->M * (double)g->N * (double)(g->K > 0 ? g->K : 1);
 #pragma omp parallel if (n_tiles > 1 && macs >= PAR_MIN_MACS)
     {
+        if (n_pack_items > 0) { /* (the same for every thread: no barrier when nothing is packed) */
 #pragma omp for schedule(dynamic, 1)
-        for (int64_t q = 0; q < n_pack_items; q++) {
-            const int64_t k0 = (q % kblk) * PACK_ROWS, k1 = k0 + PACK_ROWS < g->K ? k0 + PACK_ROWS : g->K;
-            pack_b_rows(&P, g, P.n_whole + q / kblk, k0, k1);
+            for (int64_t q = 0; q < n_pack_items; q++) {
+                const int64_t k0 = (q % kblk) * PACK_ROWS, k1 = k0 + PACK_ROWS < g->K ? k0 + PACK_ROWS : g->K;
+                pack_b_rows(&P, g, P.n_whole + q / kblk, k0, k1);
+            }
         }
         /* (implicit barrier: every packed panel is complete.) K in chunks of kchunk rows, all tiles
          * of a chunk before the next (each loop's implicit barrier), so that a chunk's rows of A
