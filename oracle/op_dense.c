@@ -9,8 +9,9 @@
  *       says which features are missing. The shapes are the awkward ones for a packed GEMM:
  *       empty sides (n, in, out = 0), one element, widths that are not multiples of 8, 16 or 32
  *       (the column tails of every register block), rows past a tile (64 rows on AVX-512),
- *       more columns than a tile holds (256), and K longer than a panel (128, 256, 512 rows of B
- *       on AVX-512, AVX2, scalar), so the chain is stored and resumed across panels.
+ *       more columns than a tile holds (256), K longer than a panel (128, 256, 512 rows of B
+ *       on AVX-512, AVX2, scalar), so the chain is stored and resumed across panels, and dw's K
+ *       in several chunks (the tiles then dealt statically, chunk after chunk, no barrier).
  *   dense.fma1  the scalar path's FMA without an FMA instruction (gnn_dense_fma_emulated: double
  *       arithmetic, round to odd) against C's fmaf, bitwise, on the triples where an emulation
  *       goes wrong: spread values, products a hair off a float midpoint (double rounding),
@@ -49,6 +50,7 @@ static const char *const k_bwd_presets[] = {
     "n=1100,in=40,out=33,dx=1",     /* dw: K = n = 1100 over 9, 5, 3 panels; a 1-column tail */
     "n=700,in=290,out=70,dx=1",     /* dx: 290 columns, two column tiles; dw: 290 rows */
     "n=300,in=130,out=600,dx=1",    /* dx: K = out = 600 over several panels */
+    "n=5000,in=100,out=100,dx=1",   /* dw: K = n in 10 chunks of 512 rows, tiles dealt statically */
     NULL,
 };
 

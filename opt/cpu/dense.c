@@ -11,8 +11,8 @@
  *  - K is cut into panels of kc (a B panel of kc x nr floats stays in L1 across the tile's rows):
  *    the micro-kernel stores the block after a panel and loads it back for the next, so each
  *    element's chain goes on in order (a float stored and loaded is exact). A long K (dw's K is
- *    the n rows) is also run in chunks, every tile finishing a chunk before any starts the next,
- *    so that each tile reads the chunk's rows of A and B from cache; K is never split into
+ *    the n rows) is also run in chunks, each thread running its tiles of a chunk before the
+ *    next, so that it reads the chunk's rows of A and B from cache; K is never split into
  *    partial sums that are added afterwards: that would change the order;
  *  - the micro-kernel (opt/cpu/dense_impl.h) holds an mr x nr block in registers: 8 x 32 on
  *    AVX-512 (opt/cpu/dense_avx512.c), 6 x 16 on AVX2 (dense_avx2.c), 4 x 8 here in C with fmaf
@@ -239,6 +239,16 @@ static void run_tile(const gnn_dense_kernel *kr, const gemm_plan *P, const gnn_d
     }
 }
 
+/* tile t (row-major over the ntr x ntc tiles), K steps k0 .. k1-1 */
+static void run_tile_at(const gnn_dense_kernel *kr, const gemm_plan *P, const gnn_dense_gemm *g, int64_t t,
+                        int64_t k0, int64_t k1)
+{
+    const int64_t ti = t / P->ntc, tj = t % P->ntc;
+    const int64_t row0 = ti * P->mc, rows = g->M - row0 < P->mc ? g->M - row0 : P->mc;
+    const int64_t p0 = tj * P->pt, p1 = p0 + P->pt < P->np ? p0 + P->pt : P->np;
+    run_tile(kr, P, g, row0, rows, p0, p1, k0, k1);
+}
+
 gnn_status gnn_dense_gemm_run(const gnn_dense_kernel *kr, const gnn_dense_gemm *g)
 {
     if (g->M == 0 || g->N == 0)
@@ -267,21 +277,26 @@ gnn_status gnn_dense_gemm_run(const gnn_dense_kernel *kr, const gnn_dense_gemm *
                 pack_b_rows(&P, g, P.n_whole + q / kblk, k0, k1);
             }
         }
-        /* (implicit barrier: every packed panel is complete.) K in chunks of kchunk rows, all tiles
-         * of a chunk before the next (each loop's implicit barrier), so that a chunk's rows of A
-         * and B are read from cache by every tile; a chain goes on from the previous chunk's
-         * stored value, as between panels */
-        for (int64_t k0 = 0;; k0 += P.kchunk) {
-            const int64_t k1 = g->K - k0 < P.kchunk ? g->K : k0 + P.kchunk;
+        /* (implicit barrier: every packed panel is complete.) One K chunk: the tiles handed out
+         * dynamically. Several (a long K): chunk after chunk, each thread running its tiles of a
+         * chunk before the next, so that the chunk's rows of A and B are read from cache; a
+         * chain goes on from the previous chunk's stored value, as between panels. The tiles
+         * are then dealt statically, without a barrier between chunks: OpenMP gives a thread the
+         * same iterations in every loop of the region with the same count and static schedule,
+         * so each tile's chunks run in order on one thread (a barrier per chunk, with passive
+         * waits, cost a third of dw's time at 2 threads) */
+        const int64_t n_chunks = g->K > P.kchunk ? (g->K + P.kchunk - 1) / P.kchunk : 1;
+        if (n_chunks == 1) {
 #pragma omp for schedule(dynamic, 1)
-            for (int64_t t = 0; t < n_tiles; t++) {
-                const int64_t ti = t / P.ntc, tj = t % P.ntc;
-                const int64_t row0 = ti * P.mc, rows = g->M - row0 < P.mc ? g->M - row0 : P.mc;
-                const int64_t p0 = tj * P.pt, p1 = p0 + P.pt < P.np ? p0 + P.pt : P.np;
-                run_tile(kr, &P, g, row0, rows, p0, p1, k0, k1);
+            for (int64_t t = 0; t < n_tiles; t++)
+                run_tile_at(kr, &P, g, t, 0, g->K);
+        } else {
+            for (int64_t c = 0; c < n_chunks; c++) {
+                const int64_t k0 = c * P.kchunk, k1 = g->K - k0 < P.kchunk ? g->K : k0 + P.kchunk;
+#pragma omp for schedule(static, 1) nowait
+                for (int64_t t = 0; t < n_tiles; t++)
+                    run_tile_at(kr, &P, g, t, k0, k1);
             }
-            if (k1 >= g->K)
-                break;
         }
     }
     gnn_free(P.bpack);
