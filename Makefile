@@ -9,8 +9,8 @@
 #                     doc checks
 #   make check-full   the full tier (.ci/run runs make check, then this): the oracle's full
 #                     presets, ASan+UBSan, TSan (the simulator's threads, and the OpenMP
-#                     kernels with clang and archer), the slow suites too, the whole MPI
-#                     check, the install and doc checks
+#                     kernels with clang and archer), a NO_OPENMP=1 build and its suites, the
+#                     slow suites too, the whole MPI check, the install and doc checks
 #                     (make -j2 check-full overlaps the stages; each logs to build/logs/)
 #   make bench        build/bin/gnnref-bench (Google Benchmark over the oracle registry) and run it
 #   make bench-peers  gnnref side by side with DGL and PyTorch (bench/peers/; not in any check
@@ -116,6 +116,8 @@ endif
 CSTD     := -std=c11 -D_GNU_SOURCE
 WARN     := -Wall -Wextra -Wno-unused-parameter -Wshadow -Wstrict-prototypes
 BASEFLAGS := -g -ffp-contract=off -fno-strict-aliasing -fPIC $(NO_INTERPOSE) -Iinclude -I. $(COVFLAGS)
+# without OpenMP the compiler ignores the omp pragmas by design: no warning for each
+WARN += $(if $(filter 1,$(HAVE_OPENMP)),,-Wno-unknown-pragmas)
 CFLAGS_REF := $(CSTD) $(WARN) -O2 $(BASEFLAGS)
 CFLAGS_OPT := $(CSTD) $(WARN) -O3 $(BASEFLAGS) $(if $(filter 1,$(NATIVE)),-march=native,)
 DEFS := -DGNN_VERSION=\"$(VERSION)\"
@@ -296,10 +298,13 @@ $(BUILD)/gen/suites.h: $(TEST_SRC)
 	@mkdir -p $(dir $@)
 	$(Q)grep -ho '^Suite \*suite_[a-z0-9_]*(void)' $(TEST_SRC) | sed 's/Suite \*\(suite_[a-z0-9_]*\)(void)/X(\1)/' > $@.tmp && mv $@.tmp $@
 $(BUILD)/obj/tests/main.o: $(BUILD)/gen/suites.h
-$(TESTS): $(TEST_OBJ) $(LIB) $(FLAGS_STAMP) $(CHECK_STAMP)
+# the tests link the tool's objects too (not its main): tests/test_resume_flags.c walks the
+# flag tables of `gnnref train` (cli_train_command) that parsing, help and the report read
+TEST_CLI_OBJ := $(filter-out %/cli/main.o,$(CLI_OBJ))
+$(TESTS): $(TEST_OBJ) $(TEST_CLI_OBJ) $(LIB) $(FLAGS_STAMP) $(CHECK_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(CFLAGS_OPT) $(OMPFLAGS) $(TEST_OBJ) $(LIB) $(CHECK_LIBS) $(LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS_OPT) $(OMPFLAGS) $(TEST_OBJ) $(TEST_CLI_OBJ) $(LIB) $(CHECK_LIBS) $(LIBS) -o $@
 
 $(BENCH): $(BENCH_OBJ) $(LIB) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
@@ -346,7 +351,7 @@ STAGE  := bash ci/stage.sh $(LOGDIR)
 CHECK_STAGES := check-oracle check-stress check-suites check-mpi-quick check-install check-docs
 # longest first: under -jN make starts the stages in this order as job slots free up
 FULL_STAGES  := check-slow check-tsan-omp check-fuzz check-asan-build check-asan-suites check-asan-oracle check-tsan \
-    check-oracle-full check-stress check-suites check-mpi check-resume check-install check-plugin check-docs
+    check-noomp check-oracle-full check-stress check-suites check-mpi check-resume check-install check-plugin check-docs
 STAGES := $(sort $(CHECK_STAGES) $(FULL_STAGES))
 .PHONY: $(STAGES) check-asan
 $(STAGES): export OMP_WAIT_POLICY = passive
@@ -396,6 +401,10 @@ check-tsan:
 # $(BUILD)/tsan-omp; the oracle at 2 and 4 threads and two training epochs (ci/tsan-omp.sh)
 check-tsan-omp:
 	+$(Q)$(STAGE) $@ env MAKE="$(MAKE)" BUILD="$(BUILD)" bash ci/tsan-omp.sh
+# NO_OPENMP=1 build in $(BUILD)/noomp and the Check suites on it: every suite passes without
+# OpenMP (ci/noomp-check.sh, docs/building.md)
+check-noomp:
+	+$(Q)$(STAGE) $@ env MAKE="$(MAKE)" BUILD="$(BUILD)" bash ci/noomp-check.sh
 # libFuzzer: make fuzz, then each harness 60 s from its seed corpus, two at a time; any crash,
 # leak or timeout fails it (ci/fuzz.sh, docs/fuzzing.md)
 check-fuzz:
@@ -403,7 +412,7 @@ check-fuzz:
 # in the full tier the native build goes first, so that the stages that need it (the slow
 # suites above all) are not held up behind the sanitizer builds
 ifneq ($(filter check-full,$(GOALS)),)
-check-asan-build check-tsan check-tsan-omp check-fuzz: | $(TOOL) $(TESTS)
+check-asan-build check-tsan check-tsan-omp check-fuzz check-noomp: | $(TOOL) $(TESTS)
 endif
 # MPI vs simulator under mpirun: np 1 and 2 and the 4-rank training (quick), or all of it
 check-mpi-quick: $(TOOL)

@@ -40,7 +40,11 @@
 #      collective) with exit status 2, naming the file.
 #   6. Injected bugs are reported, never hung on: `commcheck --inject skip` (the last rank
 #      skips an ialltoallv post) under mpirun -np 3 with GNN_MPI_WAIT_TIMEOUT=5 must exit 1
-#      within the time limit, naming the skipped rank; and at each np >= 2 the simulator's
+#      within the time limit, naming the skipped rank; `commcheck --inject late` (rank q posts
+#      3q s late, each source within 3 s of the one before) under mpirun -np 4 with
+#      GNN_MPI_WAIT_TIMEOUT=5 must exit 1 naming rank 2, the bound being of the whole wait (a
+#      bound per source would let it succeed after 9 s), and the measured wait is printed; and
+#      at each np >= 2 the simulator's
 #      `commcheck --inject flip` (a bit flipped in every message) must detect every flip by
 #      its CRC32C (the MPI transport has no fault injection: its own links carry checksums).
 #   7. More ranks than cores (issue 25): at np = 8 and 16 (MPI_CHECK_BIG_NPS), --oversubscribe on
@@ -429,6 +433,19 @@ if [ $QUICK = 0 ]; then
         printf '%-3s %-40s %-10s %-10s %s\n' 3 "a rank skips an ialltoallv post" - "exit $rc" \
             "FAIL (expected exit 1 naming rank 2 within ${LIMIT}s; 124/137: a rank hung)"
         sed 's/^/    | /' "$T/skip.out" "$T/skip.err" | tail -20
+        fail=1
+    fi
+    timeout -k 10 "$LIMIT" env GNN_MPI_WAIT_TIMEOUT=5 mpirun -np 4 --oversubscribe "$TOOL" commcheck --backend mpi \
+        --inject late >"$T/late.out" 2>"$T/late.err"
+    rc=$?
+    waited=$(sed -n 's/.*waited \([0-9.]*\) s).*/\1/p' "$T/late.err" | head -1)
+    if [ $rc -eq 1 ] && grep -q 'nothing from rank 2 within 5 s' "$T/late.err"; then
+        printf '%-3s %-40s %-10s %-10s %s\n' 4 "sources 3 s apart, a 5 s bound" - "exit $rc" \
+            "PASS (rank 0 gave up after ${waited:-?} s measured, naming rank 2: one bound for the whole wait)"
+    else
+        printf '%-3s %-40s %-10s %-10s %s\n' 4 "sources 3 s apart, a 5 s bound" - "exit $rc" \
+            "FAIL (expected exit 1 naming rank 2 after about 5 s; a bound per source waits 9 s and succeeds)"
+        sed 's/^/    | /' "$T/late.out" "$T/late.err" | tail -20
         fail=1
     fi
     for np in $NPS; do

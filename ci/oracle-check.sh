@@ -4,7 +4,8 @@
 # Runs `TOOL oracle FLAGS --json REPORT` (every registry entry, every implementation in this
 # build; any FAIL fails), then asserts what the Check tcase `registry` (tests/test_oracle.c)
 # asserts besides: every entry that `TOOL oracle --list FLAGS` names passed at least one case
-# (an entry that only skips proves nothing). The tiers run this instead of that tcase, so the
+# (an entry that only skips proves nothing), and every implementation of an entry passed one
+# unless all its cases were skipped. The tiers run this instead of that tcase, so the
 # registry runs once natively and once under ASan (docs/building.md). With --threads LIST it
 # also checks that the threaded cases ran at exactly those thread counts.
 # Exit status: 0 when both hold, 1 otherwise (2: bad usage).
@@ -51,6 +52,15 @@ for r in report["results"]:
     if r["outcome"] == "PASS":
         passed[r["op"]] = passed.get(r["op"], 0) + 1
 none = [op for op in ops if not passed.get(op)]
+# every implementation of an entry passed a case too, unless each of its cases was skipped (the
+# machine lacks what it needs: a GPU, an instruction set): one that is UNSUPPORTED on every case,
+# as a cuda-emu table listed where its kernels cannot run, proves nothing (docs/oracle.md)
+outcomes = {}
+for r in report["results"]:
+    outcomes.setdefault((r["op"], r["impl"]), set()).add(r["outcome"])
+idle = sorted(f"{op} {impl}" for (op, impl), seen in outcomes.items() if "PASS" not in seen and seen - {"SKIP"})
+for name in idle:
+    print(f"oracle-check: {name}: no case passed (every case unsupported or skipped)")
 c = report["counts"]
 counts = f"oracle: {c['pass']} passed, {c['fail']} failed, {c['skip']} skipped, {c['unsupported']} unsupported"
 for op in none:
@@ -63,12 +73,14 @@ if threads:
     if ran != want and (ran or report["config"].get("openmp")):
         bad_threads = f"--threads {threads}, the cases ran at {sorted(ran)}"
         print(f"oracle-check: {bad_threads}")
-ok = rc == 0 and not none and bool(ops) and not bad_threads
+ok = rc == 0 and not none and not idle and bool(ops) and not bad_threads
 why = []
 if rc != 0:
     why.append(f"gnnref oracle exit {rc}")
 if none:
     why.append(f"{len(none)} of {len(ops)} entries passed no case")
+if idle:
+    why.append(f"{len(idle)} implementations passed no case")
 if not ops:
     why.append("--list named no entry")
 if bad_threads:

@@ -54,16 +54,19 @@ typedef struct commcheck_opts {
 } commcheck_opts;
 
 static const cli_choice k_inject[] = {
-    { "mismatch", 1, 0 }, { "deadlock", 2, 0 }, { "modify", 3, 0 }, { "flip", 4, 0 }, { "skip", 5, 0 }, { NULL, 0, 0 }
+    { "mismatch", 1, 0 }, { "deadlock", 2, 0 }, { "modify", 3, 0 }, { "flip", 4, 0 },
+    { "skip", 5, 0 },     { "late", 6, 0 },     { NULL, 0, 0 }
 };
-enum { INJECT_FLIP = 4, INJECT_SKIP = 5 };
+enum { INJECT_FLIP = 4, INJECT_SKIP = 5, INJECT_LATE = 6 };
 
 static const cli_flag k_flags[] = {
     CLI_FLAG_SEED(commcheck_opts, seed, "seed of the inputs"),
     { .name = "inject", .type = CLI_CHOICE, CLI_AT(commcheck_opts, inject), .choices = k_inject,
       .help = "a deliberate bug the run must report, never hang on: mismatch, deadlock, modify (sim only); flip "
               "(sim only, flips a bit of every message: every one must be detected); skip (sim, or MPI with its "
-              "bounded wait, GNN_MPI_WAIT_TIMEOUT)" },
+              "bounded wait, GNN_MPI_WAIT_TIMEOUT); late (MPI only, 4 ranks or more: rank q posts an ialltoallv 3q s "
+              "late; with GNN_MPI_WAIT_TIMEOUT=5 rank 0's wait must fail after 5 s naming rank 2: the bound is of "
+              "the whole wait)" },
     CLI_FLAG_JSON(commcheck_opts, json, "write the report: per case and rank, the CRC32C and the outcome"),
     CLI_END
 };
@@ -98,7 +101,11 @@ static int commcheck_options(int argc, char **argv, commcheck_opts *o, cli_args 
         return rc;
     /* under MPI only a skipped ialltoallv is reported (by the bounded wait); the other bugs
      * would leave ranks in MPI's blocking collectives, which have no bound */
-    if (o->inject && b->kind != CLI_BACKEND_SIM && !(o->inject == INJECT_SKIP && b->kind == CLI_BACKEND_MPI))
+    if (o->inject == INJECT_LATE && b->kind != CLI_BACKEND_MPI)
+        return cli_error(CLI_USAGE, "--inject late needs --backend mpi: it checks the bound of MPI's asynchronous "
+                                    "wait (GNN_MPI_WAIT_TIMEOUT)");
+    if (o->inject && o->inject != INJECT_LATE && b->kind != CLI_BACKEND_SIM &&
+        !(o->inject == INJECT_SKIP && b->kind == CLI_BACKEND_MPI))
         return cli_error(CLI_USAGE, "--inject needs --backend sim%s: under %s the injected %s would %s",
                          o->inject == INJECT_SKIP ? " or mpi" : "", b->kind == CLI_BACKEND_MPI ? "MPI" : "one rank",
                          k_inject[o->inject - 1].name,

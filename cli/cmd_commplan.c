@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli/cli.h"
 #include "cli/parts.h"
 #include "gnnref/commplan.h"
@@ -19,6 +20,8 @@
 #include "gnnref/tensor.h"
 
 #define MAX_WIDTHS 8
+/* The most parts: --parts' bound, and K's when it comes from a .part file's largest id */
+#define MAX_PARTS 65536
 #define PLAN_ALL GNN_PLAN_COUNT
 
 static const int k_bits[] = { 32, 8, 4, 2 };
@@ -42,9 +45,10 @@ static const cli_choice k_plans[] = {
 
 static const cli_flag k_flags[] = {
     CLI_FLAG_DATA(commplan_opts, data, CLI_REQUIRED, CLI_DATA_HELP),
-    { .name = "parts", .type = CLI_INT, CLI_AT(commplan_opts, po.k), .meta = "K", .lo = 1, .hi = 65536,
+    { .name = "parts", .type = CLI_INT, CLI_AT(commplan_opts, po.k), .meta = "K", .lo = 1, .hi = MAX_PARTS,
       .dflt = "2; the set's with --partitions, the largest id + 1 with --read-part",
-      .help = "ranks (parts); with --partitions it must match the set, with --read-part bound the ids" },
+      .help = "ranks (parts); with --partitions it must match the set, with --read-part bound the ids (without it, "
+              "K is the file's largest id + 1, at most 65536 too)" },
     { .name = "method", .type = CLI_CHOICE, CLI_AT(commplan_opts, method), .choices = k_plans,
       .help = "the plan: pre (one partial sum per remote destination, DistGNN), post (one raw row per remote "
               "source, BNS-GCN), hybrid (a minimum vertex cover of each pair's cut edges, SuperGCN), degree (the "
@@ -76,8 +80,9 @@ static const cli_group k_groups[] = { { k_flags, 0, NULL }, { NULL, 0, NULL } };
 static const cli_command k_cmd = {
     .name = "commplan",
     .usage = "[DATA] --parts K [flags]",
-    .preface = "For every ordered rank pair (i -> j), the cut edges u -> v (u owned by i, v by j) and the rows one\n"
-               "layer's exchange sends i -> j under each plan (SuperGCN section 2, docs/commplan.md).\n",
+    .preface = "For every ordered rank pair (i -> j) with cut edges u -> v (u owned by i, v by j), those edges and\n"
+               "the rows one layer's exchange sends i -> j under each plan (SuperGCN section 2, docs/commplan.md).\n"
+               "Pairs without cut edges are neither stored nor listed: K may be 65536 with a small cut.\n",
     .epilogue = "Columns: cut = distinct cut edges (the volume with no conversion, one row per edge); U, W = distinct\n"
                 "sources and destinations; the plans' rows. hybrid = the maximum matching of the pair (Konig)\n"
                 "<= min(pre, post). Bytes of a row of F values: fp32 4F; int b: ceil(F b / 8) + 4 (the codes\n"
@@ -141,10 +146,17 @@ static int load_inputs(const commplan_opts *o, const cli_args *a, plan_run *R)
     }
     R->k = o->po.k;
     if (o->read_part) {
+        /* without --parts, K = the largest id + 1, bounded as --parts is: the ids are checked
+         * against the bound while the file is read, before anything K-sized could exist */
+        const int given = cli_given(a, "parts");
         int64_t seen = 0;
-        if ((st = gnn_part_vector_read(o->read_part, n, cli_given(a, "parts") ? o->po.k : 0, R->part, &seen, &err)))
-            return cli_error(cli_status_code(st), "--read-part: %s", cli_errmsg(&err, st));
-        if (!cli_given(a, "parts"))
+        if ((st = gnn_part_vector_read(o->read_part, n, given ? o->po.k : MAX_PARTS, R->part, &seen, &err)))
+            return cli_error(cli_status_code(st), "--read-part: %s%s", cli_errmsg(&err, st),
+                             st == GNN_ERR_RANGE && !given
+                                 ? " (without --parts, K is the largest id + 1, and at most 65536 parts, the bound of "
+                                   "--parts)"
+                                 : "");
+        if (!given)
             R->k = seen > 0 ? seen : 1;
         return CLI_OK;
     }
@@ -156,6 +168,35 @@ static int load_inputs(const commplan_opts *o, const cli_args *a, plan_run *R)
     if ((st = gnn_partition_assign(&R->ds.graph, R->ds.split, &po, R->part, NULL, &err)))
         return cli_error(cli_status_code(st), "%s: %s", o->data, cli_errmsg(&err, st));
     return CLI_OK;
+}
+
+/* The machine's memory, in bytes. (Not RLIMIT_AS: an address-space limit also counts what the
+ * libraries reserve and never touch, such as OpenBLAS's buffers.) */
+static double machine_bytes(void)
+{
+    const double b = (double)sysconf(_SC_PHYS_PAGES) * (double)sysconf(_SC_PAGE_SIZE);
+    return b > 0 ? b : 1e300;
+}
+
+/* Before anything is allocated for the plans: what they will need at most (each plan's build
+ * at its peak, gnn_commplan_bytes_bound: linear in the cut, independent of K, plus this
+ * command's per-pair counts), refused with the source of the part vector and the figure when
+ * it exceeds the machine's memory. */
+static int check_memory(const commplan_opts *o, const plan_run *R, int nthreads)
+{
+    const int64_t cut = gnn_commplan_count_cut(&R->ds.graph, R->part);
+    const int n_plans = o->method == PLAN_ALL ? GNN_PLAN_COUNT : 1;
+    const double need = (double)n_plans * (double)gnn_commplan_bytes_bound(cut, nthreads) + 16.0 * (double)cut;
+    const double have = machine_bytes();
+    if (need <= have)
+        return CLI_OK;
+    const char *src = o->read_part ? o->read_part : o->parts_dir ? o->parts_dir : o->data;
+    return cli_error(CLI_USAGE,
+                     "%s: the part vector of %s (K = %lld) cuts %lld edges of %s: the %d plan%s would need about %.1f "
+                     "GiB, more than this machine's %.1f GiB of memory (--method with one plan needs a quarter)",
+                     o->read_part ? "--read-part" : o->parts_dir ? "--partitions" : "--data", src, (long long)R->k,
+                     (long long)cut, o->data, n_plans, n_plans == 1 ? "" : "s", need / 1073741824.0,
+                     have / 1073741824.0);
 }
 
 static int build_plans(const commplan_opts *o, plan_run *R)
@@ -181,10 +222,10 @@ static int cmp_i64(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* |U_ij| and |W_ij| of pair p from a plan's edge list (any plan lists the same edges). */
-static void pair_uw(const gnn_commplan *P, int64_t p, int64_t *nu, int64_t *nw, int64_t *scratch)
+/* |U_ij| and |W_ij| of slot s from a plan's edge list (any plan lists the same edges). */
+static void pair_uw(const gnn_commplan *P, int64_t s, int64_t *nu, int64_t *nw, int64_t *scratch)
 {
-    const int64_t e0 = P->edge_ptr[p], e1 = P->edge_ptr[p + 1];
+    const int64_t e0 = P->edge_ptr[s], e1 = P->edge_ptr[s + 1];
     *nu = 0;
     *nw = 0;
     for (int64_t e = e0; e < e1; e++) {
@@ -204,16 +245,12 @@ static const gnn_commplan *any_plan(const plan_run *R)
     return NULL;
 }
 
-static int64_t total_rows(const gnn_commplan *P)
-{
-    const int64_t kk = P->k * P->k;
-    return P->post_ptr[kk] + P->pre_ptr[kk];
-}
+static int64_t total_rows(const gnn_commplan *P) { return gnn_commplan_total_rows(P); }
 
 static void print_report(const commplan_opts *o, const plan_run *R, const int64_t *uw)
 {
     const gnn_commplan *E = any_plan(R);
-    const int64_t k = R->k, kk = k * k;
+    const int64_t k = R->k, np = E->n_pairs;
     printf("gnnref commplan: %s  n=%lld  parts=%lld  cut edges=%lld (distinct)  impl=%s\n", R->ds.name,
            (long long)R->ds.graph.n, (long long)k, (long long)E->n_edges, o->impl->name);
     printf("%5s %5s %9s %8s %8s", "src", "dst", "cut", "U", "W");
@@ -221,24 +258,26 @@ static void print_report(const commplan_opts *o, const plan_run *R, const int64_
         if (R->have[kind])
             printf(" %9s", gnn_plan_kind_name((gnn_plan_kind)kind));
     printf("\n");
-    for (int64_t p = 0; p < kk; p++) {
-        if (p / k == p % k)
-            continue;
-        printf("%5lld %5lld %9lld %8lld %8lld", (long long)(p / k), (long long)(p % k),
-               (long long)gnn_commplan_edges(E, p), (long long)uw[2 * p], (long long)uw[2 * p + 1]);
+    /* the pairs with cut edges only: every plan has the same slots, in (src, dst) order */
+    for (int64_t s = 0; s < np; s++) {
+        printf("%5lld %5lld %9lld %8lld %8lld", (long long)(E->pair[s] / k), (long long)(E->pair[s] % k),
+               (long long)gnn_commplan_slot_edges(E, s), (long long)uw[2 * s], (long long)uw[2 * s + 1]);
         for (int kind = 0; kind < GNN_PLAN_COUNT; kind++)
             if (R->have[kind])
-                printf(" %9lld", (long long)gnn_commplan_rows(&R->plans[kind], p));
+                printf(" %9lld", (long long)gnn_commplan_slot_rows(&R->plans[kind], s));
         printf("\n");
     }
     int64_t tu = 0, tw = 0;
-    for (int64_t p = 0; p < kk; p++)
-        tu += uw[2 * p], tw += uw[2 * p + 1];
+    for (int64_t s = 0; s < np; s++)
+        tu += uw[2 * s], tw += uw[2 * s + 1];
     printf("%11s %9lld %8lld %8lld", "total", (long long)E->n_edges, (long long)tu, (long long)tw);
     for (int kind = 0; kind < GNN_PLAN_COUNT; kind++)
         if (R->have[kind])
             printf(" %9lld", (long long)total_rows(&R->plans[kind]));
     printf("\n");
+    const double n_ordered = (double)k * (double)(k - 1);
+    if ((double)np < n_ordered)
+        printf("(%.0f of the %.0f ordered pairs have no cut edge: not listed)\n", n_ordered - (double)np, n_ordered);
     if (R->have[GNN_PLAN_PRE] && R->have[GNN_PLAN_POST] && R->have[GNN_PLAN_HYBRID]) {
         const int64_t pre = total_rows(&R->plans[GNN_PLAN_PRE]), post = total_rows(&R->plans[GNN_PLAN_POST]);
         const int64_t hyb = total_rows(&R->plans[GNN_PLAN_HYBRID]);
@@ -275,17 +314,15 @@ static void print_ids(const char *what, const int64_t *ids, int64_t n)
 /* --rows: each plan's post and pre rows per pair */
 static void print_rows(const plan_run *R)
 {
-    const int64_t k = R->k, kk = k * k;
+    const int64_t k = R->k;
     printf("rows per pair (post: raw source rows, then pre: partial sums per destination):\n");
     for (int kind = 0; kind < GNN_PLAN_COUNT; kind++)
-        for (int64_t p = 0; R->have[kind] && p < kk; p++) {
+        for (int64_t s = 0; R->have[kind] && s < R->plans[kind].n_pairs; s++) {
             const gnn_commplan *P = &R->plans[kind];
-            if (gnn_commplan_edges(P, p) == 0)
-                continue;
-            printf("%9s %lld -> %lld:", gnn_plan_kind_name((gnn_plan_kind)kind), (long long)(p / k),
-                   (long long)(p % k));
-            print_ids("post", P->post_rows + P->post_ptr[p], P->post_ptr[p + 1] - P->post_ptr[p]);
-            print_ids("pre", P->pre_rows + P->pre_ptr[p], P->pre_ptr[p + 1] - P->pre_ptr[p]);
+            printf("%9s %lld -> %lld:", gnn_plan_kind_name((gnn_plan_kind)kind), (long long)(P->pair[s] / k),
+                   (long long)(P->pair[s] % k));
+            print_ids("post", P->post_rows + P->post_ptr[s], P->post_ptr[s + 1] - P->post_ptr[s]);
+            print_ids("pre", P->pre_rows + P->pre_ptr[s], P->pre_ptr[s + 1] - P->pre_ptr[s]);
             printf("\n");
         }
 }
@@ -293,17 +330,16 @@ static void print_rows(const plan_run *R)
 static json_object *plan_json(const commplan_opts *o, const plan_run *R, int kind)
 {
     const gnn_commplan *P = &R->plans[kind];
-    const int64_t k = R->k, kk = k * k;
+    const int64_t k = R->k, np = P->n_pairs;
     json_object *j = json_object_new_object();
-    int64_t *rows = gnn_malloc((size_t)kk * sizeof(int64_t) + 1);
-    if (rows)
-        for (int64_t p = 0; p < kk; p++)
-            rows[p] = gnn_commplan_rows(P, p);
-    json_object_object_add(j, "rows", rows ? cli_json_i64_array(rows, kk, 1) : NULL); /* k x k, row = sender */
-    gnn_free(rows);
+    /* one value per entry of the report's "pairs" (the pairs with cut edges, in (src, dst) order) */
+    json_object *rows = json_object_new_array();
+    for (int64_t s = 0; s < np; s++)
+        json_object_array_add(rows, json_object_new_int64(gnn_commplan_slot_rows(P, s)));
+    json_object_object_add(j, "rows", rows);
     json_object_object_add(j, "total_rows", json_object_new_int64(total_rows(P)));
-    json_object_object_add(j, "post_rows", json_object_new_int64(P->post_ptr[kk]));
-    json_object_object_add(j, "pre_rows", json_object_new_int64(P->pre_ptr[kk]));
+    json_object_object_add(j, "post_rows", json_object_new_int64(P->post_ptr[np]));
+    json_object_object_add(j, "pre_rows", json_object_new_int64(P->pre_ptr[np]));
     json_object_object_add(j, "seconds", json_object_new_double(R->seconds[kind]));
     json_object *bytes = json_object_new_object();
     for (int b = 0; b < N_BITS; b++) {
@@ -318,16 +354,14 @@ static json_object *plan_json(const commplan_opts *o, const plan_run *R, int kin
     json_object_object_add(j, "bytes", bytes); /* bits -> per width */
     if (o->show_rows) {
         json_object *lists = json_object_new_array();
-        for (int64_t p = 0; p < kk; p++) {
-            if (gnn_commplan_edges(P, p) == 0)
-                continue;
+        for (int64_t s = 0; s < np; s++) {
             json_object *q = json_object_new_object();
-            json_object_object_add(q, "src", json_object_new_int64(p / k));
-            json_object_object_add(q, "dst", json_object_new_int64(p % k));
-            json_object_object_add(q, "post", cli_json_i64_array(P->post_rows + P->post_ptr[p],
-                                                                 P->post_ptr[p + 1] - P->post_ptr[p], 1));
-            json_object_object_add(q, "pre", cli_json_i64_array(P->pre_rows + P->pre_ptr[p],
-                                                                P->pre_ptr[p + 1] - P->pre_ptr[p], 1));
+            json_object_object_add(q, "src", json_object_new_int64(P->pair[s] / k));
+            json_object_object_add(q, "dst", json_object_new_int64(P->pair[s] % k));
+            json_object_object_add(q, "post", cli_json_i64_array(P->post_rows + P->post_ptr[s],
+                                                                 P->post_ptr[s + 1] - P->post_ptr[s], 1));
+            json_object_object_add(q, "pre", cli_json_i64_array(P->pre_rows + P->pre_ptr[s],
+                                                                P->pre_ptr[s + 1] - P->pre_ptr[s], 1));
             json_object_array_add(lists, q);
         }
         json_object_object_add(j, "lists", lists);
@@ -339,7 +373,7 @@ static json_object *commplan_report(const commplan_opts *o, const cli_args *a, c
                                     int nthreads)
 {
     const gnn_commplan *E = any_plan(R);
-    const int64_t k = R->k, kk = k * k;
+    const int64_t k = R->k, np = E->n_pairs;
     json_object *cfg;
     json_object *r = cli_report_new("commplan", o->po.seed, nthreads, "self", 1, &cfg);
     cli_config_json(cfg, a, o, 0);
@@ -348,22 +382,21 @@ static json_object *commplan_report(const commplan_opts *o, const cli_args *a, c
     json_object_object_add(r, "n", json_object_new_int64(R->ds.graph.n));
     json_object_object_add(r, "k", json_object_new_int64(k));
     json_object_object_add(r, "cut_edges", json_object_new_int64(E->n_edges));
+    json_object_object_add(r, "n_pairs", json_object_new_int64(np));
     json_object_object_add(r, "widths", cli_json_i64_array(o->widths, o->n_widths, 1));
-    json_object *pairs = json_object_new_array();
-    for (int64_t p = 0; p < kk; p++) {
-        if (p / k == p % k)
-            continue;
+    json_object *pairs = json_object_new_array(); /* the pairs with cut edges only */
+    for (int64_t s = 0; s < np; s++) {
         json_object *q = json_object_new_object();
-        json_object_object_add(q, "src", json_object_new_int64(p / k));
-        json_object_object_add(q, "dst", json_object_new_int64(p % k));
-        json_object_object_add(q, "cut_edges", json_object_new_int64(gnn_commplan_edges(E, p)));
-        json_object_object_add(q, "U", json_object_new_int64(uw[2 * p]));
-        json_object_object_add(q, "W", json_object_new_int64(uw[2 * p + 1]));
+        json_object_object_add(q, "src", json_object_new_int64(E->pair[s] / k));
+        json_object_object_add(q, "dst", json_object_new_int64(E->pair[s] % k));
+        json_object_object_add(q, "cut_edges", json_object_new_int64(gnn_commplan_slot_edges(E, s)));
+        json_object_object_add(q, "U", json_object_new_int64(uw[2 * s]));
+        json_object_object_add(q, "W", json_object_new_int64(uw[2 * s + 1]));
         json_object *rows = json_object_new_object();
         for (int kind = 0; kind < GNN_PLAN_COUNT; kind++)
             if (R->have[kind])
                 json_object_object_add(rows, gnn_plan_kind_name((gnn_plan_kind)kind),
-                                       json_object_new_int64(gnn_commplan_rows(&R->plans[kind], p)));
+                                       json_object_new_int64(gnn_commplan_slot_rows(&R->plans[kind], s)));
         json_object_object_add(q, "rows", rows);
         json_object_array_add(pairs, q);
     }
@@ -387,22 +420,22 @@ int gnn_cmd_commplan(int argc, char **argv)
     plan_run R;
     memset(&R, 0, sizeof R);
     int64_t *uw = NULL, *scratch = NULL;
-    if ((rc = load_inputs(&o, &a, &R)) != CLI_OK || (rc = build_plans(&o, &R)) != CLI_OK)
+    if ((rc = load_inputs(&o, &a, &R)) != CLI_OK || (rc = check_memory(&o, &R, nthreads)) != CLI_OK ||
+        (rc = build_plans(&o, &R)) != CLI_OK)
         goto done;
     if (!cli_given(&a, "widths")) {
         o.widths[0] = R.ds.num_features > 0 ? R.ds.num_features : 128;
         o.n_widths = 1;
     }
     const gnn_commplan *E = any_plan(&R);
-    const int64_t kk = R.k * R.k;
-    uw = gnn_malloc((size_t)(2 * kk) * sizeof(int64_t) + 1);
+    uw = gnn_malloc((size_t)(2 * E->n_pairs) * sizeof(int64_t) + 1); /* per slot: nothing for an empty pair */
     scratch = gnn_malloc((size_t)(E->n_edges + 1) * sizeof(int64_t));
     if (!uw || !scratch) {
         rc = cli_error(CLI_FAIL, "out of memory");
         goto done;
     }
-    for (int64_t p = 0; p < kk; p++)
-        pair_uw(E, p, &uw[2 * p], &uw[2 * p + 1], scratch);
+    for (int64_t s = 0; s < E->n_pairs; s++)
+        pair_uw(E, s, &uw[2 * s], &uw[2 * s + 1], scratch);
     print_report(&o, &R, uw);
     if (o.show_rows)
         print_rows(&R);

@@ -344,8 +344,9 @@ static const cli_flag k_flags[] = {
       .help = "print every case, not only failures" },
     { .name = "stress", .type = CLI_INT, CLI_AT(oracle_opts, stress), .meta = "N", .lo = 0, .hi = 100000,
       .note = "0 = off",
-      .help = "race hunting: run every case N times under perturbed scheduling (background noise threads; a random "
-              "OpenMP runtime schedule, which reaches only schedule(runtime) loops, none today), the threaded implementations at 2, 4 and 8 threads unless --threads is "
+      .help = "race hunting: run every case N times under perturbed scheduling (background noise threads; in the "
+              "kernels, random chunks for the dynamic loops and random pauses inside the threaded counting sorts), the "
+              "threaded implementations at 2, 4 and 8 threads unless --threads is "
               "given; a failing run fails the case, and so does a run whose output differs from the first run's where "
               "the comparator is exact (bitwise, canonical, verify). A failure's replay line repeats these settings "
               "(docs/oracle.md, \"Races\")" },

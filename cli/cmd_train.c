@@ -30,6 +30,7 @@ static const cli_choice k_feat_norms[] = {
 static const cli_choice k_gat_variants[] = {
     { "velickovic", GNN_GAT_VELICKOVIC, 0 }, { "distgnn", GNN_GAT_DISTGNN, 0 }, { NULL, 0, 0 }
 };
+static const cli_choice k_stop_rules[] = { { "acc", GNN_STOP_ACC, 0 }, { "gat", GNN_STOP_GAT, 0 }, { NULL, 0, 0 } };
 static const cli_choice k_on_off[] = { { "on", 1, 0 }, { "off", 0, 0 }, { NULL, 0, 0 } };
 static const cli_choice k_samplings[] = {
     { "local", GNN_SAMPLING_LOCAL, 0 }, { "distributed", GNN_SAMPLING_DISTRIBUTED, 0 }, { NULL, 0, 0 }
@@ -74,8 +75,13 @@ static const cli_flag k_train_flags[] = {
     { .name = "epochs", .type = CLI_INT, CLI_AT(T, cfg.epochs), .meta = "E", .lo = 1, .hi = 1000000,
       .help = "epochs; at most E with --patience" }, /* 0 would report accuracies never measured */
     { .name = "patience", .type = CLI_INT, CLI_AT(T, cfg.patience), .meta = "N", .lo = 0, .hi = 1000000,
-      .note = "0 = off", .help = "early stopping: stop after N evaluated epochs without a better validation accuracy "
-                                 "(or the same with a lower val loss)" },
+      .note = "0 = off", .help = "early stopping: stop after N evaluated epochs without a better one (--stop-rule)" },
+    { .name = "stop-rule", .type = CLI_CHOICE, CLI_AT(T, cfg.stop_rule), .choices = k_stop_rules,
+      .dflt = "gat for --model gat (GAT's paper setup), acc otherwise",
+      .help = "what restarts --patience and which model is kept and reported as final.test_acc_restored: acc (a "
+              "higher val accuracy, or the same with a lower val loss; the best epoch) or gat (Velickovic et al.'s "
+              "code: a val accuracy >= its maximum or a val loss <= its minimum restarts; the model is kept when "
+              "both are); docs/models.md section 4" },
     { .name = "lr", .type = CLI_REAL, CLI_AT(T, cfg.lr), .meta = "X", .rlo = 0, .rhi = 10, .bits = CLI_LO_OPEN,
       .help = "Adam learning rate" },
     { .name = "dropout", .type = CLI_REAL, CLI_AT(T, cfg.dropout), .meta = "P", .rlo = 0, .rhi = 1,
@@ -237,6 +243,49 @@ static const cli_command k_cmd = {
     .groups = k_groups,
 };
 
+const cli_command *cli_train_command(void) { return &k_cmd; }
+
+/* Every flag of the tables above (and the backend's) that a resume may change, or that does not
+ * combine with checkpoints; any other flag must enter the checkpoint's fingerprint
+ * (core/checkpoint.c gnn_ckpt_config_crc, the data CRC of split, labels and part, the header's
+ * dataset and rank count). A new flag is fingerprinted unless it is listed here with its reason. */
+#define FB_ONLY "full batch on partitions takes no checkpoint yet: --checkpoint and --resume are refused with it"
+#define FAULTS "the simulator's faults: a blocking message's fault is keyed by the messages before it in the run, " \
+               "so a resumed run would not meet the faults of the run never stopped"
+const cli_resume_rule cli_train_resume_rules[] = {
+    { "threads", CLI_RESUME_FREE, "results are the same bits at any thread count (DESIGN.md section 2)" },
+    { "adapt-threads", CLI_RESUME_FREE, "the team size changes no bit (docs/openmp.md)" },
+    { "json", CLI_RESUME_FREE, "where the report goes" },
+    { "quiet", CLI_RESUME_FREE, "what is printed" },
+    { "checkpoint", CLI_RESUME_FREE, "where the next checkpoints go" },
+    { "checkpoint-every", CLI_RESUME_FREE, "when checkpoints are written, not what the steps compute" },
+    { "resume", CLI_RESUME_FREE, "the checkpoint read" },
+    { "pipeline", CLI_RESUME_FREE, "the pipeline changes no step loss (docs/pipeline.md)" },
+    { "pipeline-copy", CLI_RESUME_FREE, "the pipeline changes no step loss (docs/pipeline.md)" },
+    { "backend", CLI_RESUME_FREE, "the simulator and MPI give the same bits (DESIGN.md section 4, "
+                                  "ci/resume-check.sh); the rank count is checked on its own" },
+    { "alpha", CLI_RESUME_FREE, "the simulator's time model: reported times only" },
+    { "bandwidth", CLI_RESUME_FREE, "the simulator's time model: reported times only" },
+    { "sim-timeout", CLI_RESUME_FREE, "a bound on every wait: no result depends on it" },
+    { "threads-per-rank", CLI_RESUME_FREE, "results are the same bits at any thread count" },
+    { "parts", CLI_RESUME_REFUSED, FB_ONLY },
+    { "plan", CLI_RESUME_REFUSED, FB_ONLY },
+    { "comm-bits", CLI_RESUME_REFUSED, FB_ONLY },
+    { "round", CLI_RESUME_REFUSED, FB_ONLY },
+    { "quant-backward", CLI_RESUME_REFUSED, FB_ONLY },
+    { "lp-rate", CLI_RESUME_REFUSED, FB_ONLY },
+    { "lp-resample", CLI_RESUME_REFUSED, FB_ONLY },
+    { "fault-seed", CLI_RESUME_REFUSED, FAULTS },
+    { "fault-drop", CLI_RESUME_REFUSED, FAULTS },
+    { "fault-delay", CLI_RESUME_REFUSED, FAULTS },
+    { "fault-delay-p", CLI_RESUME_REFUSED, FAULTS },
+    { "fault-flip", CLI_RESUME_REFUSED, FAULTS },
+    { "fault-drop-blocking", CLI_RESUME_REFUSED, FAULTS },
+    { NULL, 0, NULL }
+};
+#undef FB_ONLY
+#undef FAULTS
+
 static void train_defaults(train_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -342,6 +391,17 @@ static int check_part_flags(const train_opts *o, const cli_args *a)
         return cli_error(CLI_USAGE, "%s: full batch on partitions (--mode fullbatch with --partitions or --parts) "
                                     "has no checkpoints yet (docs/checkpoint.md)",
                          o->cfg.checkpoint_dir ? "--checkpoint" : "--resume");
+    /* cli_train_resume_rules: the simulator's faults do not combine with checkpoints */
+    static const char *const k_faults[] = { "fault-seed", "fault-drop", "fault-delay", "fault-delay-p",
+                                            "fault-flip", "fault-drop-blocking", NULL };
+    const char *fault = NULL;
+    for (const char *const *f = k_faults; *f && !fault; f++)
+        fault = cli_given(a, *f) ? *f : NULL;
+    if (fault && (o->cfg.checkpoint_dir || o->cfg.resume_dir))
+        return cli_error(CLI_USAGE, "--%s with %s: the simulator's faults are keyed by the run's messages from its "
+                                    "start, so a resumed run would not meet the faults of the run never stopped "
+                                    "(docs/checkpoint.md)",
+                         fault, o->cfg.checkpoint_dir ? "--checkpoint" : "--resume");
     if (cli_given(a, "checkpoint-every") && !o->cfg.checkpoint_dir)
         return cli_error(CLI_USAGE, "--checkpoint-every applies to --checkpoint DIR");
     if (fb && o->cfg.model == GNN_MODEL_GAT)

@@ -26,6 +26,21 @@ enum {
     TRAIN_TAG_RGCN = CLI_TAG(6),      /* --model rgcn */
 };
 
+/* How a flag of `gnnref train` meets --resume (docs/checkpoint.md, "Flags and the fingerprint").
+ * A flag not listed in cli_train_resume_rules enters the checkpoint's fingerprint: a resume
+ * under another value of it is refused (tests/test_resume_flags.c resumes under a changed value
+ * of every such flag). A listed flag either may differ on resume (FREE: it changes no bit of the
+ * run's results) or does not combine with --checkpoint and --resume (REFUSED). */
+typedef enum cli_resume_kind { CLI_RESUME_FREE = 1, CLI_RESUME_REFUSED = 2 } cli_resume_kind;
+typedef struct cli_resume_rule {
+    const char *flag;     /* without "--"; NULL ends the list */
+    cli_resume_kind kind;
+    const char *why;      /* the reason, one line */
+} cli_resume_rule;
+extern const cli_resume_rule cli_train_resume_rules[];
+/* The command's flag tables (the one table of each group that parsing, help and the report read). */
+const cli_command *cli_train_command(void);
+
 typedef struct train_opts {
     gnn_train_config cfg;     /* the model and the optimizer; resolved before the report */
     int n_fanouts;            /* values given to --fanouts (the report: cfg.layers of them) */

@@ -253,6 +253,9 @@ static json_object *train_report(const train_job *J, const gnn_train_result *res
     json_object_object_add(fin, "best_val_acc", json_object_new_double(res->best_val_acc));
     json_object_object_add(fin, "test_acc_at_best_val", json_object_new_double(res->test_acc_at_best_val));
     json_object_object_add(fin, "best_epoch", json_object_new_int(res->best_epoch));
+    /* the model --stop-rule keeps, as a restore of it would report it (models.md section 4) */
+    json_object_object_add(fin, "test_acc_restored", json_object_new_double(res->test_acc_restored));
+    json_object_object_add(fin, "restored_epoch", json_object_new_int(res->restored_epoch));
     json_object_object_add(fin, "epochs_run", json_object_new_int(res->n_epochs));
     json_object_object_add(fin, "stopped_early", json_object_new_boolean(res->stopped_early));
     json_object_object_add(fin, "stop_epoch", res->stopped_early ? json_object_new_int(res->stop_epoch) : NULL);
@@ -419,9 +422,11 @@ gnn_status train_finish(gnn_comm *comm, train_job *J, const gnn_train_result *re
                "test_acc_at_best_val %.4f  majority_class %.4f\n",
                res->train_acc, res->val_acc, res->test_acc, res->best_val_acc, res->best_epoch,
                res->test_acc_at_best_val, res->majority_rate);
+        printf("kept model (--stop-rule %s): epoch %d, test_acc %.4f\n", gnn_stop_rule_name(c->stop_rule),
+               res->restored_epoch, res->test_acc_restored);
         if (res->stopped_early)
-            printf("early stop: no better validation accuracy for %d evaluated epochs; stopped after epoch %d\n",
-                   c->patience, res->stop_epoch);
+            printf("early stop: no better validation %s for %d evaluated epochs; stopped after epoch %d\n",
+                   c->stop_rule == GNN_STOP_GAT ? "accuracy or loss" : "accuracy", c->patience, res->stop_epoch);
         printf("test accuracy: %.4f\n", res->test_acc);
         J->report = train_report(J, res, rep, P);
         J->epochs_run = res->n_epochs;

@@ -39,6 +39,8 @@ uint32_t gnn_ckpt_config_crc(const gnn_train_config *c, const struct gnn_part_tr
     ci(&w, (int64_t)c->seed), ci(&w, c->eval_every), ci(&w, c->patience), ci(&w, c->heads), ci(&w, c->out_heads);
     ci(&w, c->gat_variant), cf(&w, c->attn_dropout), cf(&w, c->gat_slope), ci(&w, c->layernorm);
     ci(&w, c->rgcn_bases), ci(&w, c->feat_norm), ci(&w, c->wd_scope);
+    if (c->stop_rule != GNN_STOP_ACC) /* acc, the only rule before: its runs' files stay valid */
+        ci(&w, c->stop_rule);
     const gnn_impl *im = c->impl ? c->impl : gnn_impl_opt();
     if (im && im->name)
         w.crc = gnn_crc32c(w.crc, im->name, strlen(im->name));
@@ -48,6 +50,17 @@ uint32_t gnn_ckpt_config_crc(const gnn_train_config *c, const struct gnn_part_tr
         ci(&w, pc->match), ci(&w, pc->reorder_window), ci(&w, pc->match_norm);
     }
     return w.crc;
+}
+
+uint32_t gnn_ckpt_data_crc(uint32_t crc, const uint8_t *split, const int32_t *labels, int64_t n)
+{
+    const int64_t have[2] = { split != NULL, labels != NULL };
+    crc = gnn_crc32c(crc, have, sizeof have);
+    if (split && n > 0)
+        crc = gnn_crc32c(crc, split, (size_t)n);
+    if (labels && n > 0)
+        crc = gnn_crc32c(crc, labels, (size_t)n * sizeof(int32_t));
+    return crc;
 }
 
 /* ---- writing ----------------------------------------------------------------------------- */
@@ -242,8 +255,8 @@ static gnn_status compare(const gnn_ckpt *r, const gnn_ckpt_fingerprint *e, gnn_
                            r->path, f->dataset, (long long)f->n, (long long)f->nnz, e->dataset, (long long)e->n,
                            (long long)e->nnz);
     if (f->part_crc != e->part_crc)
-        return gnn_err_set(err, GNN_ERR_INVAL, "%s: written for another partition (part CRC 0x%08x; this run's "
-                                                  "part: 0x%08x)",
+        return gnn_err_set(err, GNN_ERR_INVAL, "%s: written for other training data (data CRC 0x%08x; this run's: "
+                                                  "0x%08x): the partition, the split (--split) or the labels differ",
                            r->path, f->part_crc, e->part_crc);
     if (f->config_crc != e->config_crc)
         return gnn_err_set(err, GNN_ERR_INVAL, "%s: written with another training configuration (config CRC "

@@ -29,6 +29,7 @@ void gnn_commplan_free(gnn_commplan *c)
 {
     if (!c)
         return;
+    gnn_free(c->pair);
     gnn_free(c->edge_ptr);
     gnn_free(c->edge_src);
     gnn_free(c->edge_dst);
@@ -41,6 +42,36 @@ void gnn_commplan_free(gnn_commplan *c)
     gnn_free(c->match_src);
     gnn_free(c->match_dst);
     memset(c, 0, sizeof *c);
+}
+
+int64_t gnn_commplan_count_cut(const gnn_csr *g, const int32_t *part)
+{
+    int64_t m = 0;
+    for (int64_t v = 0; v < g->n; v++)
+        for (int64_t e = g->indptr[v]; e < g->indptr[v + 1]; e++)
+            m += part[g->indices[e]] != part[v];
+    return m;
+}
+
+/* Per cut edge, counted with its repeats (so at least per distinct one), the most a builder
+ * holds at once, derived from ref/commplan.c and opt/cpu/commplan.c: the plan itself (pair id,
+ * four offsets, source, destination, side, post and pre rows, the matching: 89 bytes); the
+ * cpu builder's scratch beside it (the sorted (pair, u, v) list, per-slot counts and rows: 80
+ * bytes; while grouping, the list twice and qsort's merge buffer, 72, before most of the plan
+ * exists; ref's list and merge buffer, 48); the per-pair solvers running at the same time,
+ * whose bipartite graphs, matchings and covers sum to at most 82 bytes per edge. 251 bytes,
+ * rounded up to 320 for the allocator's headers; plus the cpu builder's bucket counts
+ * (one row of GNN_COMMPLAN_BUCKETS per thread, and a few more) and a megabyte for the rest.
+ * Nothing depends on k: no array has an entry per rank pair. */
+int64_t gnn_commplan_bytes_bound(int64_t cut, int threads)
+{
+    const int64_t per_edge = 320;
+    if (cut < 0)
+        cut = 0;
+    if (threads < 1)
+        threads = 1;
+    return per_edge * (cut + 1) + (int64_t)threads * 2 * GNN_COMMPLAN_BUCKETS * (int64_t)sizeof(int64_t) +
+           (1 << 20);
 }
 
 gnn_status gnn_commplan_build(const gnn_commplan_ops *ops, const gnn_csr *g, const int32_t *part, int64_t k,

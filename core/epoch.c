@@ -68,8 +68,7 @@ static gnn_status run_steps(const epoch_plan *p, const epoch_ops *ops, void *sel
  * when patience has run out. With root_evaluates, every rank holds the same model, so rank 0
  * evaluates alone and broadcasts the figures. */
 static gnn_status evaluate_epoch(const epoch_plan *p, const epoch_ops *ops, void *self, int ep, gnn_epoch_stats *E,
-                                 gnn_train_result *res, double *best_val_loss, int *since_best, int *stop,
-                                 gnn_err *err)
+                                 gnn_train_result *res, stop_state *ss, int *stop, gnn_err *err)
 {
     const gnn_train_config *c = p->cfg;
     double acc[4] = { 0 }, vloss = 0.0;
@@ -91,7 +90,7 @@ static gnn_status evaluate_epoch(const epoch_plan *p, const epoch_ops *ops, void
         vloss = b[4];
     }
     const int last = ep == c->epochs - 1;
-    *stop = gnn_train_record_eval(res, E, acc, vloss, ep, last, c->patience, best_val_loss, since_best);
+    *stop = gnn_train_record_eval(res, E, acc, vloss, ep, last, c, ss);
     return GNN_OK;
 }
 
@@ -100,11 +99,15 @@ static gnn_status evaluate_epoch(const epoch_plan *p, const epoch_ops *ops, void
 /* The loop's own state: everything run_steps and evaluate_epoch read besides the trainer's. */
 enum { LOOP_N = 16, EPOCH_N = 12 + GNN_PHASE_COUNT + 2 * GNN_MAX_LAYERS };
 
-static void put_loop(gnn_ckpt *w, const gnn_train_result *res, double best_val_loss, int since_best)
+/* Slots 12-14 hold the gat stop rule's state (the extremes, the kept epoch), read back only
+ * under gat: under acc the kept model is the best epoch, so files written before the rule
+ * existed (zeros there) read back as they did. */
+static void put_loop(gnn_ckpt *w, const gnn_train_result *res, const stop_state *ss)
 {
     const double v[LOOP_N] = { res->n_epochs, res->n_steps, res->best_val_acc, res->test_acc_at_best_val,
                                res->best_epoch, res->stopped_early, res->stop_epoch, res->train_acc,
-                               res->val_acc, res->test_acc, best_val_loss, since_best, 0, 0, 0, 0 };
+                               res->val_acc, res->test_acc, ss->best_val_loss, ss->since,
+                               ss->max_val_acc, ss->min_val_loss, res->restored_epoch, 0 };
     gnn_ckpt_put(w, GNN_CKPT_SEC_LOOP, v, sizeof v);
     gnn_ckpt_put(w, GNN_CKPT_SEC_STEPS, res->step_loss, (size_t)res->n_steps * sizeof(double));
     double *e = calloc((size_t)res->n_epochs * EPOCH_N + 1, sizeof(double));
@@ -169,32 +172,37 @@ static gnn_status get_epoch_stats(const gnn_ckpt *r, const double *x, int i, int
     return GNN_OK;
 }
 
-static gnn_status get_loop(const gnn_ckpt *r, const epoch_plan *p, gnn_train_result *res, double *best_val_loss,
-                           int *since_best, gnn_err *err)
+static gnn_status get_loop(const gnn_ckpt *r, const epoch_plan *p, gnn_train_result *res, stop_state *ss,
+                           gnn_err *err)
 {
     double v[LOOP_N];
     gnn_status st = gnn_ckpt_read(r, GNN_CKPT_SEC_LOOP, v, sizeof v, err);
     if (st)
         return st;
     const int E = p->cfg->epochs;
-    int64_t ne = -1, ns = -1, best = 0, early = 0, stop_ep = 0, since = 0;
+    int64_t ne = -1, ns = -1, best = 0, early = 0, stop_ep = 0, since = 0, kept = -1;
     if (whole(v[0], 0, E, &ne) || whole(v[1], 0, COUNT_MAX, &ns) || ne != r->epochs_done ||
         ns != ne * p->steps || ns != (int64_t)r->step)
         return gnn_err_set(err, GNN_ERR_FORMAT, "%s: %g epochs and %g steps recorded at step %u: this run has %lld "
                                                 "steps per epoch and %d epochs",
                            r->path, v[0], v[1], r->step, (long long)p->steps, E);
+    const int gat = p->cfg->stop_rule == GNN_STOP_GAT;
     if (whole(v[4], -1, E, &best) || whole(v[5], 0, 1, &early) || whole(v[6], -1, E, &stop_ep) ||
-        whole(v[11], 0, E, &since))
+        whole(v[11], 0, E, &since) || (gat && whole(v[14], -1, (double)ne - 1, &kept)))
         return gnn_err_set(err, GNN_ERR_FORMAT, "%s: the loop's state is out of range (best epoch %g, stopped early "
-                                                "%g, stop epoch %g, epochs since the best %g; %d epochs)",
-                           r->path, v[4], v[5], v[6], v[11], E);
+                                                "%g, stop epoch %g, epochs since the best %g, kept epoch %g; %d "
+                                                "epochs)",
+                           r->path, v[4], v[5], v[6], v[11], v[14], E);
     res->n_epochs = (int)ne;
     res->n_steps = ns;
     res->best_val_acc = v[2], res->test_acc_at_best_val = v[3], res->best_epoch = (int)best;
     res->stopped_early = (int)early, res->stop_epoch = (int)stop_ep;
     res->train_acc = v[7], res->val_acc = v[8], res->test_acc = v[9];
-    *best_val_loss = v[10];
-    *since_best = (int)since;
+    ss->best_val_loss = v[10];
+    ss->since = (int)since;
+    if (gat)
+        ss->max_val_acc = v[12], ss->min_val_loss = v[13];
+    res->restored_epoch = gat ? (int)kept : res->best_epoch; /* its test accuracy: from the epochs, below */
     if ((st = gnn_ckpt_read(r, GNN_CKPT_SEC_STEPS, res->step_loss, (size_t)ns * sizeof(double), err)))
         return st;
     const void *ep;
@@ -210,6 +218,8 @@ static gnn_status get_loop(const gnn_ckpt *r, const epoch_plan *p, gnn_train_res
         if ((st = get_epoch_stats(r, x, i, E, &res->epochs[i], err)))
             return st;
     }
+    if (res->restored_epoch >= 0)
+        res->test_acc_restored = res->epochs[res->restored_epoch].test_acc;
     return GNN_OK;
 }
 
@@ -217,14 +227,14 @@ static gnn_status get_loop(const gnn_ckpt *r, const epoch_plan *p, gnn_train_res
  * (the allreduce of the failures is the barrier), each renames its own. A rank that fails
  * makes every rank fail, and no rank renames. */
 static gnn_status save_checkpoint(const epoch_plan *p, const epoch_ops *ops, void *self, const gnn_train_result *res,
-                                  uint32_t step, double best_val_loss, int since_best, gnn_err *err)
+                                  uint32_t step, const stop_state *ss, gnn_err *err)
 {
     const gnn_train_config *c = p->cfg;
     const int P = gnn_comm_size(p->comm);
     gnn_ckpt w;
     gnn_status st = gnn_ckpt_begin(&w, p->fp, res->n_epochs, step);
     if (!st) {
-        put_loop(&w, res, best_val_loss, since_best);
+        put_loop(&w, res, ss);
         if (ops->save)
             st = ops->save(self, &w, err);
     }
@@ -346,12 +356,13 @@ gnn_status gnn_train_epochs(const epoch_plan *p, const epoch_ops *ops, void *sel
         goto done;
     res->best_val_acc = -1.0;
     res->stop_epoch = -1;
-    double best_val_loss = INFINITY;
-    int since_best = 0;
+    res->restored_epoch = -1;
+    stop_state ss;
+    gnn_stop_state_init(&ss);
     uint32_t step = 0;
     int ep0 = 0;
     if (p->resume) { /* the loop's state, then the trainer's: the next step reads nothing else */
-        if ((st = get_loop(p->resume, p, res, &best_val_loss, &since_best, err)) ||
+        if ((st = get_loop(p->resume, p, res, &ss, err)) ||
             (ops->load && (st = ops->load(self, p->resume, err))))
             goto done;
         ep0 = res->n_epochs;
@@ -371,7 +382,7 @@ gnn_status gnn_train_epochs(const epoch_plan *p, const epoch_ops *ops, void *sel
         gnn_team_apply(&team); /* the evaluation runs on the chosen team, never a probe's */
         int stop = 0;
         if ((c->eval_every > 0 && (ep + 1) % c->eval_every == 0) || ep == c->epochs - 1)
-            if ((st = evaluate_epoch(p, ops, self, ep, E, res, &best_val_loss, &since_best, &stop, err)))
+            if ((st = evaluate_epoch(p, ops, self, ep, E, res, &ss, &stop, err)))
                 goto done;
         if (ops->end && (st = ops->end(self, E, err)))
             goto done;
@@ -386,13 +397,17 @@ gnn_status gnn_train_epochs(const epoch_plan *p, const epoch_ops *ops, void *sel
         }
         const int every = c->checkpoint_every > 0 ? c->checkpoint_every : 1;
         if (c->checkpoint_dir && p->fp && ((ep + 1) % every == 0 || stop || ep == c->epochs - 1) &&
-            (st = save_checkpoint(p, ops, self, res, step, best_val_loss, since_best, err)))
+            (st = save_checkpoint(p, ops, self, res, step, &ss, err)))
             goto done;
         if (stop)
             break;
     }
     if (res->best_val_acc < 0)
         res->best_val_acc = 0;
+    if (res->restored_epoch < 0) { /* nothing kept (gat with a NaN val loss throughout): the final model */
+        res->restored_epoch = res->n_epochs - 1;
+        res->test_acc_restored = res->test_acc;
+    }
     st = GNN_OK;
 done:
     gnn_team_restore(&team);

@@ -35,23 +35,37 @@ static int64_t take(int64_t *count, int64_t n)
     return o;
 }
 
-/* Glorot uniform of `mats` (rows, cols) matrices for rgcn: element (k, i, j) is
- * (2 u - 1) sqrt(6 / (rows + cols)), u float draw j of (seed, INIT, step 16 + l, layer which,
- * id = k rows + i). A step per layer, since the layer field of a stream keeps 8 bits (rng.h). */
-static void rgcn_glorot(float *w, int64_t mats, int64_t rows, int64_t cols, uint64_t seed, int l, unsigned which)
+/* The init stream of a parameter tensor (docs/determinism.md, "Weight init"): its role in the
+ * layer is the stream's layer field. Never renumber: the values are part of every result. */
+enum init_role {
+    ROLE_W = 0,     /* gcn W, gin W1, gat W, rgcn W0 (the self weight) */
+    ROLE_W2 = 1,    /* gin W2, rgcn's stacked W_r (or bases V_b) */
+    ROLE_REL_A = 2, /* rgcn's coefficients a (R, B) */
+    ROLE_ATT_L = 3, /* gat's a_l, heads stacked */
+    ROLE_ATT_R = 4  /* gat's a_r, heads stacked */
+};
+
+/* Glorot uniform of `mats` stacked (rows, cols) matrices, the tensor of `role` in layer l
+ * (every model but sage): element (k, i, j) is (2 u - 1) sqrt(6 / (rows + cols)), u float draw
+ * j of (seed, INIT, step 16 + l, layer role, id = k rows + i). The step names the layer and the
+ * layer field the tensor, so every (layer, tensor, row) has its own stream: the layer field
+ * keeps 8 bits (rng.h), too few to hold a layer and a tensor and a head as one index. sage keeps
+ * its streams of step 0 (gnn_glorot_init, parameter index 2l + r), which no other tensor uses. */
+static void glorot_tensor(float *w, int64_t mats, int64_t rows, int64_t cols, uint64_t seed, int l,
+                          enum init_role role)
 {
     const float limit = (float)sqrt(6.0 / (double)(rows + cols > 0 ? rows + cols : 1));
     for (int64_t k = 0; k < mats * rows; k++) {
-        const gnn_rng_stream s = gnn_rng_stream_make(seed, GNN_TAG_INIT, 16u + (uint32_t)l, which, (uint64_t)k);
+        const gnn_rng_stream s = gnn_rng_stream_make(seed, GNN_TAG_INIT, 16u + (uint32_t)l, (unsigned)role, (uint64_t)k);
         for (int64_t j = 0; j < cols; j++)
             w[k * cols + j] = (2.0f * gnn_rng_float(&s, (uint64_t)j) - 1.0f) * limit;
     }
 }
 
-/* Glorot uniform for the weights (parameter index 2l, 2l+1 for sage, as before the other
- * models existed; 4096 l + 512 k + h for the others, k the weight's rank in the layer, h the
- * head), biases 0, LayerNorm gamma 1 and beta 0. gat's attention vectors: Glorot of a
- * (F, 1) matrix per head, as Velickovic's one-output convolution. */
+/* Glorot uniform for the weights (streams: glorot_tensor; sage: parameter index 2l for W_n and
+ * 2l + 1 for W_s, its streams from before the other models existed), biases 0, LayerNorm gamma
+ * 1 and beta 0. gat's attention vectors: Glorot of a (F, 1) matrix per head, as Velickovic's
+ * one-output convolution, the heads stacked (head h's row i is row h F + i). */
 gnn_status gnn_model_init(model *m, const gnn_train_config *c, int64_t in, int64_t classes)
 {
     memset(m, 0, sizeof *m);
@@ -132,35 +146,29 @@ gnn_status gnn_model_init(model *m, const gnn_train_config *c, int64_t in, int64
             gnn_model_free(m);
             return GNN_ERR_NOMEM;
         }
-        const unsigned base = (unsigned)l * 4096u;
         switch (m->kind) {
         case GNN_MODEL_SAGE:
             gnn_glorot_init(S->p + S->o_w, S->in, S->out, c->seed, (unsigned)(2 * l));
             gnn_glorot_init(S->p + S->o_w2, S->in, S->out, c->seed, (unsigned)(2 * l + 1));
             break;
         case GNN_MODEL_GCN:
-            gnn_glorot_init(S->p + S->o_w, S->in, S->out, c->seed, base);
+            glorot_tensor(S->p + S->o_w, 1, S->in, S->out, c->seed, l, ROLE_W);
             break;
         case GNN_MODEL_GIN:
-            gnn_glorot_init(S->p + S->o_w, S->in, S->mid, c->seed, base);
-            gnn_glorot_init(S->p + S->o_w2, S->mid, S->out, c->seed, base + 512u);
+            glorot_tensor(S->p + S->o_w, 1, S->in, S->mid, c->seed, l, ROLE_W);
+            glorot_tensor(S->p + S->o_w2, 1, S->mid, S->out, c->seed, l, ROLE_W2);
             break;
         case GNN_MODEL_GAT:
-            gnn_glorot_init(S->p + S->o_w, S->in, S->hf, c->seed, base);
-            for (int64_t h = 0; h < S->heads; h++) {
-                gnn_glorot_init(S->p + S->o_al + h * S->f, S->f, 1, c->seed, base + 512u + (unsigned)h);
-                gnn_glorot_init(S->p + S->o_ar + h * S->f, S->f, 1, c->seed, base + 1024u + (unsigned)h);
-            }
+            glorot_tensor(S->p + S->o_w, 1, S->in, S->hf, c->seed, l, ROLE_W);
+            glorot_tensor(S->p + S->o_al, S->heads, S->f, 1, c->seed, l, ROLE_ATT_L);
+            glorot_tensor(S->p + S->o_ar, S->heads, S->f, 1, c->seed, l, ROLE_ATT_R);
             break;
-        case GNN_MODEL_RGCN: /* below: its own streams */
-            break;
-        }
-        if (m->kind == GNN_MODEL_RGCN) { /* own streams, one step per layer (see rgcn_glorot) */
-            const int64_t mats = m->B ? m->B : m->R;
-            rgcn_glorot(S->p + S->o_w, 1, S->in, S->out, c->seed, l, 0);
-            rgcn_glorot(S->p + S->o_w2, mats, S->in, S->out, c->seed, l, 1);
+        case GNN_MODEL_RGCN:
+            glorot_tensor(S->p + S->o_w, 1, S->in, S->out, c->seed, l, ROLE_W);
+            glorot_tensor(S->p + S->o_w2, m->B ? m->B : m->R, S->in, S->out, c->seed, l, ROLE_W2);
             if (m->B)
-                rgcn_glorot(S->p + S->o_rel_a, 1, m->R, m->B, c->seed, l, 2);
+                glorot_tensor(S->p + S->o_rel_a, 1, m->R, m->B, c->seed, l, ROLE_REL_A);
+            break;
         }
         if (S->o_gamma >= 0)
             for (int64_t j = 0; j < S->out; j++)
@@ -593,24 +601,54 @@ void gnn_train_record_step(gnn_train_result *res, gnn_epoch_stats *E, const gnn_
         c->on_step(ep, E->steps, steps_per_epoch, loss, c->on_step_ctx);
 }
 
-int gnn_train_record_eval(gnn_train_result *res, gnn_epoch_stats *E, const double acc[4], double vloss, int ep,
-                          int last, int patience, double *best_val_loss, int *since_best)
+void gnn_stop_state_init(stop_state *s)
 {
-    int stop = 0;
+    s->best_val_loss = INFINITY;
+    s->since = 0;
+    s->max_val_acc = 0.0;
+    s->min_val_loss = INFINITY;
+}
+
+/* Keep epoch ep's model: the figures a restore of it would report. */
+static void keep(gnn_train_result *res, int ep, const double acc[4])
+{
+    res->restored_epoch = ep;
+    res->test_acc_restored = acc[3];
+}
+
+int gnn_train_record_eval(gnn_train_result *res, gnn_epoch_stats *E, const double acc[4], double vloss, int ep,
+                          int last, const gnn_train_config *c, stop_state *s)
+{
     E->train_acc = acc[1];
     E->val_acc = acc[2];
     E->test_acc = acc[3];
     E->val_loss = vloss;
     /* best: a higher val accuracy, or the same with a lower val loss */
-    if (acc[2] > res->best_val_acc || (acc[2] == res->best_val_acc && vloss < *best_val_loss)) {
+    const int better = acc[2] > res->best_val_acc || (acc[2] == res->best_val_acc && vloss < s->best_val_loss);
+    if (better) {
         res->best_val_acc = acc[2];
         res->test_acc_at_best_val = acc[3];
         res->best_epoch = ep;
-        *best_val_loss = vloss;
-        *since_best = 0;
-    } else if (++*since_best >= patience && patience > 0 && !last) {
-        stop = 1;
+        s->best_val_loss = vloss;
     }
+    int restart = better;
+    if (c->stop_rule == GNN_STOP_GAT) { /* execute_cora.py: either extreme restarts, both save */
+        const int acc_up = acc[2] >= s->max_val_acc, loss_down = vloss <= s->min_val_loss;
+        restart = acc_up || loss_down;
+        if (acc_up && loss_down)
+            keep(res, ep, acc);
+        if (acc_up)
+            s->max_val_acc = acc[2];
+        if (loss_down)
+            s->min_val_loss = vloss;
+    } else if (better) {
+        keep(res, ep, acc);
+    }
+    int stop = 0;
+    if (restart)
+        s->since = 0;
+    else if (++s->since >= c->patience && c->patience > 0 && !last)
+        stop = 1;
     if (last || stop) {
         res->train_acc = acc[1];
         res->val_acc = acc[2];

@@ -33,8 +33,8 @@ int64_t gnn_quant_message_bytes(int64_t n, int64_t d, int bits)
 
 uint64_t gnn_quant_draw0(unsigned kind, int64_t ranks, int64_t sender, int64_t receiver, int64_t d)
 {
-    const uint64_t f4 = ((uint64_t)d + 3) / 4 * 4;
-    return (((uint64_t)kind * (uint64_t)ranks + (uint64_t)sender) * (uint64_t)ranks + (uint64_t)receiver) * f4;
+    const uint64_t f8 = ((uint64_t)d + 7) / 8 * 8; /* whole Philox blocks: 8 draws of 16 bits each */
+    return (((uint64_t)kind * (uint64_t)ranks + (uint64_t)sender) * (uint64_t)ranks + (uint64_t)receiver) * f8;
 }
 
 static int missing(const void *p, int64_t count) { return !p && count > 0; }

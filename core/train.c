@@ -23,6 +23,7 @@
 #include "gnnref/tensor.h"
 #include "gnnref/train.h"
 #include "core/epoch.h"
+#include "core/grad_probe.h"
 #include "core/model.h"
 
 const char *const gnn_phase_names[GNN_PHASE_COUNT] = { "sample", "forward", "backward", "update", "eval", "comm",
@@ -45,6 +46,11 @@ const char *gnn_mode_name(gnn_train_mode m)
     return m == GNN_MODE_FULLBATCH ? "fullbatch" : m == GNN_MODE_MINIBATCH ? "minibatch" : "?";
 }
 
+const char *gnn_stop_rule_name(gnn_stop_rule r)
+{
+    return r == GNN_STOP_ACC ? "acc" : r == GNN_STOP_GAT ? "gat" : r == GNN_STOP_AUTO ? "auto" : "?";
+}
+
 void gnn_train_defaults(gnn_train_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -63,6 +69,7 @@ void gnn_train_defaults(gnn_train_config *c)
     c->impl = gnn_impl_opt();
     c->eval_every = 1;
     c->patience = 0;
+    c->stop_rule = GNN_STOP_AUTO;
     c->heads = 8;
     c->out_heads = 1;
     c->gat_variant = GNN_GAT_VELICKOVIC;
@@ -81,6 +88,8 @@ void gnn_train_resolve(gnn_train_config *c)
                                                                                : GNN_FEAT_NORM_NONE;
     if (c->wd_scope == GNN_WD_AUTO)
         c->wd_scope = c->model == GNN_MODEL_GCN ? GNN_WD_FIRST : GNN_WD_ALL;
+    if (c->stop_rule == GNN_STOP_AUTO) /* GAT's paper setup: the authors' rule (models.md section 4) */
+        c->stop_rule = c->model == GNN_MODEL_GAT ? GNN_STOP_GAT : GNN_STOP_ACC;
     if (c->attn_dropout < 0.0f)
         c->attn_dropout = c->dropout;
 }
@@ -106,6 +115,7 @@ typedef struct trainer {
     int P, rank;
     float *gbuf;            /* P > 1: every layer's gradient, packed for one allreduce */
     int64_t n_params;
+    float *xg;              /* the gradient probe over the inputs: d loss / d feat, else NULL */
 } trainer;
 
 /* Rows in chunks over the threads (a copy: the bits do not depend on who copies), the first
@@ -183,14 +193,13 @@ static gnn_status forward_all(const trainer *T, const gnn_block *const *blk, lca
     return GNN_OK;
 }
 
-/* One training step on blocks blk (seeds = dst of blk[L-1]) with labels lab (n_seeds):
- * the loss is summed over the labelled seeds and divided by denom, the labelled count of
- * the global mini-batch, of which this rank holds a slice (blk == NULL: an empty slice,
- * whose gradients are zero). With P ranks the gradients are then allreduced, so every rank
- * applies the same update. *loss: the global batch's mean loss; *edges += sampled edges of
- * all ranks. */
-static gnn_status train_step(trainer *T, const gnn_block *const *blk, const int32_t *lab, uint32_t step,
-                             double denom, double *loss, double *edges, double *phase)
+/* The loss of one step on blocks blk (seeds = dst of blk[L-1]) with labels lab (n_seeds),
+ * summed over the labelled seeds and divided by denom, into *sum; with grads, the backward too:
+ * every layer's gradient into m->layer[l].g. phase (may be NULL) gets the forward's and the
+ * backward's times. Also the gradient probe's evaluation (gnn_train_grad_probe), which asks for
+ * the branch pattern (pattern not NULL; core/grad_probe.h). */
+static gnn_status step_loss(trainer *T, const gnn_block *const *blk, const int32_t *lab, uint32_t step, double denom,
+                            int grads, double *sum, double *phase, uint64_t *pattern)
 {
     const gnn_train_config *c = &T->cfg;
     model *m = &T->m;
@@ -200,13 +209,7 @@ static gnn_status train_step(trainer *T, const gnn_block *const *blk, const int3
     float *dy = NULL, *dx = NULL;
     gnn_status st;
     const fwd_key k = { .train = 1, .attn_drop = c->attn_dropout, .seed = c->seed, .step = step };
-    double sums[2] = { 0.0, *edges };
-
     double t1 = gnn_now_s(), t2 = t1;
-    if (!blk) {
-        gnn_model_zero_grads(m);
-        goto reduce;
-    }
     if ((st = forward_all(T, blk, C, &k)))
         goto done;
     const int64_t n_seeds = blk[L - 1]->n_dst, classes = m->layer[L - 1].out;
@@ -214,34 +217,61 @@ static gnn_status train_step(trainer *T, const gnn_block *const *blk, const int3
         st = GNN_ERR_NOMEM;
         goto done;
     }
-    sums[0] = gnn_softmax_xent_sum(C[L - 1].y, n_seeds, classes, lab, denom, dy, NULL);
+    *sum = gnn_softmax_xent_sum(C[L - 1].y, n_seeds, classes, lab, denom, dy, NULL);
+    if (pattern)
+        *pattern = gnn_grad_probe_pattern(m, blk, C);
     t2 = gnn_now_s();
-    phase[GNN_PHASE_FORWARD] += t2 - t1;
-
-    for (int l = L - 1; l >= 0; l--) {
+    if (phase)
+        phase[GNN_PHASE_FORWARD] += t2 - t1;
+    for (int l = L - 1; l >= 0 && grads; l--) {
         const mlayer *S = &m->layer[l];
-        if (l > 0 && !(dx = falloc(blk[l]->n_src * S->in))) {
+        const int need_dx = l > 0 || T->xg; /* layer 0's: the gradient probe over the inputs */
+        if (need_dx && !(dx = falloc(blk[l]->n_src * S->in))) {
             st = GNN_ERR_NOMEM;
             goto done;
         }
-        if ((st = gnn_layer_bwd(m, l, blk[l], &C[l], &k, dy, l > 0 ? dx : NULL)))
+        if ((st = gnn_layer_bwd(m, l, blk[l], &C[l], &k, dy, need_dx ? dx : NULL)))
             goto done;
         gnn_free(dy);
-        dy = dx; /* d loss / d y[l-1] */
+        dy = dx; /* d loss / d y[l-1]; after layer 0, d loss / d its input rows */
         dx = NULL;
     }
-    phase[GNN_PHASE_BACKWARD] += gnn_now_s() - t2;
-reduce:
-    if ((st = gnn_step_reduce_update(m, c, T->comm, T->gbuf, T->n_params, step, sums, phase)))
-        goto done;
-    *loss = sums[0] / denom;
-    *edges = sums[1];
+    if (grads && T->xg) { /* the input rows' gradients, summed per vertex (a vertex is one src row) */
+        const int64_t f = m->layer[0].in;
+        memset(T->xg, 0, (size_t)(T->ds->graph.n * f) * sizeof(float));
+        for (int64_t i = 0; i < blk[0]->n_src; i++)
+            for (int64_t j = 0; j < f; j++)
+                T->xg[blk[0]->src_gid[i] * f + j] += dy[i * f + j];
+    }
+    if (phase && grads)
+        phase[GNN_PHASE_BACKWARD] += gnn_now_s() - t2;
 done:
     for (int l = 0; l < L; l++)
         gnn_lcache_free(&C[l]);
     gnn_free(dy);
     gnn_free(dx);
     return st;
+}
+
+/* One training step on blocks blk with labels lab (step_loss): the loss is summed over the
+ * labelled seeds and divided by denom, the labelled count of the global mini-batch, of which
+ * this rank holds a slice (blk == NULL: an empty slice, whose gradients are zero). With P ranks
+ * the gradients are then allreduced, so every rank applies the same update. *loss: the global
+ * batch's mean loss; *edges += sampled edges of all ranks. */
+static gnn_status train_step(trainer *T, const gnn_block *const *blk, const int32_t *lab, uint32_t step,
+                             double denom, double *loss, double *edges, double *phase)
+{
+    double sums[2] = { 0.0, *edges };
+    gnn_status st;
+    if (!blk)
+        gnn_model_zero_grads(&T->m);
+    else if ((st = step_loss(T, blk, lab, step, denom, 1, &sums[0], phase, NULL)))
+        return st;
+    if ((st = gnn_step_reduce_update(&T->m, &T->cfg, T->comm, T->gbuf, T->n_params, step, sums, phase)))
+        return st;
+    *loss = sums[0] / denom;
+    *edges = sums[1];
+    return GNN_OK;
 }
 
 /* One mini-batch step: sample L blocks from this rank's `seeds` (its slice of the global
@@ -368,6 +398,8 @@ static gnn_status check_inputs(const gnn_dataset *ds, const gnn_train_config *c,
         return gnn_err_set(err, GNN_ERR_INVAL, "--weight-decay %g: expected >= 0", (double)c->weight_decay);
     if (c->patience < 0)
         return gnn_err_set(err, GNN_ERR_INVAL, "--patience %d: expected >= 0 (0 = off)", c->patience);
+    if (c->stop_rule < GNN_STOP_AUTO || c->stop_rule > GNN_STOP_GAT)
+        return gnn_err_set(err, GNN_ERR_INVAL, "--stop-rule %d: expected acc or gat", (int)c->stop_rule);
     if (c->model == GNN_MODEL_GAT) {
         if (c->heads < 1 || c->heads > GNN_MAX_HEADS || c->out_heads < 1 || c->out_heads > GNN_MAX_HEADS)
             return gnn_err_set(err, GNN_ERR_INVAL, "--heads %lld / --out-heads %lld: expected 1..%d",
@@ -566,6 +598,7 @@ gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epo
     fp.ranks = T.P;
     fp.rank = T.rank;
     fp.config_crc = gnn_ckpt_config_crc(c, NULL);
+    fp.part_crc = gnn_ckpt_data_crc(0, ds->split, ds->labels, ds->graph.n); /* --split changes it */
     if ((st = trainer_init(&T, ds, err)))
         goto done;
     if (c->resume_dir && (st = gnn_epoch_resume_open(T.comm, c->resume_dir, &fp, &resume, err)))
@@ -594,4 +627,98 @@ gnn_status gnn_train_sage(const gnn_dataset *ds, const gnn_train_config *cfg, gn
     gnn_train_config c = *cfg;
     c.model = GNN_MODEL_SAGE;
     return gnn_train(ds, &c, cb, ctx, res, err);
+}
+
+/* ---- the gradient probe (include/gnnref/train.h, core/grad_probe.h) ---------------------------- */
+
+typedef struct probe_step {
+    trainer *T;
+    const gnn_block *const *blk;
+    const int32_t *lab;
+    uint32_t step;
+    double denom;
+} probe_step;
+
+static gnn_status probe_eval(void *self, int grads, double *loss, uint64_t *pattern)
+{
+    const probe_step *p = self;
+    double sum = 0.0;
+    const gnn_status st = step_loss(p->T, p->blk, p->lab, p->step, p->denom, grads, &sum, NULL, pattern);
+    *loss = sum / p->denom;
+    return st;
+}
+
+gnn_status gnn_train_grad_probe(const gnn_dataset *ds, const gnn_train_config *cfg, uint32_t step,
+                                gnn_grad_probe *probe, gnn_err *err)
+{
+    gnn_status st = check_inputs(ds, cfg, err);
+    if (st)
+        return st;
+    trainer T;
+    memset(&T, 0, sizeof T);
+    T.cfg = *cfg;
+    gnn_train_resolve(&T.cfg);
+    T.cfg.relations = cfg->model == GNN_MODEL_RGCN ? ds->num_etypes : 0;
+    T.cfg.comm = NULL;
+    T.P = 1;
+    gnn_block blk[GNN_MAX_LAYERS];
+    const gnn_block *bp[GNN_MAX_LAYERS];
+    memset(blk, 0, sizeof blk);
+    int32_t *lab = NULL;
+    if ((st = trainer_init(&T, ds, err)))
+        goto done;
+    const int L = T.m.L;
+    probe_step ps = { .T = &T, .blk = bp, .step = step };
+    if (T.cfg.mode == GNN_MODE_FULLBATCH) { /* epoch_step's full batch */
+        for (int l = 0; l < L; l++)
+            bp[l] = &T.full;
+        ps.lab = T.fb_labels;
+        ps.denom = (double)T.n_train;
+    } else { /* minibatch_step on the first `batch` train vertices, sampled once for every evaluation */
+        const int64_t nb = T.n_train < T.cfg.batch ? T.n_train : T.cfg.batch;
+        const gnn_sample_params base = { .seed = T.cfg.seed, .step = step };
+        if ((st = gnn_sampler_blocks(T.sampler, T.train_ids, nb, T.cfg.fanouts, L, &base, blk)))
+            goto done;
+        if (!(lab = gnn_malloc((size_t)(nb + 1) * sizeof(int32_t)))) {
+            st = GNN_ERR_NOMEM;
+            goto done;
+        }
+        for (int64_t i = 0; i < nb; i++)
+            lab[i] = ds->labels[T.train_ids[i]];
+        for (int l = 0; l < L; l++)
+            bp[l] = &blk[l];
+        ps.lab = lab;
+        ps.denom = (double)nb;
+    }
+    double phase[GNN_PHASE_COUNT] = { 0 }, loss, edges = 0.0;
+    for (int t = 0; t < probe->warmup && !st; t++)
+        st = train_step(&T, bp, ps.lab, (uint32_t)t, ps.denom, &loss, &edges, phase);
+    grad_probe gp = { .m = &T.m, .eval = probe_eval, .self = &ps };
+    const int64_t nx = ds->graph.n * ds->num_features;
+    if (!st && probe->inputs) { /* the input rows as parameters too: a copy the probe may move */
+        if (T.sparse0) {
+            st = gnn_err_set(err, GNN_ERR_INVAL, "the gradient probe over the inputs reads dense rows (the sparse "
+                                                 "input layer computes no input gradient)");
+            goto done;
+        }
+        float *x = falloc(nx);
+        if (!x || !(T.xg = falloc(nx))) {
+            gnn_free(x);
+            st = GNN_ERR_NOMEM;
+            goto done;
+        }
+        memcpy(x, T.feat, (size_t)nx * sizeof(float));
+        gnn_free(T.normed);
+        T.feat = T.normed = x; /* freed with the trainer */
+        gp.extra = x, gp.extra_g = T.xg, gp.n_extra = nx;
+    }
+    if (!st)
+        st = gnn_grad_probe_run(&gp, probe);
+done:
+    for (int l = 0; l < GNN_MAX_LAYERS; l++)
+        gnn_block_free(&blk[l]);
+    gnn_free(lab);
+    gnn_free(T.xg);
+    trainer_free(&T);
+    return st;
 }

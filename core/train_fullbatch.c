@@ -15,6 +15,7 @@
 #include "gnnref/rng.h"
 #include "gnnref/train_fullbatch.h"
 #include "core/epoch.h"
+#include "core/grad_probe.h"
 #include "core/model.h"
 
 void gnn_fb_defaults(gnn_fb_config *c)
@@ -231,12 +232,14 @@ static gnn_status forward_all(fbtrainer *T, lcache *C, const fwd_key *k)
     return GNN_OK;
 }
 
-/* The epoch's one step (epoch_ops.step): global step `step` = the epoch. */
-static gnn_status fb_step(void *self, const int64_t *order, int64_t k, uint32_t step, gnn_epoch_stats *E,
-                          double *loss, gnn_err *err)
+/* The loss of step `step` on this rank's rows (the sum over its supervised vertices, before the
+ * division by denom) into *sum; with grads, the backward too: every layer's gradient into the
+ * model's g and, with label propagation, E's into Eg (this rank's shares: the caller sums the
+ * ranks). The forward's and the backward's times into phase when it is not NULL. Also the
+ * gradient probe's evaluation (gnn_fb_grad_probe), which asks for the branch pattern. */
+static gnn_status fb_loss(fbtrainer *T, uint32_t step, int grads, double denom, double *sum, double *phase,
+                          uint64_t *pattern)
 {
-    fbtrainer *T = self;
-    (void)order, (void)k, (void)err;
     model *m = &T->m;
     const int L = m->L;
     const gnn_train_config *c = &T->cfg;
@@ -244,29 +247,29 @@ static gnn_status fb_step(void *self, const int64_t *order, int64_t k, uint32_t 
     memset(C, 0, sizeof C);
     float *dy = NULL, *dx = NULL;
     const fwd_key key = { .train = 1, .attn_drop = c->attn_dropout, .seed = c->seed, .step = step };
-    const int64_t b0 = xchg_bytes(T->comm);
-    double sums[2] = { 0.0, 0.0 };
     gnn_status st;
     T->training = 1;
     T->step = step;
     double t1 = gnn_now_s(), t2;
-    if (lp_on(T)) {
+    if (lp_on(T))
         lp_inputs(T, 1, step);
-        for (int64_t i = 0; i < T->n_own; i++)
-            T->lp_count += T->prop[i];
-    }
     if ((st = forward_all(T, C, &key)))
         goto done;
     if (!(dy = falloc(T->n_own * T->classes))) {
         st = GNN_ERR_NOMEM;
         goto done;
     }
-    /* the expected supervised count of the whole graph, as SuperGCN's code (lp_rate 0: N_train) */
-    const double denom = (double)T->n_train * (1.0 - (double)T->fc.lp_rate);
-    sums[0] = gnn_softmax_xent_sum(C[L - 1].y, T->n_own, T->classes, lp_on(T) ? T->sup : T->label, denom, dy, NULL);
+    *sum = gnn_softmax_xent_sum(C[L - 1].y, T->n_own, T->classes, lp_on(T) ? T->sup : T->label, denom, dy, NULL);
+    if (pattern) {
+        const gnn_block *bp[GNN_MAX_LAYERS];
+        for (int l = 0; l < L; l++)
+            bp[l] = &T->blk;
+        *pattern = gnn_grad_probe_pattern(m, bp, C);
+    }
     t2 = gnn_now_s();
-    E->phase_s[GNN_PHASE_FORWARD] += t2 - t1;
-    for (int l = L - 1; l >= 0; l--) {
+    if (phase)
+        phase[GNN_PHASE_FORWARD] += t2 - t1;
+    for (int l = L - 1; l >= 0 && grads; l--) {
         const int need_dx = l > 0 || lp_on(T);
         if (need_dx && !(dx = falloc(T->n_own * m->layer[l].in))) {
             st = GNN_ERR_NOMEM;
@@ -278,19 +281,10 @@ static gnn_status fb_step(void *self, const int64_t *order, int64_t k, uint32_t 
         dy = dx; /* d loss / d y[l-1]; after layer 0, d loss / d x0 */
         dx = NULL;
     }
-    if (lp_on(T))
+    if (grads && lp_on(T))
         lp_grad(T, dy);
-    E->phase_s[GNN_PHASE_BACKWARD] += gnn_now_s() - t2;
-    if ((st = gnn_step_reduce_update_extra(m, c, T->P > 1 ? T->comm : NULL, T->gbuf, T->n_params, T->Eg, T->n_E, step,
-                                           sums, E->phase_s)))
-        goto done;
-    if (lp_on(T)) { /* the embedding: Adam without weight decay (SuperGCN trains with none) */
-        const gnn_adam a = { c->lr, 0.9f, 0.999f, 1e-8f, 0.0f };
-        gnn_adam_step(&a, (int64_t)step + 1, T->E, T->Eg, T->Em, T->Ev, T->n_E);
-    }
-    *loss = sums[0] / denom;
-    if (step == 0)
-        T->epoch0_b = xchg_bytes(T->comm) - b0;
+    if (phase && grads)
+        phase[GNN_PHASE_BACKWARD] += gnn_now_s() - t2;
 done:
     for (int l = 0; l < L; l++)
         gnn_lcache_free(&C[l]);
@@ -298,6 +292,38 @@ done:
     gnn_free(dx);
     T->training = 0;
     return st;
+}
+
+/* The expected supervised count of the whole graph, as SuperGCN's code (lp_rate 0: N_train). */
+static double fb_denom(const fbtrainer *T) { return (double)T->n_train * (1.0 - (double)T->fc.lp_rate); }
+
+/* The epoch's one step (epoch_ops.step): global step `step` = the epoch. */
+static gnn_status fb_step(void *self, const int64_t *order, int64_t k, uint32_t step, gnn_epoch_stats *E,
+                          double *loss, gnn_err *err)
+{
+    fbtrainer *T = self;
+    (void)order, (void)k, (void)err;
+    model *m = &T->m;
+    const gnn_train_config *c = &T->cfg;
+    const int64_t b0 = xchg_bytes(T->comm);
+    const double denom = fb_denom(T);
+    double sums[2] = { 0.0, 0.0 };
+    gnn_status st = fb_loss(T, step, 1, denom, &sums[0], E->phase_s, NULL);
+    if (st)
+        return st;
+    for (int64_t i = 0; lp_on(T) && i < T->n_own; i++)
+        T->lp_count += T->prop[i];
+    if ((st = gnn_step_reduce_update_extra(m, c, T->P > 1 ? T->comm : NULL, T->gbuf, T->n_params, T->Eg, T->n_E, step,
+                                           sums, E->phase_s)))
+        return st;
+    if (lp_on(T)) { /* the embedding: Adam without weight decay (SuperGCN trains with none) */
+        const gnn_adam a = { c->lr, 0.9f, 0.999f, 1e-8f, 0.0f };
+        gnn_adam_step(&a, (int64_t)step + 1, T->E, T->Eg, T->Em, T->Ev, T->n_E);
+    }
+    *loss = sums[0] / denom;
+    if (step == 0)
+        T->epoch0_b = xchg_bytes(T->comm) - b0;
+    return GNN_OK;
 }
 
 /* Full-graph inference with fp32 exchanges and no dropout (epoch_ops.evaluate, on every rank):
@@ -366,8 +392,10 @@ static gnn_status check_config(const gnn_comm *comm, const gnn_fb_input *in, con
                            gnn_model_name(c->model));
     if (c->layers < 1 || c->layers > GNN_MAX_LAYERS || c->hidden < 1 || c->epochs < 1)
         return gnn_err_set(err, GNN_ERR_INVAL, "layers 1..%d, hidden and epochs >= 1", GNN_MAX_LAYERS);
-    if (!(c->dropout >= 0.0f && c->dropout < 1.0f) || !(c->lr > 0.0f) || !(c->weight_decay >= 0.0f))
-        return gnn_err_set(err, GNN_ERR_INVAL, "dropout in [0, 1), lr > 0, weight decay >= 0");
+    if (!(c->dropout >= 0.0f && c->dropout < 1.0f) || !(c->lr > 0.0f) || !(c->weight_decay >= 0.0f) ||
+        c->patience < 0 || c->stop_rule < GNN_STOP_AUTO || c->stop_rule > GNN_STOP_GAT)
+        return gnn_err_set(err, GNN_ERR_INVAL, "dropout in [0, 1), lr > 0, weight decay >= 0, patience >= 0, "
+                                               "stop rule acc or gat");
     if (fc->bits != 2 && fc->bits != 4 && fc->bits != 8 && fc->bits != 32)
         return gnn_err_set(err, GNN_ERR_INVAL, "--comm-bits %d: expected 32, 8, 4 or 2", fc->bits);
     if ((unsigned)fc->round > GNN_QUANT_NEAREST || (unsigned)fc->plan >= GNN_PLAN_COUNT)
@@ -603,5 +631,65 @@ done:
     fb_free(&T);
     if (st)
         gnn_train_result_free(res);
+    return st;
+}
+
+/* ---- the gradient probe (include/gnnref/train_fullbatch.h, core/grad_probe.h) ------------------- */
+
+typedef struct fb_probe_step {
+    fbtrainer *T;
+    uint32_t step;
+} fb_probe_step;
+
+static gnn_status fb_probe_eval(void *self, int grads, double *loss, uint64_t *pattern)
+{
+    const fb_probe_step *p = self;
+    const double denom = fb_denom(p->T);
+    double sum = 0.0;
+    const gnn_status st = fb_loss(p->T, p->step, grads, denom, &sum, NULL, pattern);
+    *loss = sum / denom;
+    return st;
+}
+
+gnn_status gnn_fb_grad_probe(gnn_comm *comm, const gnn_fb_input *in, const gnn_train_config *cfg,
+                             const gnn_fb_config *fc, uint32_t step, gnn_grad_probe *probe, gnn_err *err)
+{
+    gnn_status st = check_config(comm, in, cfg, fc, err);
+    if (st)
+        return st;
+    fbtrainer T;
+    memset(&T, 0, sizeof T);
+    T.comm = comm;
+    T.P = gnn_comm_size(comm);
+    T.rank = gnn_comm_rank(comm);
+    T.cfg = *cfg;
+    T.cfg.comm = NULL;
+    gnn_train_resolve(&T.cfg);
+    T.fc = *fc;
+    T.impl = gnn_config_impl(&T.cfg);
+    T.ds = in->ds;
+    T.err = err;
+    st = fb_setup(&T, in);
+    double bad = st ? 1.0 : 0.0; /* as gnn_train_fullbatch_dist: agree on the setup first */
+    if (T.P > 1) {
+        gnn_status cst = gnn_comm_allreduce(comm, &bad, &bad, 1, GNN_DT_F64);
+        if (!st && cst)
+            st = cst;
+    }
+    if (!st && bad > 0.0)
+        st = gnn_err_set(err, GNN_ERR_INVAL, "another rank failed to set up full-batch training");
+    for (int t = 0; t < probe->warmup && !st; t++) {
+        gnn_epoch_stats E;
+        memset(&E, 0, sizeof E);
+        double loss;
+        st = fb_step(&T, NULL, 0, (uint32_t)t, &E, &loss, err);
+    }
+    if (!st) {
+        fb_probe_step ps = { &T, step };
+        const grad_probe gp = { .m = &T.m, .extra = T.E, .extra_g = T.Eg, .n_extra = T.n_E, .comm = comm,
+                                .eval = fb_probe_eval, .self = &ps };
+        st = gnn_grad_probe_run(&gp, probe);
+    }
+    fb_free(&T);
     return st;
 }

@@ -79,8 +79,9 @@ static gnn_status check_config(const gnn_part_input *in, const gnn_train_config 
             return gnn_err_set(err, GNN_ERR_INVAL, "fanout %lld for layer %d: expected >= 1 or -1 (all)",
                                (long long)c->fanouts[l], l);
     if (!(c->dropout >= 0.0f && c->dropout < 1.0f) || !(c->lr > 0.0f) || !(c->weight_decay >= 0.0f) ||
-        !(c->attn_dropout < 1.0f) || c->patience < 0)
-        return gnn_err_set(err, GNN_ERR_INVAL, "dropout in [0, 1), lr > 0, weight decay >= 0, patience >= 0");
+        !(c->attn_dropout < 1.0f) || c->patience < 0 || c->stop_rule < GNN_STOP_AUTO || c->stop_rule > GNN_STOP_GAT)
+        return gnn_err_set(err, GNN_ERR_INVAL, "dropout in [0, 1), lr > 0, weight decay >= 0, patience >= 0, "
+                                               "stop rule acc or gat");
     if (c->model == GNN_MODEL_GAT && (c->heads < 1 || c->heads > GNN_MAX_HEADS || c->out_heads < 1 ||
                                       c->out_heads > GNN_MAX_HEADS || !(c->gat_slope >= 0.0f && c->gat_slope < 1.0f)))
         return gnn_err_set(err, GNN_ERR_INVAL, "gat: heads 1..%d, slope in [0, 1)", GNN_MAX_HEADS);
@@ -446,13 +447,18 @@ static gnn_status part_load(void *self, const gnn_ckpt *r, gnn_err *err)
 }
 
 /* A CRC of what this rank's part is: its sizes, global ids and local graph. */
-static uint32_t part_crc(const gnn_part_local *L)
+/* The checkpoint's data CRC (docs/checkpoint.md): the part (sizes, global ids, local graph) and
+ * what this rank learns from: its solid vertices' split codes and labels. A set made again with
+ * another split, or in memory under another --split, is other training data. */
+static uint32_t part_crc(const gnn_part_input *in)
 {
+    const gnn_part_local *L = in->part;
     const int64_t head[4] = { L->n_solid, L->n_halo, L->graph.n, L->graph.nnz };
     uint32_t c = gnn_crc32c(0, head, sizeof head);
     c = gnn_crc32c(c, L->vid_o, (size_t)(L->n_solid + L->n_halo) * sizeof(int64_t));
     c = gnn_crc32c(c, L->graph.indptr, (size_t)(L->graph.n + 1) * sizeof(*L->graph.indptr));
-    return gnn_crc32c(c, L->graph.indices, (size_t)L->graph.nnz * sizeof(*L->graph.indices));
+    c = gnn_crc32c(c, L->graph.indices, (size_t)L->graph.nnz * sizeof(*L->graph.indices));
+    return gnn_ckpt_data_crc(c, in->split, in->labels, L->n_solid);
 }
 
 static const epoch_ops part_epoch_ops = { .begin = epoch_begin, .step = epoch_step, .evaluate = epoch_evaluate,
@@ -563,7 +569,7 @@ gnn_status gnn_train_part(gnn_comm *comm, const gnn_part_input *in, const gnn_tr
     fp.ranks = T->P;
     fp.rank = T->rank;
     fp.config_crc = gnn_ckpt_config_crc(&T->cfg, pc);
-    fp.part_crc = part_crc(in->part);
+    fp.part_crc = part_crc(in);
     /* resumed: open before set-up, whose pipeline starts at the first epoch run */
     if (T->cfg.resume_dir) {
         if ((st = gnn_epoch_resume_open(comm, T->cfg.resume_dir, &fp, &resume, err)))

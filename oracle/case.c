@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gnnref/oracle.h"
+#include "opt/cpu/sample_wtable.h" /* the fingerprint's probes (gnn_oracle_weights_keep) */
 
 enum { KEY_IMPL = -1, KEY_THREADS = -2, KEY_SEED = -3, KEY_UNKNOWN = -4 };
 
@@ -340,6 +341,28 @@ void gnn_oracle_block_zero_rows(gnn_block *b, unsigned where, int64_t run)
     }
     b->indptr[n] = w;
     b->nnz = w;
+}
+
+void gnn_oracle_weights_keep(uint8_t *keep, const int64_t *at, int64_t nnz)
+{
+    for (int64_t j = 0; nnz > 0 && j < GNN_WTABLE_PROBES; j++) {
+        const int64_t i = gnn_wtable_probe(j, nnz);
+        keep[at ? at[i] : i] = 1;
+    }
+}
+
+void gnn_oracle_weights_rewrite(float *w, const uint8_t *keep, int64_t n, uint64_t seed, unsigned round)
+{
+    const gnn_rng_stream s = gnn_rng_stream_make(seed, GNN_TAG_ORACLE, 47, round & 0xFF, 0);
+    for (int64_t e = 0; e < n; e++) {
+        if (keep && keep[e])
+            continue;
+        const float u = gnn_rng_float(&s, (uint64_t)(2 * e)), v = gnn_rng_float(&s, (uint64_t)(2 * e + 1));
+        if (w[e] > 0.0f)
+            w[e] = u < 0.25f ? 0.0f : 0.125f + 4.0f * v;
+        else if (u < 0.5f)
+            w[e] = 0.125f + 4.0f * v;
+    }
 }
 
 float gnn_oracle_tie_threshold(uint64_t seed, unsigned tag, uint32_t step, unsigned layer, const int64_t *ids,

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "gnnref/commcheck.h"
 #include "gnnref/crc32c.h"
@@ -469,6 +470,38 @@ static gnn_status inject_skip(ctx *x)
     return st;
 }
 
+/* inject "late" (MPI, docs/comm.md section 8): after a barrier every rank posts step 0 of an
+ * ialltoallv on tag 4, rank q only after sleeping q * GNN_COMMCHECK_LATE_S seconds, then
+ * waits. Each source posts within one late step of the one before it, so a bound per source
+ * of more than that would let rank 0's wait succeed after (P - 1) late steps; the bound of the
+ * whole call (GNN_MPI_WAIT_TIMEOUT=5 with 3 s steps) must stop it after 5 s, naming rank 2. */
+static gnn_status inject_late(ctx *x)
+{
+    gnn_comm *c = x->c;
+    const int P = x->P;
+    float v[2] = { 1, 2 };
+    int64_t *cnt = calloc(2 * (size_t)P, sizeof(int64_t));
+    if (!cnt)
+        return GNN_ERR_NOMEM;
+    gnn_status st = gnn_comm_barrier(c);
+    if (!st) {
+        const struct timespec late = { (time_t)(x->me * GNN_COMMCHECK_LATE_S), 0 };
+        nanosleep(&late, NULL);
+        gnn_comm_req *req = NULL;
+        const gnn_comm_seg *seg;
+        int n;
+        if (!(st = gnn_comm_ialltoallv(c, v, cnt, cnt + P, GNN_DT_F32, 4, &req)))
+            st = gnn_comm_wait(c, req, &seg, &n);
+        gnn_comm_req_free(c, req);
+    }
+    free(cnt);
+    if (st == GNN_OK && x->me == 0 && P > 2)
+        st = gnn_err_set(&c->err, GNN_ERR_MISMATCH, "commcheck: rank 0: inject late: the wait returned although rank 2 "
+                                                    "posted %d s after it began (a bound per source, not per call?)",
+                         2 * GNN_COMMCHECK_LATE_S);
+    return st;
+}
+
 static gnn_status injected(ctx *x, const char *inject)
 {
     gnn_comm *c = x->c;
@@ -495,6 +528,8 @@ static gnn_status injected(ctx *x, const char *inject)
         return inject_flip(x);
     if (!strcmp(inject, "skip"))
         return inject_skip(x);
+    if (!strcmp(inject, "late"))
+        return inject_late(x);
     return GNN_OK; /* "modify" acts inside case_async */
 }
 
@@ -505,7 +540,7 @@ gnn_status gnn_commcheck_run(gnn_comm *c, uint64_t seed, const char *inject, gnn
     gnn_status st;
     if (inject && *inject) {
         if (strcmp(inject, "mismatch") && strcmp(inject, "deadlock") && strcmp(inject, "modify") &&
-            strcmp(inject, "flip") && strcmp(inject, "skip"))
+            strcmp(inject, "flip") && strcmp(inject, "skip") && strcmp(inject, "late"))
             return gnn_err_set(&c->err, GNN_ERR_INVAL, "commcheck: unknown injection '%s'", inject);
         if ((st = injected(&x, inject)))
             return st;

@@ -20,6 +20,7 @@
 #include "gnnref/crc32c.h"
 #include "gnnref/oracle.h"
 #include "gnnref/tensor.h"
+#include "opt/cpu/omp_stress.h"
 
 /* 4 oversubscribes a two-core machine on purpose: more threads than cores changes which
  * thread runs what and when, which is exactly what a thread-count-independent result must
@@ -349,24 +350,22 @@ static uint64_t mix64(uint64_t *state)
 /* One run's perturbation. */
 typedef struct stress_plan {
     int noise;      /* noise threads */
-    int omp_kind;   /* omp_sched_t (1..4) for schedule(runtime) loops; no kernel has one today */
-    int omp_chunk;
-    uint64_t seed;  /* of the noise threads' bursts */
+    int omp_chunk;  /* of the kernels' dynamic loops (opt/cpu/omp_stress.h): 1..64, or 0: their own */
+    int run;        /* the run's index: keys the pauses at the kernels' stress points */
+    uint64_t seed;  /* of the noise threads' bursts and of those pauses */
 } stress_plan;
 
-static const char *const k_sched_name[] = { "-", "static", "dynamic", "guided", "auto" }; /* by omp_sched_t */
-
 /* Run k's plan: noise threads s->noise - k mod (s->noise + 1), so that consecutive runs go from
- * every core contended down to none (the case's threads racing on idle cores); the schedule
- * and the bursts drawn from (s->seed, the case string's CRC, k). */
+ * every core contended down to none (the case's threads racing on idle cores); the kernels'
+ * dynamic chunk, the bursts and the pauses drawn from (s->seed, the case string's CRC, k). */
 static void stress_plan_make(stress_plan *p, const gnn_oracle_stress *s, uint32_t case_crc, int k)
 {
     const int noise = s->noise < 0 ? 0 : s->noise > STRESS_MAX_NOISE ? STRESS_MAX_NOISE : s->noise;
     uint64_t st = s->seed ^ ((uint64_t)case_crc << 32) ^ (uint64_t)k * 0xD1B54A32D192ED03ull;
     p->noise = noise - k % (noise + 1);
     const uint64_t r = mix64(&st);
-    p->omp_kind = 1 + (int)(r % 4);
-    p->omp_chunk = 1 + (int)((r >> 8) % 64);
+    p->omp_chunk = k % 2 ? 1 + (int)((r >> 8) % 64) : 0; /* even runs (run 1 too) keep the loops' own */
+    p->run = k;
     p->seed = mix64(&st);
 }
 
@@ -408,7 +407,8 @@ static void *noise_main(void *arg)
     return NULL;
 }
 
-/* One run of c under plan p: noise up, schedule set, the case, noise joined, schedule back. */
+/* One run of c under plan p: noise up, the kernels' stress mode on (opt/cpu/omp_stress.h), the
+ * case, stress mode off, noise joined. */
 static void stress_run(const gnn_oracle_case *c, const stress_plan *p, gnn_oracle_result *r)
 {
     noise_thread th[STRESS_MAX_NOISE];
@@ -420,16 +420,9 @@ static void stress_run(const gnn_oracle_case *c, const stress_plan *p, gnn_oracl
         if (pthread_create(&th[started].tid, NULL, noise_main, &th[started]) == 0)
             started++; /* a thread that cannot start makes the run quieter, not wrong */
     }
-#ifdef GNN_HAVE_OPENMP
-    omp_sched_t kind0;
-    int chunk0;
-    omp_get_schedule(&kind0, &chunk0);
-    omp_set_schedule((omp_sched_t)p->omp_kind, p->omp_chunk);
-#endif
+    gnn_omp_stress_set(1, p->omp_chunk, p->seed, (uint32_t)p->run);
     gnn_oracle_run(c, r);
-#ifdef GNN_HAVE_OPENMP
-    omp_set_schedule(kind0, chunk0);
-#endif
+    gnn_omp_stress_set(0, 0, 0, 0);
     __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
     for (int i = 0; i < started; i++)
         pthread_join(th[i].tid, NULL);
@@ -484,8 +477,8 @@ gnn_oracle_outcome gnn_oracle_run_stress(const gnn_oracle_case *c, const gnn_ora
         if (!why[0])
             continue;
         char line[400];
-        snprintf(line, sizeof line, "stress run %d of %d %s (noise threads %d, OpenMP runtime schedule %s,%d)",
-                 k + 1, s->runs, why, p.noise, k_sched_name[p.omp_kind], p.omp_chunk);
+        snprintf(line, sizeof line, "stress run %d of %d %s (noise threads %d, kernels' dynamic chunk %d)",
+                 k + 1, s->runs, why, p.noise, p.omp_chunk);
         if (rk != r)
             *r = *rk;
         r->outcome = GNN_ORACLE_FAIL;

@@ -6,7 +6,10 @@
  *                    hybrid, degree): every pair's cut edges, their sides, the post and pre rows
  *                    and the hybrid matching, every bit;
  *   commplan.verify  verify: each implementation's four plans through a checker written as a
- *                    different algorithm: the cut edges of every pair found by scanning each
+ *                    different algorithm: the slots are the pairs with cut edges, in ascending
+ *                    pair id, none empty and never a rank with itself (a plan is sparse: its
+ *                    memory grows with the cut, not with k^2), the same in all four plans;
+ *                    the cut edges of every pair found by scanning each
  *                    row's cut sources (sorted per row, counted distinct) and looking every plan
  *                    edge up in g; the rows are exactly the sources of post edges and the
  *                    destinations of pre edges (so post rows u pre rows is a vertex cover of the
@@ -173,18 +176,19 @@ static gnn_oracle_outcome build(gnn_oracle_ctx *ctx, const gnn_commplan_ops *ops
 
 static void digest_plan(gnn_oracle_ctx *ctx, const gnn_commplan *P)
 {
-    const int64_t kk = P->k * P->k;
-    gnn_oracle_digest(ctx, P->edge_ptr, (size_t)(kk + 1) * sizeof(int64_t));
+    const int64_t np = P->n_pairs;
+    gnn_oracle_digest(ctx, P->pair, (size_t)np * sizeof(int64_t));
+    gnn_oracle_digest(ctx, P->edge_ptr, (size_t)(np + 1) * sizeof(int64_t));
     gnn_oracle_digest(ctx, P->edge_src, (size_t)P->n_edges * sizeof(int64_t));
     gnn_oracle_digest(ctx, P->edge_dst, (size_t)P->n_edges * sizeof(int64_t));
     gnn_oracle_digest(ctx, P->edge_post, (size_t)P->n_edges);
-    gnn_oracle_digest(ctx, P->post_ptr, (size_t)(kk + 1) * sizeof(int64_t));
-    gnn_oracle_digest(ctx, P->post_rows, (size_t)P->post_ptr[kk] * sizeof(int64_t));
-    gnn_oracle_digest(ctx, P->pre_ptr, (size_t)(kk + 1) * sizeof(int64_t));
-    gnn_oracle_digest(ctx, P->pre_rows, (size_t)P->pre_ptr[kk] * sizeof(int64_t));
-    gnn_oracle_digest(ctx, P->match_ptr, (size_t)(kk + 1) * sizeof(int64_t));
-    gnn_oracle_digest(ctx, P->match_src, (size_t)P->match_ptr[kk] * sizeof(int64_t));
-    gnn_oracle_digest(ctx, P->match_dst, (size_t)P->match_ptr[kk] * sizeof(int64_t));
+    gnn_oracle_digest(ctx, P->post_ptr, (size_t)(np + 1) * sizeof(int64_t));
+    gnn_oracle_digest(ctx, P->post_rows, (size_t)P->post_ptr[np] * sizeof(int64_t));
+    gnn_oracle_digest(ctx, P->pre_ptr, (size_t)(np + 1) * sizeof(int64_t));
+    gnn_oracle_digest(ctx, P->pre_rows, (size_t)P->pre_ptr[np] * sizeof(int64_t));
+    gnn_oracle_digest(ctx, P->match_ptr, (size_t)(np + 1) * sizeof(int64_t));
+    gnn_oracle_digest(ctx, P->match_src, (size_t)P->match_ptr[np] * sizeof(int64_t));
+    gnn_oracle_digest(ctx, P->match_dst, (size_t)P->match_ptr[np] * sizeof(int64_t));
 }
 
 /* ---- commplan.build: bitwise against the reference ------------------------------------------------- */
@@ -203,7 +207,6 @@ static gnn_oracle_outcome build_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
     gnn_oracle_outcome o = make_input(ctx, c, &in);
     if (o != GNN_ORACLE_PASS)
         return o;
-    const int64_t kk = in.k * in.k;
     for (int kind = 0; kind < GNN_PLAN_COUNT && o == GNN_ORACLE_PASS; kind++) {
         gnn_commplan *R = NULL, *I = NULL;
         const char *kn = gnn_plan_kind_name((gnn_plan_kind)kind);
@@ -211,14 +214,17 @@ static gnn_oracle_outcome build_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
             (o = build(ctx, c->impl->ops, "impl", &in, (gnn_plan_kind)kind, &I)) != GNN_ORACLE_PASS)
             return o;
         digest_plan(ctx, I);
-        if (I->n_edges != R->n_edges || I->k != R->k || I->n != R->n || I->kind != R->kind)
-            return gnn_oracle_fail(ctx, "%s: n_edges %lld, k %lld, n %lld (ref %lld, %lld, %lld)", kn,
-                                   (long long)I->n_edges, (long long)I->k, (long long)I->n, (long long)R->n_edges,
-                                   (long long)R->k, (long long)R->n);
-        o = cmp_arr(ctx, kn, "edge_ptr", R->edge_ptr, I->edge_ptr, kk + 1);
-        o = gnn_oracle_worst(o, cmp_arr(ctx, kn, "post_ptr", R->post_ptr, I->post_ptr, kk + 1));
-        o = gnn_oracle_worst(o, cmp_arr(ctx, kn, "pre_ptr", R->pre_ptr, I->pre_ptr, kk + 1));
-        o = gnn_oracle_worst(o, cmp_arr(ctx, kn, "match_ptr", R->match_ptr, I->match_ptr, kk + 1));
+        if (I->n_edges != R->n_edges || I->n_pairs != R->n_pairs || I->k != R->k || I->n != R->n ||
+            I->kind != R->kind)
+            return gnn_oracle_fail(ctx, "%s: n_edges %lld, n_pairs %lld, k %lld, n %lld (ref %lld, %lld, %lld, %lld)",
+                                   kn, (long long)I->n_edges, (long long)I->n_pairs, (long long)I->k, (long long)I->n,
+                                   (long long)R->n_edges, (long long)R->n_pairs, (long long)R->k, (long long)R->n);
+        const int64_t np = R->n_pairs;
+        o = cmp_arr(ctx, kn, "pair", R->pair, I->pair, np);
+        o = gnn_oracle_worst(o, cmp_arr(ctx, kn, "edge_ptr", R->edge_ptr, I->edge_ptr, np + 1));
+        o = gnn_oracle_worst(o, cmp_arr(ctx, kn, "post_ptr", R->post_ptr, I->post_ptr, np + 1));
+        o = gnn_oracle_worst(o, cmp_arr(ctx, kn, "pre_ptr", R->pre_ptr, I->pre_ptr, np + 1));
+        o = gnn_oracle_worst(o, cmp_arr(ctx, kn, "match_ptr", R->match_ptr, I->match_ptr, np + 1));
         if (o != GNN_ORACLE_PASS)
             return o;
         o = cmp_arr(ctx, kn, "edge_src", R->edge_src, I->edge_src, R->n_edges);
@@ -228,10 +234,10 @@ static gnn_oracle_outcome build_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
                 o = gnn_oracle_fail(ctx, "%s.edge_post[%lld] (edge %lld -> %lld): ref %d impl %d", kn, (long long)e,
                                     (long long)R->edge_src[e], (long long)R->edge_dst[e], R->edge_post[e],
                                     I->edge_post[e]);
-        o = gnn_oracle_worst(o, cmp_arr(ctx, kn, "post_rows", R->post_rows, I->post_rows, R->post_ptr[kk]));
-        o = gnn_oracle_worst(o, cmp_arr(ctx, kn, "pre_rows", R->pre_rows, I->pre_rows, R->pre_ptr[kk]));
-        o = gnn_oracle_worst(o, cmp_arr(ctx, kn, "match_src", R->match_src, I->match_src, R->match_ptr[kk]));
-        o = gnn_oracle_worst(o, cmp_arr(ctx, kn, "match_dst", R->match_dst, I->match_dst, R->match_ptr[kk]));
+        o = gnn_oracle_worst(o, cmp_arr(ctx, kn, "post_rows", R->post_rows, I->post_rows, R->post_ptr[np]));
+        o = gnn_oracle_worst(o, cmp_arr(ctx, kn, "pre_rows", R->pre_rows, I->pre_rows, R->pre_ptr[np]));
+        o = gnn_oracle_worst(o, cmp_arr(ctx, kn, "match_src", R->match_src, I->match_src, R->match_ptr[np]));
+        o = gnn_oracle_worst(o, cmp_arr(ctx, kn, "match_dst", R->match_dst, I->match_dst, R->match_ptr[np]));
     }
     return o;
 }
@@ -292,19 +298,20 @@ static int kuhn_try(kuhn *K, int64_t s)
 
 #define BAD(...) return gnn_oracle_fail(ctx, __VA_ARGS__)
 
-/* Checks of one plan. rows_out (k * k) receives its rows per pair; u_cnt, w_cnt (k * k) the
- * naive |U_ij| and |W_ij|; nu_out (k * k, hybrid only) Kuhn's maximum matching size. */
+/* Checks of one plan. rows_out (n_pairs) receives its rows per slot; u_cnt, w_cnt (n_pairs) the
+ * naive |U_ij| and |W_ij|; nu_out (n_pairs, hybrid only) Kuhn's maximum matching size. */
 static gnn_oracle_outcome verify_plan(gnn_oracle_ctx *ctx, const cp_input *in, const gnn_commplan *P,
                                       gnn_plan_kind kind, int64_t *rows_out, int64_t *u_cnt, int64_t *w_cnt,
                                       int64_t *nu_out)
 {
     const gnn_csr *g = in->g;
-    const int64_t n = g->n, k = in->k, kk = k * k;
+    const int64_t n = g->n, k = in->k, kk = k * k, np = P->n_pairs;
     const char *kn = gnn_plan_kind_name(kind);
-    if (P->k != k || P->n != n || P->kind != kind || P->edge_ptr[0] != 0 || P->edge_ptr[kk] != P->n_edges)
-        BAD("%s: header k %lld n %lld kind %d, edge_ptr ends %lld..%lld of %lld edges", kn, (long long)P->k,
-            (long long)P->n, (int)P->kind, (long long)P->edge_ptr[0], (long long)P->edge_ptr[kk],
-            (long long)P->n_edges);
+    if (P->k != k || P->n != n || P->kind != kind || np < 0 || np > kk || P->edge_ptr[0] != 0 ||
+        P->edge_ptr[np] != P->n_edges)
+        BAD("%s: header k %lld n %lld kind %d, %lld pairs, edge_ptr ends %lld..%lld of %lld edges", kn,
+            (long long)P->k, (long long)P->n, (int)P->kind, (long long)np, (long long)P->edge_ptr[0],
+            (long long)(np >= 0 && np <= kk ? P->edge_ptr[np] : -1), (long long)P->n_edges);
     /* 1. the number of distinct cut edges: each row's cut sources sorted, counted distinct */
     int64_t *row = gnn_oracle_alloc(ctx, (size_t)(g->nnz + 1) * sizeof(int64_t));
     int64_t *scratch = gnn_oracle_alloc(ctx, (size_t)(P->n_edges + 1) * sizeof(int64_t));
@@ -330,13 +337,21 @@ static gnn_oracle_outcome verify_plan(gnn_oracle_ctx *ctx, const cp_input *in, c
     int64_t stamp = 0; /* Kuhn's visit marks: one new stamp per search */
     for (int64_t v = 0; v < n; v++)
         mate[v] = -1, seen[v] = 0;
-    for (int64_t p = 0; p < kk; p++) {
-        const int64_t i = p / k, j = p % k, e0 = P->edge_ptr[p], e1 = P->edge_ptr[p + 1];
+    for (int64_t p = 0; p < np; p++) { /* p: the slot */
+        const int64_t pid = P->pair[p], i = pid / k, j = pid % k, e0 = P->edge_ptr[p], e1 = P->edge_ptr[p + 1];
         const int64_t *post = P->post_rows + P->post_ptr[p], *pre = P->pre_rows + P->pre_ptr[p];
         const int64_t npost = P->post_ptr[p + 1] - P->post_ptr[p], npre = P->pre_ptr[p + 1] - P->pre_ptr[p];
+        /* 2a. the slots: one per pair with cut edges, in ascending pair id, never the diagonal,
+         * never empty (nothing is stored for a pair without cut edges) */
+        if (pid < 0 || pid >= kk || (p > 0 && pid <= P->pair[p - 1]))
+            BAD("%s: slot %lld holds pair id %lld (after %lld; expected ascending ids in [0, %lld))", kn,
+                (long long)p, (long long)pid, (long long)(p > 0 ? P->pair[p - 1] : -1), (long long)kk);
         if (e1 < e0 || npost < 0 || npre < 0)
             BAD("%s: pair %lld -> %lld: decreasing offsets", kn, (long long)i, (long long)j);
-        if (i == j && (e1 > e0 || npost || npre))
+        if (e1 == e0)
+            BAD("%s: pair %lld -> %lld is stored with no cut edge (%lld rows): a plan keeps only the pairs with cut "
+                "edges", kn, (long long)i, (long long)j, (long long)(npost + npre));
+        if (i == j)
             BAD("%s: pair %lld -> %lld (itself) has %lld edges and %lld rows", kn, (long long)i, (long long)j,
                 (long long)(e1 - e0), (long long)(npost + npre));
         /* 2. every edge: a real edge of g, of this pair, in strictly increasing (u, v) */
@@ -473,31 +488,40 @@ static gnn_oracle_outcome verify_run(gnn_oracle_ctx *ctx, const gnn_oracle_case 
     gnn_oracle_outcome o = make_input(ctx, c, &in);
     if (o != GNN_ORACLE_PASS)
         return o;
-    const int64_t k = in.k, kk = k * k;
-    int64_t *rows = gnn_oracle_alloc(ctx, (size_t)(GNN_PLAN_COUNT * kk) * sizeof(int64_t));
-    int64_t *u_cnt = gnn_oracle_alloc(ctx, (size_t)kk * sizeof(int64_t));
-    int64_t *w_cnt = gnn_oracle_alloc(ctx, (size_t)kk * sizeof(int64_t));
-    int64_t *nu = gnn_oracle_alloc(ctx, (size_t)kk * sizeof(int64_t));
+    const int64_t k = in.k;
+    gnn_commplan *P[GNN_PLAN_COUNT] = { NULL };
+    for (int kind = 0; kind < GNN_PLAN_COUNT; kind++)
+        if ((o = build(ctx, c->impl->ops, "impl", &in, (gnn_plan_kind)kind, &P[kind])) != GNN_ORACLE_PASS)
+            return o;
+    /* every plan has the same slots: the pairs with cut edges */
+    const int64_t np = P[0]->n_pairs;
+    for (int kind = 1; kind < GNN_PLAN_COUNT; kind++)
+        if (P[kind]->n_pairs != np || (np > 0 && memcmp(P[kind]->pair, P[0]->pair, (size_t)np * sizeof(int64_t))))
+            return gnn_oracle_fail(ctx, "%s and %s plans have different pairs (%lld and %lld slots)",
+                                   gnn_plan_kind_name((gnn_plan_kind)kind), gnn_plan_kind_name(GNN_PLAN_PRE),
+                                   (long long)P[kind]->n_pairs, (long long)np);
+    int64_t *rows = gnn_oracle_alloc(ctx, (size_t)(GNN_PLAN_COUNT * np + 1) * sizeof(int64_t));
+    int64_t *u_cnt = gnn_oracle_alloc(ctx, (size_t)(np + 1) * sizeof(int64_t));
+    int64_t *w_cnt = gnn_oracle_alloc(ctx, (size_t)(np + 1) * sizeof(int64_t));
+    int64_t *nu = gnn_oracle_alloc(ctx, (size_t)(np + 1) * sizeof(int64_t));
     if (!rows || !u_cnt || !w_cnt || !nu)
         return gnn_oracle_fail(ctx, "out of memory");
     for (int kind = 0; kind < GNN_PLAN_COUNT; kind++) {
-        gnn_commplan *P = NULL;
-        if ((o = build(ctx, c->impl->ops, "impl", &in, (gnn_plan_kind)kind, &P)) != GNN_ORACLE_PASS)
-            return o;
-        digest_plan(ctx, P);
-        if ((o = verify_plan(ctx, &in, P, (gnn_plan_kind)kind, rows + kind * kk, u_cnt, w_cnt, nu)) != GNN_ORACLE_PASS)
+        digest_plan(ctx, P[kind]);
+        if ((o = verify_plan(ctx, &in, P[kind], (gnn_plan_kind)kind, rows + kind * np, u_cnt, w_cnt, nu)) !=
+            GNN_ORACLE_PASS)
             return o;
     }
     /* 5. across the plans: hybrid is a minimum cover, so it is at most every other plan */
-    const int64_t *pre = rows + GNN_PLAN_PRE * kk, *post = rows + GNN_PLAN_POST * kk;
-    const int64_t *hyb = rows + GNN_PLAN_HYBRID * kk, *deg = rows + GNN_PLAN_DEGREE * kk;
+    const int64_t *pre = rows + GNN_PLAN_PRE * np, *post = rows + GNN_PLAN_POST * np;
+    const int64_t *hyb = rows + GNN_PLAN_HYBRID * np, *deg = rows + GNN_PLAN_DEGREE * np;
     int64_t tot_pre = 0, tot_post = 0, tot_hyb = 0;
-    for (int64_t p = 0; p < kk; p++) {
+    for (int64_t p = 0; p < np; p++) {
         const int64_t m = pre[p] < post[p] ? pre[p] : post[p];
         if (hyb[p] > m || hyb[p] > deg[p])
             return gnn_oracle_fail(ctx, "pair %lld -> %lld: hybrid %lld rows > min(pre %lld, post %lld) or degree %lld",
-                                   (long long)(p / k), (long long)(p % k), (long long)hyb[p], (long long)pre[p],
-                                   (long long)post[p], (long long)deg[p]);
+                                   (long long)(P[0]->pair[p] / k), (long long)(P[0]->pair[p] % k), (long long)hyb[p],
+                                   (long long)pre[p], (long long)post[p], (long long)deg[p]);
         tot_pre += pre[p];
         tot_post += post[p];
         tot_hyb += hyb[p];
@@ -507,16 +531,17 @@ static gnn_oracle_outcome verify_run(gnn_oracle_ctx *ctx, const gnn_oracle_case 
     if ((o = build(ctx, c->entry->ref->ops, "ref", &in, GNN_PLAN_PRE, &E)) != GNN_ORACLE_PASS)
         return o;
     int sym = 1;
-    for (int64_t p = 0; p < kk && sym; p++) {
-        const int64_t q = (p % k) * k + p / k; /* the reverse pair */
+    for (int64_t p = 0; p < E->n_pairs && sym; p++) {
+        const int64_t q = gnn_commplan_slot(E, (E->pair[p] % k) * k + E->pair[p] / k); /* the reverse pair */
         for (int64_t e = E->edge_ptr[p]; e < E->edge_ptr[p + 1] && sym; e++)
-            sym = has_edge(E, E->edge_ptr[q], E->edge_ptr[q + 1], E->edge_dst[e], E->edge_src[e]);
+            sym = q >= 0 && has_edge(E, E->edge_ptr[q], E->edge_ptr[q + 1], E->edge_dst[e], E->edge_src[e]);
     }
     if (sym && tot_pre != tot_post)
         return gnn_oracle_fail(ctx, "symmetric cut: total pre rows %lld != total post rows %lld", (long long)tot_pre,
                                (long long)tot_post);
-    gnn_oracle_note(ctx, "cut edges %lld; rows pre %lld post %lld hybrid %lld%s", (long long)E->n_edges,
-                    (long long)tot_pre, (long long)tot_post, (long long)tot_hyb, sym ? " (symmetric: pre = post)" : "");
+    gnn_oracle_note(ctx, "cut edges %lld in %lld pairs; rows pre %lld post %lld hybrid %lld%s", (long long)E->n_edges,
+                    (long long)E->n_pairs, (long long)tot_pre, (long long)tot_post, (long long)tot_hyb,
+                    sym ? " (symmetric: pre = post)" : "");
     return GNN_ORACLE_PASS;
 }
 

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gnnref/cuda.h"
 #include "gnnref/dsample.h"
 #include "gnnref/oracle.h"
 #include "gnnref/partition.h"
@@ -49,6 +50,10 @@ static const gnn_oracle_param k_params[N_PARAMS] = {
 typedef gnn_dsample_tables dsample_impl;
 static const dsample_impl k_ref_tables = { &gnn_sampler_ref, &gnn_idmap_ref };
 static const dsample_impl k_cpu_tables = { &gnn_sampler_cpu, &gnn_idmap_cpu };
+/* the CUDA sampler and ID map (docs/cuda_sampling.md): on a GPU, and their kernels' bodies on the
+ * CPU; every ID map kind but the Fused-Map runs as the ordered map (bitwise); uniform only */
+static const dsample_impl k_cuda_tables = { &gnn_sampler_cuda, &gnn_idmap_cuda };
+static const dsample_impl k_emu_tables = { &gnn_sampler_cuda_emu, &gnn_idmap_cuda_emu };
 
 typedef struct job {
     const gnn_csr *g;
@@ -142,6 +147,12 @@ static gnn_oracle_outcome check_bytes(gnn_oracle_ctx *ctx, const job *J, gnn_blo
 
 static gnn_oracle_outcome run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
+    char why[256];
+    if (c->impl->ops == &k_cuda_tables && !gnn_cuda_available(why, sizeof why)) /* SKIP, never FAIL, without a GPU */
+        return gnn_oracle_skip(ctx, "%s", why);
+    const dsample_impl *T = c->impl->ops;
+    if ((T == &k_cuda_tables || T == &k_emu_tables) && gnn_oracle_int(c, P_WEIGHTED)) /* before any rank fails */
+        return gnn_oracle_status(ctx, "the CUDA sampler (uniform only, docs/cuda_sampling.md)", GNN_ERR_UNSUPPORTED);
     const gnn_csr *g = NULL;
     gnn_oracle_outcome o = gnn_oracle_case_graph_multi(ctx, c, (int)gnn_oracle_int(c, P_GEN),
                                                        (int)gnn_oracle_int(c, P_SCALE), gnn_oracle_int(c, P_EF),
@@ -237,7 +248,9 @@ static gnn_oracle_outcome run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 
 static const gnn_oracle_impl k_ref = { .name = "ref", .ops = &k_ref_tables, .flags = 0 };
 static const gnn_oracle_impl k_cpu = { .name = "cpu", .ops = &k_cpu_tables, .flags = GNN_ORACLE_THREADED };
-static const gnn_oracle_impl *const k_impls[] = { &k_ref, &k_cpu, NULL };
+static const gnn_oracle_impl k_cuda = { .name = "cuda", .ops = &k_cuda_tables, .flags = 0 };
+static const gnn_oracle_impl k_emu = { .name = "cuda-emu", .ops = &k_emu_tables, .flags = GNN_ORACLE_EMULATED };
+static const gnn_oracle_impl *const k_impls[] = { &k_ref, &k_cpu, &k_cuda, &k_emu, NULL };
 
 /* 1 to 5 ranks and 8; every ID map kind; uniform and weighted, with and without replacement;
  * fanouts above the degrees (R-MAT's many low-degree vertices, fan=20) and all (-1); a rank

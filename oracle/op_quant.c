@@ -26,11 +26,14 @@
  * Row kinds (mix=1, row i by i % 9): spread values; a constant bf16 value; zeros with -0; a
  * constant 0.1 (not a bf16); a range wider than FLT_MAX (+-3.3e38 and FLT_MAX: the k = 0.5
  * path); all negative; subnormals and tiny values; 1000 + 1e-3 spread (cancellation); ties,
- * [0, M, u_2, u_3, ...] where u_f is the row's own draw f (frac == u exactly: no round-up). With
- * edge=1 row 0 also holds -FLT_MAX (below the lowest finite bf16: the one exception to the
- * bound, whose values below Z must decode to Z). d: 1, 3, 5, 13, 37 (not multiples of 4, 8, 16),
- * 256 + 3 (past one chunk of opt/cpu), 0; rows: 0, 1, many; row ids up to 2^47; draw0 past
- * 2^34 (the block wraps mod 2^32). */
+ * [0, M, v_2, v_3, ...] with v_f = u_f 2^-16 (f even: frac 2^16 == u_f, no round-up) or
+ * (u_f + 1/2) 2^-16 (f odd: ceil(frac 2^16) = u_f + 1, a round-up), u_f the row's own 16-bit
+ * draw f. With edge=1 row 0 also holds -FLT_MAX (below the lowest finite bf16: the one
+ * exception to the bound, whose values below Z must decode to Z). d: 1, 3, 5, 13, 37 (not
+ * multiples of 4, 8, 16), 67, 200, 321 (opt/cpu's sets of 64 values and the rest), 256 + 3 (past
+ * one chunk of opt/cpu), 0; rows: 0, 1, many; row ids up to 2^47; draw0 past 2^34 (the block
+ * wraps mod 2^32), a multiple of 8 (mid=0) or 4 more (mid=1: every row's first draw in the
+ * middle of a Philox block). */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -66,7 +69,7 @@ static int quant_cuda_skip(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, gnn_or
     return 1;
 }
 
-enum { Q_N, Q_D, Q_BITS, Q_ROUND, Q_MIX, Q_EDGE, Q_DRAWS, N_QUANT_PARAMS };
+enum { Q_N, Q_D, Q_BITS, Q_ROUND, Q_MIX, Q_EDGE, Q_DRAWS, Q_MID, N_QUANT_PARAMS };
 static const gnn_oracle_param k_quant_params[N_QUANT_PARAMS] = {
     { "n", GNN_PARAM_INT, 0, 1e6, "rows" },
     { "d", GNN_PARAM_INT, 0, 65536, "values per row" },
@@ -75,30 +78,37 @@ static const gnn_oracle_param k_quant_params[N_QUANT_PARAMS] = {
     { "mix", GNN_PARAM_INT, 0, 1, "0 spread values only, 1 the awkward row kinds by row (see the file header)" },
     { "edge", GNN_PARAM_INT, 0, 1, "1: row 0 also holds -FLT_MAX (below the lowest finite bf16)" },
     { "draws", GNN_PARAM_INT, 1, 100000, "quant.stochastic: steps (independent quantizations) per element" },
+    { "mid", GNN_PARAM_INT, 0, 1, "1: draw0 = 4 mod 8, every row's first draw in the middle of a Philox block" },
 };
 
 static const char *const k_pack_presets[] = {
-    "n=37,d=13,bits=2,round=0,mix=1,edge=0,draws=1",
-    "n=37,d=13,bits=4,round=1,mix=1,edge=0,draws=1",
-    "n=24,d=37,bits=8,round=0,mix=1,edge=1,draws=1",
-    "n=24,d=37,bits=2,round=1,mix=1,edge=1,draws=1",
-    "n=1,d=1,bits=2,round=0,mix=0,edge=0,draws=1",
-    "n=9,d=1,bits=4,round=0,mix=1,edge=0,draws=1",
-    "n=0,d=16,bits=2,round=0,mix=0,edge=0,draws=1",           /* no rows */
-    "n=8,d=0,bits=2,round=0,mix=0,edge=0,draws=1",            /* empty rows */
-    "n=16,d=3,bits=8,round=1,mix=1,edge=0,draws=1",
-    "n=16,d=5,bits=2,round=0,mix=1,edge=0,draws=1",
-    "n=40,d=259,bits=2,round=0,mix=1,edge=0,draws=1",         /* past one chunk of opt/cpu */
-    "n=40,d=259,bits=4,round=1,mix=1,edge=0,draws=1",
-    "n=300,d=128,bits=2,round=0,mix=0,edge=0,draws=1",        /* the training width, threaded */
-    "n=200,d=256,bits=8,round=0,mix=1,edge=0,draws=1",
-    "n=33,d=19,bits=32,round=0,mix=1,edge=1,draws=1",         /* fp32: the identity */
+    "n=37,d=13,bits=2,round=0,mix=1,edge=0,draws=1,mid=0",
+    "n=37,d=13,bits=4,round=1,mix=1,edge=0,draws=1,mid=1",
+    "n=24,d=37,bits=8,round=0,mix=1,edge=1,draws=1,mid=1",
+    "n=24,d=37,bits=2,round=1,mix=1,edge=1,draws=1,mid=0",
+    "n=1,d=1,bits=2,round=0,mix=0,edge=0,draws=1,mid=0",
+    "n=1,d=1,bits=2,round=0,mix=0,edge=0,draws=1,mid=1",        /* one row of one value, mid-block */
+    "n=9,d=1,bits=4,round=0,mix=1,edge=0,draws=1,mid=1",
+    "n=0,d=16,bits=2,round=0,mix=0,edge=0,draws=1,mid=0",       /* no rows */
+    "n=8,d=0,bits=2,round=0,mix=0,edge=0,draws=1,mid=1",        /* empty rows */
+    "n=16,d=3,bits=8,round=1,mix=1,edge=0,draws=1,mid=0",
+    "n=16,d=5,bits=2,round=0,mix=1,edge=0,draws=1,mid=1",
+    "n=18,d=67,bits=2,round=0,mix=1,edge=0,draws=1,mid=1",      /* one set of 64 + a tail, mid-block */
+    "n=18,d=200,bits=4,round=0,mix=1,edge=0,draws=1,mid=1",     /* 128 + 64 + 8 (+ the 4 of mid) */
+    "n=9,d=321,bits=8,round=0,mix=1,edge=0,draws=1,mid=0",      /* 256 + 64 + 1 */
+    "n=40,d=259,bits=2,round=0,mix=1,edge=0,draws=1,mid=0",     /* past one chunk of opt/cpu */
+    "n=40,d=259,bits=4,round=1,mix=1,edge=0,draws=1,mid=1",
+    "n=300,d=128,bits=2,round=0,mix=0,edge=0,draws=1,mid=0",    /* the training width, threaded */
+    "n=300,d=128,bits=2,round=0,mix=0,edge=0,draws=1,mid=1",
+    "n=200,d=256,bits=8,round=0,mix=1,edge=0,draws=1,mid=0",
+    "n=33,d=19,bits=32,round=0,mix=1,edge=1,draws=1,mid=0",     /* fp32: the identity */
     NULL,
 };
 static const char *const k_stat_presets[] = {
-    "n=8,d=37,bits=2,round=0,mix=0,edge=0,draws=2000",
-    "n=6,d=21,bits=4,round=0,mix=0,edge=0,draws=2000",
-    "n=4,d=19,bits=8,round=0,mix=0,edge=0,draws=3000",
+    "n=8,d=37,bits=2,round=0,mix=0,edge=0,draws=2000,mid=0",
+    "n=6,d=21,bits=4,round=0,mix=0,edge=0,draws=2000,mid=1",
+    "n=4,d=19,bits=8,round=0,mix=0,edge=0,draws=3000,mid=0",
+    "n=2,d=130,bits=2,round=0,mix=0,edge=0,draws=2000,mid=1", /* the fused sets of opt/cpu */
     NULL,
 };
 
@@ -177,20 +187,26 @@ static gnn_oracle_outcome make_case(gnn_oracle_ctx *ctx, const gnn_oracle_case *
     s->q.step = (uint32_t)gnn_oracle_draw_uint(&gi, 1000);
     s->q.layer = (unsigned)gnn_oracle_draw_uint(&gi, 128);
     s->q.dir = (unsigned)gnn_oracle_draw_uint(&gi, 2);
-    s->q.draw0 = gnn_quant_draw0(1, 4096, 4095, 17, s->d) + 4 * gnn_oracle_draw_uint(&gi, 1u << 20); /* past 2^34 */
+    /* past 2^34 (a multiple of 8: gnn_quant_draw0's F8), then 4 more where mid */
+    s->q.draw0 = gnn_quant_draw0(1, 4096, 4095, 17, s->d) + 8 * gnn_oracle_draw_uint(&gi, 1u << 20) +
+                 4 * (uint64_t)gnn_oracle_int(c, Q_MID);
     for (int64_t i = 0; i < s->n; i++) {
         float *h = s->x + i * s->d;
         s->gid[i] = (int64_t)gnn_oracle_draw_uint(&gi, 1ull << 47);
         const int kind = mix ? (int)(i % 9) : 0;
         fill_row(&g, h, s->d, kind);
         if (kind == 8 && s->bits != 32) {
-            /* ties: h = [0, M, u_2, u_3, ...] with u_f the row's own draw f, so Z = 0, S = 1,
-             * r = u_f exactly and frac == u: the rule "u < frac" must not round up (a path
-             * comparing with <= would); the draws come from the public generator */
+            /* ties: h = [0, M, v_2, v_3, ...] with u_f the row's own 16-bit draw f
+             * (gnn_quant_draw16), v_f = u_f 2^-16 for even f and (u_f + 1/2) 2^-16 for odd f,
+             * so Z = 0, S = 1, r = v_f exactly: even f has ceil(frac 2^16) == u_f and must not
+             * round up (a path comparing with <= would), odd f has ceil(frac 2^16) = u_f + 1 and
+             * must (a path taking the floor would not) */
             const gnn_rng_stream st = gnn_rng_stream_make(s->q.seed, GNN_TAG_QUANT, s->q.step,
                                                           2 * s->q.layer + s->q.dir, (uint64_t)s->gid[i]);
-            for (int64_t f = 0; f < s->d; f++)
-                h[f] = f == 0 ? 0.0f : f == 1 ? (float)((1 << s->bits) - 1) : gnn_rng_float(&st, s->q.draw0 + (uint64_t)f);
+            for (int64_t f = 0; f < s->d; f++) {
+                const float u = (float)gnn_quant_draw16(&st, s->q.draw0 + (uint64_t)f) + (f % 2 ? 0.5f : 0.0f);
+                h[f] = f == 0 ? 0.0f : f == 1 ? (float)((1 << s->bits) - 1) : u * (1.0f / 65536.0f);
+            }
         }
     }
     if (gnn_oracle_int(c, Q_EDGE) && s->n > 0 && s->d > 0)

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "gnnref/cuda.h"
 #include "gnnref/oracle.h"
 #include "gnnref/rng.h"
 #include "gnnref/sample_typed.h"
@@ -24,7 +25,8 @@
 
 #define MAX_L 3
 
-enum { P_GEN, P_SCALE, P_EF, P_R, P_EMPTY, P_L, P_FAN, P_REPLACE, P_WEIGHTED, P_VARIANT, P_IDMAP, P_SEEDS, P_DUP, N_PARAMS };
+enum { P_GEN, P_SCALE, P_EF, P_R, P_EMPTY, P_L, P_FAN, P_REPLACE, P_WEIGHTED, P_VARIANT, P_IDMAP, P_SEEDS, P_DUP,
+       P_INPLACE, N_PARAMS };
 static const gnn_oracle_param k_params[N_PARAMS] = {
     { "gen", GNN_PARAM_INT, 0, 1, "graph: 0 R-MAT (Graph500), 1 SBM (4 classes)" },
     { "scale", GNN_PARAM_INT, 1, 14, "2^scale vertices" },
@@ -39,6 +41,9 @@ static const gnn_oracle_param k_params[N_PARAMS] = {
     { "idmap", GNN_PARAM_INT, 0, 3, "the relation samplers' ID map: 0 ref, 1 ordered, 2 fused, 3 dense" },
     { "seeds", GNN_PARAM_INT, 0, 4096, "seeds (distinct)" },
     { "dup", GNN_PARAM_INT, 0, 1, "1: repeat every third edge and add a self-loop on every fifth vertex" },
+    { "inplace", GNN_PARAM_INT, 0, 1,
+      "weighted: 1 then rewrites the weights in place (all but the relation tables' fingerprint probes), sets a "
+      "new weights_version and samples again with the same objects: their caches must follow" },
 };
 
 typedef struct typed_impl {
@@ -46,6 +51,10 @@ typedef struct typed_impl {
 } typed_impl;
 static const typed_impl k_ref_ops = { &gnn_sampler_ref };
 static const typed_impl k_cpu_ops = { &gnn_sampler_cpu };
+/* the CUDA sampler under each relation (docs/cuda_sampling.md): on a GPU, and its kernels' bodies
+ * on the CPU; each relation draws with its own stream offset (rng_id_offset); uniform only */
+static const typed_impl k_cuda_ops = { &gnn_sampler_cuda };
+static const typed_impl k_emu_ops = { &gnn_sampler_cuda_emu };
 
 static void free_blocks(void *p)
 {
@@ -56,26 +65,40 @@ static void free_blocks(void *p)
 
 static void free_sampler(void *p) { gnn_sampler_destroy(p); }
 
-/* L blocks from a typed sampler over ops; the sampler is freed at the end of the case */
-static gnn_oracle_outcome typed_blocks(gnn_oracle_ctx *ctx, const typed_impl *impl, const gnn_csr *g,
-                                       const int32_t *et, int64_t R, const gnn_sampler_options *o,
-                                       const int64_t *seeds, int64_t ns, const int64_t *fan, int L,
-                                       const gnn_sample_params *base, gnn_block *out)
+/* A typed sampler over ops, freed at the end of the case. */
+static gnn_oracle_outcome typed_sampler(gnn_oracle_ctx *ctx, const typed_impl *impl, const gnn_csr *g,
+                                        const int32_t *et, int64_t R, const gnn_sampler_options *o, gnn_sampler **s)
 {
-    gnn_sampler *s = NULL;
     gnn_sampler_options to;
     gnn_sampler_defaults(&to);
     if (o)
         to = *o;
     to.etype = et;
     to.relations = R;
-    if (gnn_sampler_create(&s, impl->ops, g, &to))
-        return gnn_oracle_fail(ctx, "%s typed sampler: cannot create", impl->ops->name);
-    gnn_oracle_defer(ctx, free_sampler, s);
-    const gnn_status st = gnn_sampler_blocks(s, seeds, ns, fan, L, base, out);
+    *s = NULL;
+    const gnn_status st = gnn_sampler_create(s, impl->ops, g, &to);
     if (st)
-        return gnn_oracle_fail(ctx, "%s typed blocks: %s", impl->ops->name, gnn_status_str(st));
+        return gnn_oracle_status(ctx, "typed sampler create", st);
+    gnn_oracle_defer(ctx, free_sampler, *s);
     return GNN_ORACLE_PASS;
+}
+
+/* L blocks from the typed sampler s (a cuda table without a mode: UNSUPPORTED). */
+static gnn_oracle_outcome typed_sample(gnn_oracle_ctx *ctx, gnn_sampler *s, const char *who, const int64_t *seeds,
+                                       int64_t ns, const int64_t *fan, int L, const gnn_sample_params *base,
+                                       gnn_block *out)
+{
+    return gnn_oracle_status(ctx, who, gnn_sampler_blocks(s, seeds, ns, fan, L, base, out));
+}
+
+/* L blocks from a new typed sampler over ops (*s: the sampler, freed at the end of the case). */
+static gnn_oracle_outcome typed_blocks(gnn_oracle_ctx *ctx, const typed_impl *impl, const gnn_csr *g,
+                                       const int32_t *et, int64_t R, const gnn_sampler_options *o,
+                                       const int64_t *seeds, int64_t ns, const int64_t *fan, int L,
+                                       const gnn_sample_params *base, gnn_block *out, gnn_sampler **s)
+{
+    gnn_oracle_outcome oc = typed_sampler(ctx, impl, g, et, R, o, s);
+    return oc != GNN_ORACLE_PASS ? oc : typed_sample(ctx, *s, impl->ops->name, seeds, ns, fan, L, base, out);
 }
 
 /* One row of the rule, written without relation graphs: the uniform draws of dst v's edges of
@@ -226,11 +249,62 @@ static gnn_status typed_inputs(const gnn_oracle_case *c, const gnn_csr *g, int32
     return GNN_OK;
 }
 
+/* inplace=1: the weights rewritten in place where no relation sampler's table fingerprint looks
+ * (each relation's weights are a slice of the typed sampler's split copy: its probes are mapped
+ * back to g's edges), a new weights_version, and the same two objects sample again (the step
+ * moved on): both must equal a typed reference sampler made after the change, which has no
+ * cache to keep; then the rule on the new weights. */
+static gnn_oracle_outcome inplace_again(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, const gnn_csr *g,
+                                        const int32_t *et, float *w, const int64_t *seeds, const int64_t *fan,
+                                        gnn_sample_params *base, gnn_sampler *sref, gnn_sampler *simpl)
+{
+    const int64_t R = gnn_oracle_int(c, P_R), ns = gnn_oracle_int(c, P_SEEDS);
+    const int L = (int)gnn_oracle_int(c, P_L);
+    if (!base->weights)
+        return gnn_oracle_fail(ctx, "invalid case: inplace=1 needs weighted=1");
+    uint8_t *keep = gnn_oracle_alloc(ctx, (size_t)g->nnz + 1);
+    int64_t *at = gnn_oracle_alloc(ctx, sizeof(int64_t) * (size_t)(g->nnz + 1));
+    gnn_block *fresh = gnn_oracle_alloc(ctx, sizeof(gnn_block) * MAX_L * 3);
+    if (!keep || !at || !fresh)
+        return gnn_oracle_fail(ctx, "out of memory");
+    for (int t = 0; t < 3; t++)
+        gnn_oracle_defer(ctx, free_blocks, fresh + t * MAX_L);
+    for (int64_t r = 0; r < R; r++) { /* relation r's slice: its edges of g in CSR order */
+        int64_t m = 0;
+        for (int64_t e = 0; e < g->nnz; e++)
+            if (et[e] == r)
+                at[m++] = e;
+        gnn_oracle_weights_keep(keep, at, m);
+    }
+    gnn_oracle_weights_rewrite(w, keep, g->nnz, c->seed, 1);
+    base->weights_version++;
+    base->step++;
+    gnn_block *want = fresh, *got = fresh + MAX_L, *again = fresh + 2 * MAX_L;
+    gnn_sampler *snew;
+    gnn_oracle_outcome o;
+    if ((o = typed_blocks(ctx, &k_ref_ops, g, et, R, NULL, seeds, ns, fan, L, base, want, &snew)) != GNN_ORACLE_PASS ||
+        (o = typed_sample(ctx, sref, "ref (weights changed in place)", seeds, ns, fan, L, base, again)) !=
+            GNN_ORACLE_PASS ||
+        (o = typed_sample(ctx, simpl, "impl (weights changed in place)", seeds, ns, fan, L, base, got)) !=
+            GNN_ORACLE_PASS)
+        return o;
+    if ((o = gnn_oracle_compare_blocks(ctx, GNN_CMP_BITWISE, "ref object after the in-place change", seeds, ns, want,
+                                       again, L)) != GNN_ORACLE_PASS ||
+        (o = gnn_oracle_compare_blocks(ctx, GNN_CMP_BITWISE, "impl object after the in-place change", seeds, ns, want,
+                                       got, L)) != GNN_ORACLE_PASS ||
+        (o = compare_etypes(ctx, want, got, L)) != GNN_ORACLE_PASS)
+        return o;
+    return verify_rule(ctx, g, et, R, w, want, L, fan, base);
+}
+
 /* the case's graph seed: the benchmark's graph must be the oracle's */
 static uint64_t graph_seed(const gnn_oracle_case *c) { return c->seed * 0x9E3779B97F4A7C15ull + 53; }
 
 static gnn_oracle_outcome run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
+    char why[256];
+    if (c->impl->ops == &k_cuda_ops && !gnn_cuda_available(why, sizeof why)) /* SKIP, never FAIL, without a GPU */
+        return gnn_oracle_skip(ctx, "%s", why);
     const gnn_csr *g = NULL;
     gnn_oracle_outcome o = gnn_oracle_case_graph_multi(ctx, c, (int)gnn_oracle_int(c, P_GEN),
                                                        (int)gnn_oracle_int(c, P_SCALE), gnn_oracle_int(c, P_EF),
@@ -257,12 +331,16 @@ static gnn_oracle_outcome run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
     if (typed_inputs(c, g, et, w, seeds, fan, &base, &opt))
         return gnn_oracle_fail(ctx, "weights");
     const float *wp = base.weights;
-    if ((o = typed_blocks(ctx, &k_ref_ops, g, et, R, NULL, seeds, ns, fan, L, &base, want)) != GNN_ORACLE_PASS ||
-        (o = typed_blocks(ctx, c->impl->ops, g, et, R, &opt, seeds, ns, fan, L, &base, got)) != GNN_ORACLE_PASS)
+    gnn_sampler *sref, *simpl;
+    if ((o = typed_blocks(ctx, &k_ref_ops, g, et, R, NULL, seeds, ns, fan, L, &base, want, &sref)) != GNN_ORACLE_PASS ||
+        (o = typed_blocks(ctx, c->impl->ops, g, et, R, &opt, seeds, ns, fan, L, &base, got, &simpl)) != GNN_ORACLE_PASS)
         return o;
     if ((o = gnn_oracle_compare_blocks(ctx, GNN_CMP_BITWISE, "typed blocks", seeds, ns, want, got, L)) != GNN_ORACLE_PASS ||
         (o = compare_etypes(ctx, want, got, L)) != GNN_ORACLE_PASS ||
         (o = verify_rule(ctx, g, et, R, wp, want, L, fan, &base)) != GNN_ORACLE_PASS)
+        return o;
+    if (gnn_oracle_int(c, P_INPLACE) && (o = inplace_again(ctx, c, g, et, w, seeds, fan, &base, sref, simpl)) !=
+                                            GNN_ORACLE_PASS)
         return o;
     if (R == 1) { /* one relation: the untyped sampler's blocks */
         const gnn_status st = gnn_sample_blocks(&gnn_sample_ref, g, seeds, ns, fan, L, &base, plain);
@@ -281,7 +359,9 @@ static gnn_oracle_outcome run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 
 static const gnn_oracle_impl k_ref = { .name = "ref", .ops = &k_ref_ops, .flags = 0 };
 static const gnn_oracle_impl k_cpu = { .name = "cpu", .ops = &k_cpu_ops, .flags = GNN_ORACLE_THREADED };
-static const gnn_oracle_impl *const k_impls[] = { &k_ref, &k_cpu, NULL };
+static const gnn_oracle_impl k_cuda = { .name = "cuda", .ops = &k_cuda_ops, .flags = 0 };
+static const gnn_oracle_impl k_emu = { .name = "cuda-emu", .ops = &k_emu_ops, .flags = GNN_ORACLE_EMULATED };
+static const gnn_oracle_impl *const k_impls[] = { &k_ref, &k_cpu, &k_cuda, &k_emu, NULL };
 
 /* one relation (== untyped), up to 6; an empty relation; every variant and ID map; uniform and
  * weighted, with and without replacement; fanouts above the degrees and all; repeated edges;
@@ -299,6 +379,11 @@ static const char *const k_presets[] = {
     "gen=1,scale=7,ef=6,R=2,L=1,fan=6,idmap=1,seeds=0",
     "gen=0,scale=8,ef=8,R=3,empty=1,L=2,fan=3,weighted=1,idmap=2,seeds=33,dup=1,variant=1",
     "gen=1,scale=9,ef=8,R=4,L=3,fan=2,replace=1,idmap=3,seeds=16,variant=1",
+    /* weights changed in place with a new version (docs/oracle.md, "Caches keyed by a version"):
+     * the typed sampler's split copy and each relation's cpu table must follow; relation rows
+     * above GNN_WTABLE_MIN_DEG (R-MAT hubs, R = 2) keep prefix-sum checkpoints */
+    "gen=0,scale=12,ef=32,R=2,L=2,fan=20,weighted=1,idmap=1,seeds=200,inplace=1",
+    "gen=1,scale=9,ef=8,R=3,L=2,fan=3,weighted=1,replace=1,idmap=3,seeds=64,variant=1,inplace=1",
     NULL,
 };
 
@@ -418,6 +503,6 @@ const gnn_oracle_entry gnn_oracle_sample_typed = {
     .reason = "bitwise: each relation draws with the plain rule from its own keyed stream (v + r * 2^40) and the merge "
               "numbers sources in first appearance, so no ID map or thread count can change a bit",
     .params = k_params, .n_params = N_PARAMS, .presets = k_presets,
-    .defaults = "empty=0,replace=0,weighted=0,variant=0,dup=0",
+    .defaults = "empty=0,replace=0,weighted=0,variant=0,dup=0,inplace=0",
     .ref = &k_ref, .impls = k_impls, .run = run, .bench = &k_bench,
 };

@@ -274,13 +274,33 @@ static gnn_oracle_outcome sane_then_compare(gnn_oracle_ctx *ctx, gnn_oracle_cmp 
 /* ---- sample.layer ------------------------------------------------------------------------- */
 
 enum { L_GEN, L_SCALE, L_EF, L_SEEDS, L_FANOUT, L_REPLACE, L_WEIGHTED, L_ZEROS, L_STEP, L_LAYER, L_DUP, L_ZENDS, L_RNGIDS,
-       N_L_PARAMS };
-/* optional (both entries): seeds of degree 0 at both ends and the middle; the partition's rng_ids */
+       L_INPLACE, N_L_PARAMS };
+/* optional (both entries): seeds of degree 0 at both ends and the middle; the partition's
+ * rng_ids; weights changed in place between the two calls */
 #define SAMPLER_OPTIONAL_PARAMS                                                                                   \
     { "zends", GNN_PARAM_INT, 0, 1, "1: isolated vertices as the first, middle and last seeds" },               \
         { "rngids", GNN_PARAM_INT, 0, 1,                                                                        \
-          "1: rng_ids given (a partition's VID_o: distinct ids above 2^32 that the draws are keyed by)" }
-#define SAMPLER_DEFAULTS "zends=0,rngids=0"
+          "1: rng_ids given (a partition's VID_o: distinct ids above 2^32 that the draws are keyed by)" },      \
+        { "inplace", GNN_PARAM_INT, 0, 1,                                                                       \
+          "weighted: 1 rewrites the weights in place before the second call (every weight but the cpu table's " \
+          "fingerprint probes) and sets a new weights_version: the objects' caches must follow" }
+#define SAMPLER_DEFAULTS "zends=0,rngids=0,inplace=0"
+
+/* Between the two calls of a case with inplace=1: the weights rewritten in place where the cpu
+ * sampler's fingerprint does not look, and a new weights_version (sample.h's contract). */
+static gnn_oracle_outcome rewrite_weights(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, const sampler_input *in,
+                                          gnn_sample_params *p)
+{
+    if (!in->weights)
+        return gnn_oracle_fail(ctx, "invalid case: inplace=1 needs weighted=1");
+    uint8_t *keep = gnn_oracle_alloc(ctx, (size_t)in->g->nnz + 1);
+    if (!keep)
+        return gnn_oracle_fail(ctx, "out of memory");
+    gnn_oracle_weights_keep(keep, NULL, in->g->nnz);
+    gnn_oracle_weights_rewrite(in->weights, keep, in->g->nnz, c->seed, 1);
+    p->weights_version++;
+    return GNN_ORACLE_PASS;
+}
 static const gnn_oracle_param k_l_params[N_L_PARAMS] = {
     { "gen", GNN_PARAM_INT, 0, 1, "graph: 0 R-MAT, 1 SBM" },
     { "scale", GNN_PARAM_INT, 1, 20, "2^scale vertices" },
@@ -343,6 +363,12 @@ static const char *const k_l_presets[] = {
     "gen=0,scale=8,ef=4,seeds=33,fanout=3,replace=1,weighted=1,zeros=20,step=5,layer=1,dup=0,zends=1",
     "gen=0,scale=9,ef=8,seeds=64,fanout=5,replace=0,weighted=0,zeros=0,step=3,layer=1,dup=0,rngids=1",
     "gen=1,scale=9,ef=10,seeds=100,fanout=4,replace=1,weighted=1,zeros=20,step=7,layer=0,dup=0,rngids=1",
+    /* weights changed in place with a new version between the two calls (docs/oracle.md, "Caches
+     * keyed by a version"): hubs above GNN_WTABLE_MIN_DEG (their prefix-sum checkpoints), with
+     * and without replacement, and every vertex of a small graph (every row's positive count) */
+    "gen=0,scale=12,ef=16,seeds=300,fanout=80,replace=0,weighted=1,zeros=10,step=3,layer=1,dup=0,inplace=1",
+    "gen=0,scale=12,ef=16,seeds=300,fanout=20,replace=1,weighted=1,zeros=10,step=3,layer=1,dup=0,inplace=1",
+    "gen=1,scale=8,ef=6,seeds=-1,fanout=3,replace=0,weighted=1,zeros=30,step=2,layer=0,dup=0,inplace=1",
     NULL,
 };
 
@@ -407,6 +433,8 @@ static gnn_oracle_outcome layer_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
     }
     for (int call = 0; call < 2; call++, p.step++) {
         gnn_block *want = &b[2 * call], *got = &b[2 * call + 1];
+        if (call == 1 && gnn_oracle_int(c, L_INPLACE) && (o = rewrite_weights(ctx, c, &in, &p)) != GNN_ORACLE_PASS)
+            return o;
         gnn_status st = gnn_sampler_layer(r, in.seeds, n_seeds, &p, want);
         if (st)
             return gnn_oracle_fail(ctx, "ref (step %u) returned %s", p.step, gnn_status_str(st));
@@ -443,7 +471,7 @@ const gnn_oracle_entry gnn_oracle_sample_layer_fusedmap = {
 /* ---- sample.blocks ------------------------------------------------------------------------- */
 
 enum { B_GEN, B_SCALE, B_EF, B_SEEDS, B_L, B_FO0, B_FO1, B_FO2, B_REPLACE, B_WEIGHTED, B_ZEROS, B_STEP, B_ZENDS, B_RNGIDS,
-       N_BL_PARAMS };
+       B_INPLACE, N_BL_PARAMS };
 static const gnn_oracle_param k_bl_params[N_BL_PARAMS] = {
     { "gen", GNN_PARAM_INT, 0, 1, "graph: 0 R-MAT, 1 SBM" },
     { "scale", GNN_PARAM_INT, 1, 20, "2^scale vertices" },
@@ -475,6 +503,9 @@ static const char *const k_bl_presets[] = {
      * seeds at both ends and the middle of the top layer */
     "gen=0,scale=10,ef=8,seeds=32,L=3,fo0=8,fo1=5,fo2=3,replace=0,weighted=0,zeros=0,step=0,rngids=1",
     "gen=0,scale=8,ef=4,seeds=33,L=2,fo0=3,fo1=4,fo2=0,replace=1,weighted=1,zeros=20,step=2,zends=1,rngids=1",
+    /* weights changed in place with a new version between the calls, through every layer */
+    "gen=0,scale=12,ef=16,seeds=64,L=2,fo0=70,fo1=10,fo2=0,replace=0,weighted=1,zeros=10,step=6,inplace=1",
+    "gen=1,scale=10,ef=10,seeds=32,L=3,fo0=8,fo1=5,fo2=3,replace=1,weighted=1,zeros=20,step=4,inplace=1",
     NULL,
 };
 
@@ -504,6 +535,8 @@ static gnn_oracle_outcome blocks_run(gnn_oracle_ctx *ctx, const gnn_oracle_case 
         .rng_ids = in.rng_ids,
     };
     for (int call = 0; call < 2; call++, base.step++) {
+        if (call == 1 && gnn_oracle_int(c, B_INPLACE) && (o = rewrite_weights(ctx, c, &in, &base)) != GNN_ORACLE_PASS)
+            return o;
         gnn_block *want = case_blocks(ctx, L), *got = case_blocks(ctx, L);
         if (!want || !got)
             return gnn_oracle_fail(ctx, "out of memory");

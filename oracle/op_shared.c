@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gnnref/aep.h"
+#include "gnnref/cuda.h"
 #include "gnnref/idmap.h"
 #include "gnnref/oracle.h"
 #include "gnnref/sample.h"
@@ -183,12 +184,19 @@ static const layers_impl k_li_ref = { NULL, GNN_SAMPLER_FUSED, 0 };
 static const layers_impl k_li_sref = { &gnn_sampler_ref, GNN_SAMPLER_FUSED, 0 };
 static const layers_impl k_li_fused = { &gnn_sampler_cpu, GNN_SAMPLER_FUSED, GNN_IDMAP_DENSE };
 static const layers_impl k_li_unfused = { &gnn_sampler_cpu, GNN_SAMPLER_UNFUSED, GNN_IDMAP_ORDERED };
+/* the CUDA sampler (docs/cuda_sampling.md): on a GPU, and its kernels' bodies on the CPU;
+ * uniform only (weighted cases UNSUPPORTED) */
+static const layers_impl k_li_cuda = { &gnn_sampler_cuda, GNN_SAMPLER_FUSED, GNN_IDMAP_ORDERED };
+static const layers_impl k_li_emu = { &gnn_sampler_cuda_emu, GNN_SAMPLER_FUSED, GNN_IDMAP_ORDERED };
 static const gnn_oracle_impl k_l_ref = { .name = "ref", .ops = &k_li_ref, .flags = 0 };
 static const gnn_oracle_impl k_l_sref = { .name = "sampler-ref", .ops = &k_li_sref, .flags = 0 };
 static const gnn_oracle_impl k_l_fused = { .name = "fused-dense", .ops = &k_li_fused, .flags = GNN_ORACLE_THREADED };
 static const gnn_oracle_impl k_l_unfused = { .name = "unfused-ordered", .ops = &k_li_unfused,
                                              .flags = GNN_ORACLE_THREADED };
-static const gnn_oracle_impl *const k_l_impls[] = { &k_l_ref, &k_l_sref, &k_l_fused, &k_l_unfused, NULL };
+static const gnn_oracle_impl k_l_cuda = { .name = "cuda", .ops = &k_li_cuda, .flags = 0 };
+static const gnn_oracle_impl k_l_emu = { .name = "cuda-emu", .ops = &k_li_emu, .flags = GNN_ORACLE_EMULATED };
+static const gnn_oracle_impl *const k_l_impls[] = { &k_l_ref, &k_l_sref, &k_l_fused, &k_l_unfused, &k_l_cuda, &k_l_emu,
+                                                    NULL };
 
 enum { B_GEN, B_SCALE, B_EF, B_SEEDS, B_L, B_F0, B_FSTEP, B_ALL, B_REPLACE, B_WEIGHTED, B_RNGIDS, N_B_PARAMS };
 static const gnn_oracle_param k_l_params[N_B_PARAMS] = {
@@ -247,6 +255,9 @@ static gnn_status one_layer(const layers_run *R, const int64_t *dst, int64_t n_d
 static gnn_oracle_outcome layers_run_case(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
     const layers_impl *li = c->impl->ops;
+    char why[256];
+    if (li == &k_li_cuda && !gnn_cuda_available(why, sizeof why)) /* SKIP, never FAIL, without a GPU */
+        return gnn_oracle_skip(ctx, "%s", why);
     const gnn_csr *g;
     gnn_oracle_outcome o = gnn_oracle_case_graph(ctx, (int)gnn_oracle_int(c, B_GEN), (int)gnn_oracle_int(c, B_SCALE),
                                                  gnn_oracle_int(c, B_EF), c->seed * 0x9E3779B97F4A7C15ull + 5, &g);

@@ -51,6 +51,7 @@ extern const gnn_oracle_entry gnn_oracle_reorder_degree, gnn_oracle_reorder_orde
 extern const gnn_oracle_entry gnn_oracle_kvstore_push;
 /* the relational graph convolution (oracle/op_rgcn.c) */
 extern const gnn_oracle_entry gnn_oracle_rgcn_fwd, gnn_oracle_rgcn_bwd, gnn_oracle_grad_rgcn;
+extern const gnn_oracle_entry gnn_oracle_grad_train, gnn_oracle_grad_fullbatch;
 extern const gnn_oracle_entry gnn_oracle_hetero_ids; /* partition books, type-wise ids (oracle/op_hetero.c) */
 /* db_halo (DistGNN-MB Algorithm 1) and the hybrid-partitioning feature store (oracle/op_halo.c) */
 extern const gnn_oracle_entry gnn_oracle_partition_db_halo, gnn_oracle_partition_db_halo_agree, gnn_oracle_kvstore_pull;
@@ -174,6 +175,9 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     /* the Historical Embedding Cache, DistGNN-MB 3.2 (oracle/op_hec.c) */
     &gnn_oracle_hec_ops,
     &gnn_oracle_hec_verify,
+    /* the trainers' own steps against finite differences (oracle/op_grad_train.c) */
+    &gnn_oracle_grad_train,
+    &gnn_oracle_grad_fullbatch,
     /* distributed training on partitions (oracle/op_train_part.c) */
     &gnn_oracle_train_part,
     &gnn_oracle_train_part_single,

@@ -7,7 +7,8 @@
  * The recipe, @sec{SuperGCN 2} ("Subgraph construction based on a hybrid of pre- and
  * post-aggregation"):
  *   1. the remote graphs: every distinct cut edge u -> v with its pair (part[u], part[v]),
- *      sorted by (pair, u, v);
+ *      sorted by (pair, u, v); a slot for each pair that has one, and nothing for the others
+ *      (the plan is sparse: its memory grows with the cut, never with k^2);
  *   2. per pair, each edge's side (pre or post) by the plan's rule; hybrid: Hopcroft-Karp in
  *      the fixed scan order, then Konig's cover (@alg{SuperGCN 2, lines 1-3}), then
  *      src in cover -> post, else pre (@alg{SuperGCN 2, lines 4-8});
@@ -275,98 +276,107 @@ gnn_status gnn_commplan_pair_ref(const int64_t *src, const int64_t *dst, int64_t
 
 /* ---- the whole plan -------------------------------------------------------------------------- */
 
-static gnn_status alloc_ptrs(gnn_commplan *c, int64_t kk)
+static gnn_status alloc_plan(gnn_commplan *c, int64_t n_pairs, int64_t md)
 {
-    c->edge_ptr = gnn_calloc((size_t)kk + 1, sizeof(int64_t));
-    c->post_ptr = gnn_calloc((size_t)kk + 1, sizeof(int64_t));
-    c->pre_ptr = gnn_calloc((size_t)kk + 1, sizeof(int64_t));
-    c->match_ptr = gnn_calloc((size_t)kk + 1, sizeof(int64_t));
-    return c->edge_ptr && c->post_ptr && c->pre_ptr && c->match_ptr ? GNN_OK : GNN_ERR_NOMEM;
+    c->pair = gnn_malloc((size_t)(n_pairs + 1) * sizeof(int64_t));
+    c->edge_ptr = gnn_calloc((size_t)n_pairs + 1, sizeof(int64_t));
+    c->post_ptr = gnn_calloc((size_t)n_pairs + 1, sizeof(int64_t));
+    c->pre_ptr = gnn_calloc((size_t)n_pairs + 1, sizeof(int64_t));
+    c->match_ptr = gnn_calloc((size_t)n_pairs + 1, sizeof(int64_t));
+    c->edge_src = gnn_malloc((size_t)(md + 1) * sizeof(int64_t));
+    c->edge_dst = gnn_malloc((size_t)(md + 1) * sizeof(int64_t));
+    c->edge_post = gnn_malloc((size_t)md + 1);
+    c->post_rows = gnn_malloc((size_t)(md + 1) * sizeof(int64_t));
+    c->pre_rows = gnn_malloc((size_t)(md + 1) * sizeof(int64_t));
+    c->match_src = gnn_malloc((size_t)(md + 1) * sizeof(int64_t));
+    c->match_dst = gnn_malloc((size_t)(md + 1) * sizeof(int64_t));
+    return c->pair && c->edge_ptr && c->post_ptr && c->pre_ptr && c->match_ptr && c->edge_src && c->edge_dst &&
+                   c->edge_post && c->post_rows && c->pre_rows && c->match_src && c->match_dst
+               ? GNN_OK
+               : GNN_ERR_NOMEM;
+}
+
+/* Slot s's sides (step 2) and rows (step 3); the rows so far are n_post, n_pre, n_match. */
+static gnn_status solve_slot(gnn_commplan *c, int64_t s, int64_t *n_post, int64_t *n_pre, int64_t *n_match)
+{
+    const int64_t e0 = c->edge_ptr[s], e1 = c->edge_ptr[s + 1];
+    int64_t nm = 0;
+    gnn_status st = gnn_commplan_pair_ref(c->edge_src + e0, c->edge_dst + e0, e1 - e0, c->kind, c->edge_post + e0,
+                                          c->match_src + *n_match, c->match_dst + *n_match, &nm);
+    if (st)
+        return st;
+    *n_match += nm;
+    c->match_ptr[s + 1] = *n_match;
+    /* post sources: the edges are sorted by u, so a source's post edges are adjacent */
+    for (int64_t e = e0; e < e1; e++)
+        if (c->edge_post[e] && (*n_post == c->post_ptr[s] || c->post_rows[*n_post - 1] != c->edge_src[e]))
+            c->post_rows[(*n_post)++] = c->edge_src[e];
+    c->post_ptr[s + 1] = *n_post;
+    /* pre destinations: collected, sorted, each once */
+    const int64_t q0 = *n_pre;
+    int64_t q = q0;
+    for (int64_t e = e0; e < e1; e++)
+        if (!c->edge_post[e])
+            c->pre_rows[q++] = c->edge_dst[e];
+    qsort(c->pre_rows + q0, (size_t)(q - q0), sizeof(int64_t), cmp_i64);
+    *n_pre = q0;
+    for (int64_t i = q0; i < q; i++)
+        if (*n_pre == q0 || c->pre_rows[*n_pre - 1] != c->pre_rows[i])
+            c->pre_rows[(*n_pre)++] = c->pre_rows[i];
+    c->pre_ptr[s + 1] = *n_pre;
+    return GNN_OK;
 }
 
 static gnn_status build_ref(const gnn_csr *g, const int32_t *part, int64_t k, gnn_plan_kind kind, gnn_commplan *out)
 {
-    const int64_t kk = k * k;
     gnn_commplan c;
     memset(&c, 0, sizeof c);
     c.n = g->n;
     c.k = k;
     c.kind = kind;
-    gnn_status st = alloc_ptrs(&c, kk);
+    gnn_status st = GNN_OK;
     /* 1. the cut edges, in (pair, u, v) order, each once */
-    int64_t m = 0;
-    for (int64_t v = 0; v < g->n; v++)
-        for (int64_t e = g->indptr[v]; e < g->indptr[v + 1]; e++)
-            m += part[g->indices[e]] != part[v];
+    const int64_t m = gnn_commplan_count_cut(g, part);
     cut_edge *cut = gnn_malloc((size_t)(m + 1) * sizeof(cut_edge));
-    if (!st && !cut)
-        st = GNN_ERR_NOMEM;
-    if (st)
-        goto fail_cut;
-    m = 0;
+    if (!cut)
+        return GNN_ERR_NOMEM;
+    int64_t x = 0;
     for (int64_t v = 0; v < g->n; v++)
         for (int64_t e = g->indptr[v]; e < g->indptr[v + 1]; e++) {
             const int64_t u = g->indices[e];
             if (part[u] != part[v])
-                cut[m++] = (cut_edge){ (int64_t)part[u] * k + part[v], u, v };
+                cut[x++] = (cut_edge){ (int64_t)part[u] * k + part[v], u, v };
         }
     qsort(cut, (size_t)m, sizeof(cut_edge), cmp_cut);
-    int64_t md = 0;
+    int64_t md = 0, n_pairs = 0;
     for (int64_t e = 0; e < m; e++)
-        if (md == 0 || cmp_cut(&cut[md - 1], &cut[e]) != 0)
+        if (md == 0 || cmp_cut(&cut[md - 1], &cut[e]) != 0) {
+            n_pairs += md == 0 || cut[md - 1].pair != cut[e].pair;
             cut[md++] = cut[e];
+        }
+    /* a slot per pair with cut edges, and nothing for the others: memory grows with the cut */
     c.n_edges = md;
-    c.edge_src = gnn_malloc((size_t)(md + 1) * sizeof(int64_t));
-    c.edge_dst = gnn_malloc((size_t)(md + 1) * sizeof(int64_t));
-    c.edge_post = gnn_malloc((size_t)md + 1);
-    c.post_rows = gnn_malloc((size_t)(md + 1) * sizeof(int64_t));
-    c.pre_rows = gnn_malloc((size_t)(md + 1) * sizeof(int64_t));
-    c.match_src = gnn_malloc((size_t)(md + 1) * sizeof(int64_t));
-    c.match_dst = gnn_malloc((size_t)(md + 1) * sizeof(int64_t));
-    if (!c.edge_src || !c.edge_dst || !c.edge_post || !c.post_rows || !c.pre_rows || !c.match_src || !c.match_dst) {
-        st = GNN_ERR_NOMEM;
-        goto fail_cut;
-    }
-    for (int64_t e = 0; e < md; e++) {
-        c.edge_ptr[cut[e].pair + 1]++;
+    c.n_pairs = n_pairs;
+    if ((st = alloc_plan(&c, n_pairs, md)))
+        goto fail;
+    for (int64_t e = 0, s = -1; e < md; e++) {
+        if (e == 0 || cut[e].pair != cut[e - 1].pair) {
+            c.pair[++s] = cut[e].pair;
+            c.edge_ptr[s] = e;
+        }
         c.edge_src[e] = cut[e].u;
         c.edge_dst[e] = cut[e].v;
     }
-    for (int64_t p = 0; p < kk; p++)
-        c.edge_ptr[p + 1] += c.edge_ptr[p];
+    c.edge_ptr[n_pairs] = md;
     /* 2. each pair's sides, and 3. its rows */
     int64_t n_post = 0, n_pre = 0, n_match = 0;
-    for (int64_t p = 0; p < kk; p++) {
-        const int64_t e0 = c.edge_ptr[p], e1 = c.edge_ptr[p + 1];
-        int64_t nm = 0;
-        if (e1 > e0 &&
-            (st = gnn_commplan_pair_ref(c.edge_src + e0, c.edge_dst + e0, e1 - e0, kind, c.edge_post + e0,
-                                        c.match_src + n_match, c.match_dst + n_match, &nm)))
-            goto fail_cut;
-        n_match += nm;
-        c.match_ptr[p + 1] = n_match;
-        /* post sources: the edges are sorted by u, so a source's post edges are adjacent */
-        for (int64_t e = e0; e < e1; e++)
-            if (c.edge_post[e] && (n_post == c.post_ptr[p] || c.post_rows[n_post - 1] != c.edge_src[e]))
-                c.post_rows[n_post++] = c.edge_src[e];
-        c.post_ptr[p + 1] = n_post;
-        /* pre destinations: collected, sorted, each once */
-        const int64_t q0 = n_pre;
-        for (int64_t e = e0; e < e1; e++)
-            if (!c.edge_post[e])
-                c.pre_rows[n_pre++] = c.edge_dst[e];
-        qsort(c.pre_rows + q0, (size_t)(n_pre - q0), sizeof(int64_t), cmp_i64);
-        int64_t q = q0;
-        for (int64_t i = q0; i < n_pre; i++)
-            if (q == q0 || c.pre_rows[q - 1] != c.pre_rows[i])
-                c.pre_rows[q++] = c.pre_rows[i];
-        n_pre = q;
-        c.pre_ptr[p + 1] = n_pre;
-    }
+    for (int64_t s = 0; s < n_pairs; s++)
+        if ((st = solve_slot(&c, s, &n_post, &n_pre, &n_match)))
+            goto fail;
     gnn_free(cut);
     *out = c;
     return GNN_OK;
-fail_cut:
+fail:
     gnn_free(cut);
     gnn_commplan_free(&c);
     return st;

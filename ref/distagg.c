@@ -25,8 +25,10 @@
 
 int gnn_distagg_edge_post(const gnn_commplan *plan, int64_t i, int64_t j, int64_t u, int64_t v)
 {
-    const int64_t p = i * plan->k + j;
-    int64_t lo = plan->edge_ptr[p], hi = plan->edge_ptr[p + 1];
+    const int64_t s = gnn_commplan_slot(plan, i * plan->k + j);
+    if (s < 0)
+        return -1; /* a pair without cut edges */
+    int64_t lo = plan->edge_ptr[s], hi = plan->edge_ptr[s + 1];
     while (lo < hi) { /* first edge >= (u, v): the pair's edges are sorted by (u, v) */
         const int64_t m = lo + (hi - lo) / 2;
         if (plan->edge_src[m] < u || (plan->edge_src[m] == u && plan->edge_dst[m] < v))
@@ -34,7 +36,7 @@ int gnn_distagg_edge_post(const gnn_commplan *plan, int64_t i, int64_t j, int64_
         else
             hi = m;
     }
-    if (lo < plan->edge_ptr[p + 1] && plan->edge_src[lo] == u && plan->edge_dst[lo] == v)
+    if (lo < plan->edge_ptr[s + 1] && plan->edge_src[lo] == u && plan->edge_dst[lo] == v)
         return plan->edge_post[lo];
     return -1;
 }
@@ -213,9 +215,9 @@ static gnn_status setup_send(setup_ctx *S, gnn_distagg *da)
     if (!da->send_off || !da->send_npost)
         return GNN_ERR_NOMEM;
     for (int64_t q = 0; q < k; q++) {
-        const int64_t p = r * k + q;
-        da->send_npost[q] = q == r ? 0 : P->post_ptr[p + 1] - P->post_ptr[p];
-        da->send_off[q + 1] = da->send_off[q] + (q == r ? 0 : gnn_commplan_rows(P, p));
+        const int64_t p = q == r ? -1 : gnn_commplan_slot(P, r * k + q); /* -1: no cut edge r -> q */
+        da->send_npost[q] = p < 0 ? 0 : P->post_ptr[p + 1] - P->post_ptr[p];
+        da->send_off[q + 1] = da->send_off[q] + (p < 0 ? 0 : gnn_commplan_slot_rows(P, p));
     }
     da->n_send = da->send_off[k];
     da->send_gid = gnn_malloc_array((size_t)da->n_send + 1, sizeof(int64_t));
@@ -225,9 +227,9 @@ static gnn_status setup_send(setup_ctx *S, gnn_distagg *da)
     addends src = { 0 }, bwd = { 0 };
     gnn_status st = GNN_OK;
     for (int64_t q = 0; q < k && !st; q++) {
-        if (q == r)
+        const int64_t p = q == r ? -1 : gnn_commplan_slot(P, r * k + q);
+        if (p < 0)
             continue;
-        const int64_t p = r * k + q;
         int64_t row = da->send_off[q];
         for (int64_t i = P->post_ptr[p]; i < P->post_ptr[p + 1]; i++, row++) {
             const int64_t u = P->post_rows[i];
@@ -285,9 +287,9 @@ static gnn_status setup_recv(setup_ctx *S, gnn_distagg *da)
     if (!da->recv_off || !da->recv_npost)
         return GNN_ERR_NOMEM;
     for (int64_t q = 0; q < k; q++) {
-        const int64_t p = q * k + r;
-        da->recv_npost[q] = q == r ? 0 : P->post_ptr[p + 1] - P->post_ptr[p];
-        da->recv_off[q + 1] = da->recv_off[q] + (q == r ? 0 : gnn_commplan_rows(P, p));
+        const int64_t p = q == r ? -1 : gnn_commplan_slot(P, q * k + r); /* -1: no cut edge q -> r */
+        da->recv_npost[q] = p < 0 ? 0 : P->post_ptr[p + 1] - P->post_ptr[p];
+        da->recv_off[q + 1] = da->recv_off[q] + (p < 0 ? 0 : gnn_commplan_slot_rows(P, p));
     }
     da->n_recv = da->recv_off[k];
     da->recv_gid = gnn_malloc_array((size_t)da->n_recv + 1, sizeof(int64_t));
@@ -297,9 +299,9 @@ static gnn_status setup_recv(setup_ctx *S, gnn_distagg *da)
     addends dst = { 0 }, fwd = { 0 };
     gnn_status st = GNN_OK;
     for (int64_t q = 0; q < k && !st; q++) {
-        if (q == r)
+        const int64_t p = q == r ? -1 : gnn_commplan_slot(P, q * k + r);
+        if (p < 0)
             continue;
-        const int64_t p = q * k + r;
         int64_t row = da->recv_off[q];
         for (int64_t i = P->post_ptr[p]; i < P->post_ptr[p + 1]; i++, row++)
             da->recv_gid[row] = P->post_rows[i], da->recv_pre[row] = 0;
@@ -318,7 +320,7 @@ static gnn_status setup_recv(setup_ctx *S, gnn_distagg *da)
             const int64_t u = g->indices[e], q = S->part[u];
             if (q == r || gnn_distagg_edge_post(P, q, r, u, v) != 1)
                 continue;
-            const int64_t p = q * k + r;
+            const int64_t p = gnn_commplan_slot(P, q * k + r); /* exists: u -> v is a post edge of it */
             const int64_t row = da->recv_off[q] + find_id(P->post_rows, P->post_ptr[p], P->post_ptr[p + 1], u) -
                                 P->post_ptr[p];
             if (add(&dst, row, S->lid[v], S->D.isq_out[u] * S->D.isq_in[v], 0.0f, 0))

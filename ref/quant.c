@@ -11,9 +11,13 @@
  *      (float)((max - Z) / M in double) rounded up, S = 1 when that is not positive;
  *   2. r = (h k - Z k) / (S k) in f32 (k = 0.5 only where max - Z overflows f32), clamped to
  *      [-1, M + 1];
- *   3. stochastic: q = floor(r) + (u < r - floor(r)), u = float draw draw0 + f of the row's
- *      stream (seed, GNN_TAG_QUANT, step, 2 layer + dir, row_gid); nearest: q = nearbyintf(r);
- *      then q clamped to [0, M];
+ *   3. stochastic: t = floor(r), frac = r - t (exact), q = t + (u16 < ceil(frac 65536)), the
+ *      comparison in integers (frac 65536 is exact, its ceiling an integer in 0 .. 65536), u16
+ *      = 16-bit draw draw0 + f of the row's stream (seed, GNN_TAG_QUANT, step, 2 layer + dir,
+ *      row_gid): half (draw0 + f) % 2 of word ((draw0 + f) / 2) % 4 of block (draw0 + f) / 8,
+ *      half 0 the low 16 bits, so one Philox block serves 8 values (next-capabilities.md A.3,
+ *      "Decision: 16 random bits per value"); nearest: q = nearbyintf(r); then q clamped to
+ *      [0, M];
  *   4. packed row-major, 8/b codes a byte, first element in the high bits, each row padded to
  *      a whole byte with zero bits; the parameters Z, S as bf16, little-endian, Z first.
  *   decode: h' = ((float)q * (S k') + Z k') / k', k' = 0.5 where M S overflows f32, else 1,
@@ -78,15 +82,24 @@ void gnn_quant_row_params_ref(const float *row, int64_t d, int bits, uint16_t *z
     gnn_quant_range_params_ref(mn, mx, bits, z, s);
 }
 
-/* Steps 2 and 3 for one value: h, the row's Z k and S k, the bit width's M, the draw u. */
-static uint8_t code_of(float h, float k, float zk, float sk, int m, gnn_quant_round round, float u)
+/* The 16-bit draw i of a row (quant.h): 8 values a Philox block. */
+uint32_t gnn_quant_draw16(const gnn_rng_stream *st, uint64_t i)
+{
+    uint32_t w[4];
+    gnn_rng_block(st, (uint32_t)(i / 8), w);
+    return (w[(i / 2) % 4] >> (16 * (i % 2))) & 0xffffu; /* half 0: the low 16 bits */
+}
+
+/* Steps 2 and 3 for one value: h, the row's Z k and S k, the bit width's M, the draw u16. */
+static uint8_t code_of(float h, float k, float zk, float sk, int m, gnn_quant_round round, uint32_t u16)
 {
     float r = (h * k - zk) / sk;
     r = fminf(fmaxf(r, -1.0f), (float)m + 1.0f); /* keeps the conversion below defined */
     float c;
     if (round == GNN_QUANT_STOCHASTIC) {
-        const float t = floorf(r);
-        c = t + (u < r - t ? 1.0f : 0.0f); /* r - t is exact; NOT floorf(r + u) (quant.h) */
+        const float t = floorf(r), frac = r - t;              /* exact */
+        const uint32_t up = (uint32_t)ceilf(frac * 65536.0f); /* exact: an integer in 0 .. 65536 */
+        c = t + (u16 < up ? 1.0f : 0.0f); /* u16 2^-16 < frac, in integers; NOT floorf(r + u) (quant.h) */
     } else {
         c = nearbyintf(r); /* ties to even */
     }
@@ -132,8 +145,8 @@ gnn_status gnn_quant_pack_ref(const float *x, int64_t n, int64_t d, const int64_
                                                       row_gid ? (uint64_t)row_gid[i] : 0);
         memset(data_i, 0, (size_t)rb); /* pad bits are zero */
         for (int64_t f = 0; f < d; f++) {
-            const float u = q->round == GNN_QUANT_STOCHASTIC ? gnn_rng_float(&st, q->draw0 + (uint64_t)f) : 0.0f;
-            const uint8_t c = code_of(h[f], k, zk, sk, m, q->round, u);
+            const uint32_t u16 = q->round == GNN_QUANT_STOCHASTIC ? gnn_quant_draw16(&st, q->draw0 + (uint64_t)f) : 0;
+            const uint8_t c = code_of(h[f], k, zk, sk, m, q->round, u16);
             const int64_t bit = f * b; /* first element in the high bits */
             data_i[bit / 8] |= (uint8_t)(c << (8 - b - bit % 8));
         }

@@ -75,9 +75,24 @@ double sim_msg_time(const sim_world *W, size_t bytes) { return W->cfg.alpha_s + 
 
 /* ---- abort, describe, block ----------------------------------------------------------- */
 
-/* Record the first error of the run and wake every rank (mutex held). `rank` is the rank
- * the error is charged to: it returns the message itself, every other rank that is or
- * later gets inside a comm call returns "aborted: <message>". */
+/* Mark rank `rank` as a failing rank with its own error (mutex held; docs/simulator.md,
+ * "Which error a run reports"); its first error is the one it keeps. */
+static void set_failing(sim_world *W, int rank, gnn_status st, const char *msg)
+{
+    sim_rank *R = &W->ranks[rank];
+    if (R->failing)
+        return;
+    R->failing = 1;
+    R->fail_status = st;
+    snprintf(R->fail_msg, sizeof R->fail_msg, "%s", msg);
+}
+
+/* A check of the simulator charges an error to `rank` (mutex held): the rank becomes a
+ * failing rank, and the first error in time stops the run and wakes every rank. The rank it
+ * is charged to returns the message itself; every other rank that is or later gets inside a
+ * comm call returns "aborted: <message>" and is then only woken, not failing. The checks
+ * run inside comm calls, which all return at once after the abort, so only the first one
+ * counts (and of several found in one critical section, the first). */
 void sim_abort(sim_world *W, int rank, gnn_status st, const char *fmt, ...)
 {
     if (W->aborted)
@@ -86,17 +101,18 @@ void sim_abort(sim_world *W, int rank, gnn_status st, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(W->abort_msg, sizeof W->abort_msg, fmt, ap);
     va_end(ap);
+    set_failing(W, rank, st, W->abort_msg);
     W->aborted = 1;
     W->abort_rank = rank;
-    W->abort_status = st;
     pthread_cond_broadcast(&W->cv);
 }
 
 gnn_status sim_aborted(sim_rank *R)
 {
     const sim_world *W = R->W;
-    if (R->rank == W->abort_rank)
-        return gnn_err_set(&R->comm->err, W->abort_status, "%s", W->abort_msg);
+    if (R->failing)
+        return gnn_err_set(&R->comm->err, R->fail_status, "%s", R->fail_msg);
+    R->woken = 1; /* whatever this rank does next is a consequence of another rank's error */
     return gnn_err_set(&R->comm->err, GNN_ERR_COMM, "aborted: %s", W->abort_msg);
 }
 
@@ -274,9 +290,17 @@ static void *rank_main(void *p)
     sim_enter(R); /* the compute after its last comm call */
     R->status = st;
     R->state = SIM_EXITED;
-    /* a failed rank will never join the collectives the others are in or will enter */
-    if (st != GNN_OK)
-        sim_abort(W, R->rank, st, "rank %d failed (%s): %s", R->rank, gnn_status_str(st), gnn_comm_errmsg(R->comm));
+    /* A failed rank will never join the collectives the others are in or will enter: its
+     * error stops the run. After another rank's error it is still a failing rank of its
+     * own, unless one of its comm calls returned that error (then it is a consequence). */
+    if (st != GNN_OK && !R->woken && !R->failing) {
+        char msg[sizeof R->fail_msg];
+        snprintf(msg, sizeof msg, "rank %d failed (%s): %s", R->rank, gnn_status_str(st), gnn_comm_errmsg(R->comm));
+        if (W->aborted)
+            set_failing(W, R->rank, st, msg);
+        else
+            sim_abort(W, R->rank, st, "%s", msg);
+    }
     check_deadlock(W); /* others may be waiting for this rank */
     pthread_mutex_unlock(&W->mu);
     return NULL;
@@ -375,10 +399,11 @@ static gnn_status fill_report(const sim_world *W, double wall_s, gnn_sim_report 
     rep->compute_s = malloc(sizeof(double) * (size_t)P);
     rep->comm_s = malloc(sizeof(double) * (size_t)P);
     rep->rank_status = malloc(sizeof(gnn_status) * (size_t)P);
+    rep->rank_failing = malloc(sizeof(int) * (size_t)P);
     rep->bytes = malloc(sizeof(int64_t) * OPP);
     rep->msgs = malloc(sizeof(int64_t) * OPP);
     rep->bytes_moved = malloc(sizeof(int64_t) * PP);
-    if (!rep->clock_s || !rep->compute_s || !rep->comm_s || !rep->rank_status || !rep->bytes || !rep->msgs ||
+    if (!rep->clock_s || !rep->compute_s || !rep->comm_s || !rep->rank_status || !rep->rank_failing || !rep->bytes || !rep->msgs ||
         !rep->bytes_moved) {
         gnn_sim_report_free(rep);
         return GNN_ERR_NOMEM;
@@ -389,6 +414,7 @@ static gnn_status fill_report(const sim_world *W, double wall_s, gnn_sim_report 
         rep->compute_s[r] = R->compute;
         rep->comm_s[r] = R->clock - R->compute;
         rep->rank_status[r] = R->status;
+        rep->rank_failing[r] = R->failing;
         rep->undelivered += (int64_t)R->n_inbox;
         /* the wrappers' per-rank counts [op][dst] become [op][src][dst] */
         for (int op = 0; op < GNN_COMM_OP_COUNT; op++)
@@ -404,6 +430,55 @@ static gnn_status fill_report(const sim_world *W, double wall_s, gnn_sim_report 
     rep->faults_flipped = W->faults_flipped;
     rep->faults_detected = W->faults_detected;
     return GNN_OK;
+}
+
+/* "rank R: <msg>", or just <msg> when it already starts with "rank R "; cut to len (>= 4),
+ * ending in "..." when it did not fit */
+static void rank_msg(char *buf, size_t len, int rank, const char *msg)
+{
+    char prefix[32];
+    snprintf(prefix, sizeof prefix, "rank %d ", rank);
+    const int named = strncmp(msg, prefix, strlen(prefix)) == 0;
+    const int k = named ? snprintf(buf, len, "%s", msg) : snprintf(buf, len, "rank %d: %s", rank, msg);
+    if (k < 0 || (size_t)k >= len)
+        memcpy(buf + len - 4, "...", 4);
+}
+
+/* The run's error (after the join): the lowest failing rank's, then the others' in rank
+ * order, "... [also failing: rank 2 ...; rank 5 ...]". Which ranks fail does not depend on
+ * which error came first in time, so neither does the message. The list keeps up to half of
+ * the message; the lowest rank's error is cut first. */
+static gnn_status report_failing(const sim_world *W, gnn_err *err)
+{
+    int lowest = -1;
+    for (int q = 0; q < W->P && lowest < 0; q++)
+        if (W->ranks[q].failing)
+            lowest = q;
+    if (lowest < 0) /* cannot happen: every abort charges a rank */
+        return gnn_err_set(err, GNN_ERR_INTERNAL, "sim: the run aborted with no failing rank: %s", W->abort_msg);
+    const sim_rank *L = &W->ranks[lowest];
+    char also[sizeof err->msg / 2], one[sizeof err->msg];
+    const size_t room = sizeof also - 5; /* "...]" and the NUL always fit after it */
+    size_t n = 0;
+    int cut = 0;
+    for (int q = lowest + 1; q < W->P && !cut; q++) {
+        if (!W->ranks[q].failing)
+            continue;
+        rank_msg(one, sizeof one, q, W->ranks[q].fail_msg);
+        const int k = snprintf(also + n, room - n, "%s%s", n ? "; " : " [also failing: ", one);
+        if (k < 0 || (size_t)k >= room - n) {
+            n = room - 1;
+            cut = 1;
+        } else {
+            n += (size_t)k;
+        }
+    }
+    also[n] = '\0';
+    if (n)
+        memcpy(also + n, cut ? "...]" : "]", cut ? 5 : 2);
+    char main_msg[sizeof err->msg];
+    rank_msg(main_msg, sizeof main_msg - strlen(also), lowest, L->fail_msg);
+    return gnn_err_set(err, L->fail_status, "%s%s", main_msg, also);
 }
 
 gnn_status gnn_sim_run(const gnn_sim_config *cfg, gnn_spmd_fn fn, void *arg, gnn_sim_report *rep, gnn_err *err)
@@ -442,17 +517,7 @@ gnn_status gnn_sim_run(const gnn_sim_config *cfg, gnn_spmd_fn fn, void *arg, gnn
     const double wall_s = wall_now() - t0;
 
     /* every thread has been joined: the world is ours alone from here on */
-    st = GNN_OK;
-    if (W->aborted) {
-        st = W->abort_status;
-        /* name the rank, unless the message already starts with it */
-        char prefix[32];
-        snprintf(prefix, sizeof prefix, "rank %d ", W->abort_rank);
-        if (strncmp(W->abort_msg, prefix, strlen(prefix)) == 0)
-            gnn_err_set(err, st, "%s", W->abort_msg);
-        else
-            gnn_err_set(err, st, "rank %d: %s", W->abort_rank, W->abort_msg);
-    }
+    st = W->aborted ? report_failing(W, err) : GNN_OK;
     if (rep && fill_report(W, wall_s, rep) != GNN_OK && st == GNN_OK)
         st = gnn_err_set(err, GNN_ERR_NOMEM, "sim: out of memory for the report");
     world_free(W);
@@ -470,5 +535,6 @@ void gnn_sim_report_free(gnn_sim_report *rep)
     free(rep->msgs);
     free(rep->bytes_moved);
     free(rep->rank_status);
+    free(rep->rank_failing);
     memset(rep, 0, sizeof *rep);
 }

@@ -89,6 +89,14 @@ typedef struct sim_rank {
     int started;
     gnn_status status;   /* fn's return value */
 
+    /* Its own error, when it is a failing rank (docs/simulator.md, "Which error a run
+     * reports"): an error the simulator charged to it, or its fn's error while none of its
+     * comm calls had returned another rank's error. */
+    int failing;
+    gnn_status fail_status;
+    char fail_msg[sizeof(((gnn_err *)0)->msg)];
+    int woken;           /* a comm call of it returned another rank's error ("aborted: ...") */
+
     sim_state state;
     sim_slot slot;       /* the blocking collective it is in (valid when arrived == W->done) */
     int64_t arrived;     /* number of the blocking collective it last entered (-1: none) */
@@ -118,10 +126,11 @@ struct sim_world {
     int64_t done;
     int n_arrived;
 
-    /* the first error stops the run: every waiting rank wakes and fails with it */
+    /* The first error in time stops the run: every waiting rank wakes and fails with
+     * "aborted: <abort_msg>". What the run reports is decided at its end, from the failing
+     * ranks (sim_rank.failing), not from this. */
     int aborted;
-    int abort_rank; /* the rank the error is charged to */
-    gnn_status abort_status;
+    int abort_rank; /* the rank the first error is charged to */
     char abort_msg[sizeof(((gnn_err *)0)->msg)];
 
     /* Messages between ranks carry a CRC32C (cfg->wire_crc, the default), or only while

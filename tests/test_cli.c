@@ -3,6 +3,7 @@
  * `make check`) names the tool; without it these cases say SKIP and return. */
 #include <check.h>
 #include <json-c/json.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli_util.h"
+#include "thread_util.h"
 
 static char out[1 << 16];
 
@@ -43,7 +45,7 @@ START_TEST(train_usage_errors)
     ck_assert_ptr_nonnull(strstr(out, "--fanouts"));
     static const char *const flags[] = { "--model", "--mode", "--patience", "--heads", "--out-heads", "--gat-variant",
                                          "--attn-dropout", "--layernorm", "--normalize-features",
-                                         "--weight-decay-layers" };
+                                         "--weight-decay-layers", "--stop-rule" };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         ck_assert_msg(strstr(out, flags[i]) != NULL, "--help does not list %s", flags[i]);
     static const struct { const char *args, *says; } bad[] = {
@@ -62,6 +64,8 @@ START_TEST(train_usage_errors)
         { "train --model gat --gat-variant kipf", "--gat-variant 'kipf'" },
         { "train --model gat --attn-dropout 1", "--attn-dropout" },
         { "train --patience -1", "--patience '-1'" },
+        { "train --stop-rule loss", "--stop-rule 'loss': expected acc or gat" },
+        { "train --stop-rule", "--stop-rule" },
         { "train --epochs 0", "--epochs '0'" },
         { "train --mode fullbatch --fanouts 5,5", "--fanouts does not apply" },
         { "train --mode fullbatch --batch 64", "--batch does not apply" },
@@ -100,7 +104,7 @@ START_TEST(train_json_report)
     ck_assert_str_eq(json_object_get_string(get(r, "command")), "train");
     get(r, "version");
     ck_assert_int_eq(json_object_get_int64(get(r, "seed")), 3);
-    ck_assert_int_eq(json_object_get_int(get(r, "threads")), 2);
+    ck_assert_int_eq(json_object_get_int(get(r, "threads")), test_threads(2)); /* what ran */
     ck_assert_str_eq(json_object_get_string(get(r, "backend")), "self");
     ck_assert_int_eq(json_object_get_int(get(r, "ranks")), 1);
     json_object *cfg = get(r, "config");
@@ -111,6 +115,7 @@ START_TEST(train_json_report)
     ck_assert_str_eq(json_object_get_string(get(cfg, "normalize_features")), "none");
     ck_assert_str_eq(json_object_get_string(get(cfg, "weight_decay_layers")), "all");
     ck_assert_int_eq(json_object_get_int(get(cfg, "patience")), 0);
+    ck_assert_str_eq(json_object_get_string(get(cfg, "stop_rule")), "acc"); /* sage's default */
     ck_assert_ptr_null(get(cfg, "heads")); /* gat only */
     json_object *eps = get(r, "epochs");
     ck_assert_int_eq(json_object_array_length(eps), 2);
@@ -129,18 +134,23 @@ START_TEST(train_json_report)
     ck_assert_int_eq(json_object_get_int(get(s0, "step")), 0);
     ck_assert(json_object_get_double(get(s0, "loss")) > 0.0);
     json_object *fin = get(r, "final");
-    static const char *const fkeys[] = { "train_acc", "val_acc", "test_acc", "best_val_acc", "test_acc_at_best_val" };
+    static const char *const fkeys[] = { "train_acc",           "val_acc",          "test_acc", "best_val_acc",
+                                         "test_acc_at_best_val", "test_acc_restored" };
     for (size_t i = 0; i < sizeof fkeys / sizeof fkeys[0]; i++) {
         double v = json_object_get_double(get(fin, fkeys[i]));
         ck_assert(v >= 0.0 && v <= 1.0);
     }
     ck_assert(!json_object_get_boolean(get(fin, "stopped_early")));
     ck_assert_ptr_null(get(fin, "stop_epoch"));
+    /* acc keeps the best epoch's model */
+    ck_assert_int_eq(json_object_get_int(get(fin, "restored_epoch")), json_object_get_int(get(fin, "best_epoch")));
+    ck_assert(json_object_get_double(get(fin, "test_acc_restored")) ==
+              json_object_get_double(get(fin, "test_acc_at_best_val")));
     json_object_put(r);
-    /* gat, full-batch, early stopping: effective values in config, the stop in final */
+    /* gat, full-batch, early stopping under acc: effective values in config, the stop in final */
     snprintf(args, sizeof args,
              "train --data builtin --model gat --mode fullbatch --heads 2 --hidden 4 --epochs 50 --patience 1 "
-             "--split 0.05,0.1,0.1 --quiet --json %s", tmp("gat.json"));
+             "--split 0.05,0.1,0.1 --stop-rule acc --quiet --json %s", tmp("gat.json"));
     ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
     r = json_object_from_file(tmp("gat.json"));
     ck_assert_ptr_nonnull(r);
@@ -161,6 +171,37 @@ START_TEST(train_json_report)
     ck_assert_int_eq((int)json_object_array_length(get(r, "epochs")), stop + 1);
     ck_assert_int_eq((int)json_object_array_length(get(r, "steps")), stop + 1); /* one step per epoch */
     ck_assert_int_eq(json_object_get_int(get(fin, "best_epoch")), stop - 1);
+    ck_assert_str_eq(json_object_get_string(get(cfg, "stop_rule")), "acc");
+    json_object_put(r);
+    /* the same under gat's default rule: its val loss falls every epoch, so patience 1 never runs
+     * out; the kept model is the last epoch where the val accuracy and loss both reached their
+     * extremes, its test accuracy reported as test_acc_restored */
+    snprintf(args, sizeof args,
+             "train --data builtin --model gat --mode fullbatch --heads 2 --hidden 4 --epochs 50 --patience 1 "
+             "--split 0.05,0.1,0.1 --quiet --json %s", tmp("gat.json"));
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
+    ck_assert_ptr_nonnull(strstr(out, "kept model (--stop-rule gat): epoch "));
+    r = json_object_from_file(tmp("gat.json"));
+    ck_assert_ptr_nonnull(r);
+    ck_assert_str_eq(json_object_get_string(get(get(r, "config"), "stop_rule")), "gat");
+    fin = get(r, "final");
+    ck_assert(!json_object_get_boolean(get(fin, "stopped_early")));
+    json_object *ge = get(r, "epochs");
+    const int n = (int)json_object_array_length(ge), kept = json_object_get_int(get(fin, "restored_epoch"));
+    ck_assert_int_eq(n, 50);
+    double max_acc = 0.0, min_loss = INFINITY;
+    int want = -1;
+    for (int e = 0; e < n; e++) {
+        json_object *ej = json_object_array_get_idx(ge, e);
+        const double va = json_object_get_double(get(ej, "val_acc")), vl = json_object_get_double(get(ej, "val_loss"));
+        if (va >= max_acc && vl <= min_loss)
+            want = e;
+        max_acc = va > max_acc ? va : max_acc;
+        min_loss = vl < min_loss ? vl : min_loss;
+    }
+    ck_assert_int_eq(kept, want);
+    ck_assert(json_object_get_double(get(fin, "test_acc_restored")) ==
+              json_object_get_double(get(json_object_array_get_idx(ge, kept), "test_acc")));
     json_object_put(r);
     /* empty val and test splits: accuracies of 0 that measure nothing, said on stderr */
     ck_assert_int_eq(tool("train --epochs 1 --quiet --split 1,0,0", out, sizeof out), 0);
@@ -297,7 +338,7 @@ static const struct {
     const char *cmd;
     const char *flags[96];
 } k_tables[] = {
-    { "train", { "data", "model", "mode", "layers", "hidden", "fanouts", "batch", "epochs", "patience", "lr",
+    { "train", { "data", "model", "mode", "layers", "hidden", "fanouts", "batch", "epochs", "patience", "stop-rule", "lr",
                  "dropout", "weight-decay", "weight-decay-layers", "normalize-features", "layernorm", "rgcn-bases", "heads",
                  "out-heads", "gat-variant", "attn-dropout", "seed", "split", "impl", "threads", "adapt-threads", "eval-every", "json",
                  "quiet", "checkpoint", "checkpoint-every", "resume", "partitions", "remote", "sampling", "pipeline", "pipeline-copy", "embed-dim", "embed-optimizer", "embed-lr", "part-method", "part-balance", "hec-cs", "hec-ls",

@@ -12,7 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "gnnref/commplan.h"
 #include "gnnref/dataset.h"
 #include "gnnref/impl.h"
@@ -55,8 +60,13 @@ START_TEST(fig2_plans)
         for (int kind = 0; kind < GNN_PLAN_COUNT; kind++)
             ck_assert_msg(gnn_commplan_build(k_impls[i], &g, part, 2, (gnn_plan_kind)kind, &P[kind], &err) == GNN_OK,
                           "%s", err.msg);
-        const int64_t p10 = 1 * 2 + 0, p01 = 0 * 2 + 1;
         ck_assert_int_eq(P[0].n_edges, 10);
+        /* two slots, the pairs with cut edges: 0 -> 1 (id 1), then 1 -> 0 (id 2) */
+        ck_assert_int_eq(P[GNN_PLAN_HYBRID].n_pairs, 2);
+        ck_assert_int_eq(gnn_commplan_slot(&P[GNN_PLAN_HYBRID], 0), -1);
+        const int64_t p10 = 1 * 2 + 0, s10 = gnn_commplan_slot(&P[GNN_PLAN_HYBRID], p10);
+        const int64_t s01 = gnn_commplan_slot(&P[GNN_PLAN_HYBRID], 0 * 2 + 1);
+        ck_assert(s01 == 0 && s10 == 1);
         ck_assert_int_eq(gnn_commplan_edges(&P[0], p10), 5); /* "the communication volume ... is 5" */
         ck_assert_int_eq(gnn_commplan_edges(&P[0], 0), 0);
         ck_assert_int_eq(gnn_commplan_rows(&P[GNN_PLAN_PRE], p10), 3);
@@ -65,27 +75,27 @@ START_TEST(fig2_plans)
         ck_assert_int_eq(gnn_commplan_rows(&P[GNN_PLAN_DEGREE], p10), 2);
         const gnn_commplan *H = &P[GNN_PLAN_HYBRID];
         static const int64_t post10[] = { 4 }, pre10[] = { 2 }, post01[] = { 2 }, pre01[] = { 4 };
-        expect_ids("hybrid 1->0 post", H->post_rows + H->post_ptr[p10], H->post_ptr[p10 + 1] - H->post_ptr[p10],
+        expect_ids("hybrid 1->0 post", H->post_rows + H->post_ptr[s10], H->post_ptr[s10 + 1] - H->post_ptr[s10],
                    post10, 1);
-        expect_ids("hybrid 1->0 pre", H->pre_rows + H->pre_ptr[p10], H->pre_ptr[p10 + 1] - H->pre_ptr[p10], pre10, 1);
-        expect_ids("hybrid 0->1 post", H->post_rows + H->post_ptr[p01], H->post_ptr[p01 + 1] - H->post_ptr[p01],
+        expect_ids("hybrid 1->0 pre", H->pre_rows + H->pre_ptr[s10], H->pre_ptr[s10 + 1] - H->pre_ptr[s10], pre10, 1);
+        expect_ids("hybrid 0->1 post", H->post_rows + H->post_ptr[s01], H->post_ptr[s01 + 1] - H->post_ptr[s01],
                    post01, 1);
-        expect_ids("hybrid 0->1 pre", H->pre_rows + H->pre_ptr[p01], H->pre_ptr[p01 + 1] - H->pre_ptr[p01], pre01, 1);
+        expect_ids("hybrid 0->1 pre", H->pre_rows + H->pre_ptr[s01], H->pre_ptr[s01 + 1] - H->pre_ptr[s01], pre01, 1);
         /* edges of 1 -> 0 in (u, v) order: 4->1 post, 4->2 post, 4->3 post, 5->2 pre, 6->2 pre */
         static const int64_t es[] = { 4, 4, 4, 5, 6 }, ed[] = { 1, 2, 3, 2, 2 };
         static const uint8_t side[] = { 1, 1, 1, 0, 0 };
         for (int e = 0; e < 5; e++) {
-            const int64_t x = H->edge_ptr[p10] + e;
+            const int64_t x = H->edge_ptr[s10] + e;
             ck_assert_int_eq(H->edge_src[x], es[e]);
             ck_assert_int_eq(H->edge_dst[x], ed[e]);
             ck_assert_int_eq(H->edge_post[x], side[e]);
         }
         /* the certificate: the matching 4-1, 5-2 (Hopcroft-Karp's first phase in ascending order) */
-        ck_assert_int_eq(H->match_ptr[p10 + 1] - H->match_ptr[p10], 2);
+        ck_assert_int_eq(H->match_ptr[s10 + 1] - H->match_ptr[s10], 2);
         static const int64_t ms[] = { 4, 5 }, md[] = { 1, 2 };
-        expect_ids("match src", H->match_src + H->match_ptr[p10], 2, ms, 2);
-        expect_ids("match dst", H->match_dst + H->match_ptr[p10], 2, md, 2);
-        ck_assert_int_eq(P[GNN_PLAN_PRE].match_ptr[4], 0);
+        expect_ids("match src", H->match_src + H->match_ptr[s10], 2, ms, 2);
+        expect_ids("match dst", H->match_dst + H->match_ptr[s10], 2, md, 2);
+        ck_assert_int_eq(P[GNN_PLAN_PRE].match_ptr[2], 0);
         for (int kind = 0; kind < GNN_PLAN_COUNT; kind++)
             gnn_commplan_free(&P[kind]);
     }
@@ -293,6 +303,119 @@ START_TEST(partition_cli)
 }
 END_TEST
 
+/* ---- K from a .part file: bounded, and the plan sparse (issue 34 item 5) --------------------------- */
+
+#define RUN_RSS_MAX_KB (256 * 1024) /* the fig2 runs below need a few MB; a k x k layout needed GBs */
+#define RUN_OUT_MAX (4 << 20)       /* bytes of output a run may write (RLIMIT_FSIZE): a cut, not a wait */
+
+/* Run `$GNN_TOOL argv...` with stdout and stderr into out_path, its output capped at
+ * RUN_OUT_MAX bytes; returns the exit status (-signal when killed), *rss_kb its peak resident
+ * memory (wait4: this child's alone, whatever else the test process ran). */
+static int tool_measured(const char *const *argv, const char *out_path, long *rss_kb)
+{
+    const pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        const int fd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd < 0 || dup2(fd, 1) < 0 || dup2(fd, 2) < 0)
+            _exit(126);
+        const struct rlimit fsize = { RUN_OUT_MAX, RUN_OUT_MAX };
+        setrlimit(RLIMIT_FSIZE, &fsize);
+        char *args[16];
+        int a = 0;
+        args[a++] = getenv("GNN_TOOL");
+        for (int i = 0; argv[i] && a < 15; i++)
+            args[a++] = (char *)argv[i];
+        args[a] = NULL;
+        execv(args[0], args);
+        _exit(127);
+    }
+    int status = 0;
+    struct rusage ru;
+    ck_assert_int_eq(wait4(pid, &status, 0, &ru), pid);
+    *rss_kb = ru.ru_maxrss;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+/* the captured output (at most cap - 1 bytes) and its line count */
+static int64_t read_out(const char *path, char *out, size_t cap)
+{
+    FILE *f = fopen(path, "r");
+    ck_assert_ptr_nonnull(f);
+    int64_t lines = 0;
+    size_t n = 0;
+    for (int c; (c = getc(f)) != EOF;) {
+        lines += c == '\n';
+        if (n + 1 < cap)
+            out[n++] = (char)c;
+    }
+    out[n] = '\0';
+    fclose(f);
+    return lines;
+}
+
+/* Without --parts, K is the largest id + 1: an id of 70000 ended in "out of memory" (exit 1);
+ * an id of 3000 took 101 s and 1.67 GB and printed 9 million lines, one per empty pair. */
+START_TEST(parts_bounded)
+{
+    NEED_TOOL();
+    char out[16384], args[1024];
+    snprintf(args, sizeof args, "convert --format edgelist %s/fig2.edges -o %s", FIX, tmp("fig2.gnn"));
+    ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
+    /* beyond --parts' bound (65536): refused, naming the file, the line and the value */
+    write_text(tmp("k70001.part"), "0\n0\n0\n0\n1\n1\n70000\n");
+    snprintf(args, sizeof args, "commplan --data %s --read-part %s", tmp("fig2.gnn"), tmp("k70001.part"));
+    expect_usage_error(args, "k70001.part:7: part id 70000", out, sizeof out);
+    ck_assert_msg(strstr(out, "65536"), "the bound is not named: %s", out);
+    /* an id of 3000 (K = 3001) and of 65535 (K = 65536, the bound): 4 pairs have cut edges
+     * (1 <-> 0 and 0 <-> K - 1); nothing else is stored or printed */
+    static const char *const ids[] = { "3000", "65535" };
+    for (int t = 0; t < 2; t++) {
+        char part_text[64], json[600], data[600], part[600];
+        snprintf(part_text, sizeof part_text, "0\n0\n0\n0\n1\n1\n%s\n", ids[t]);
+        snprintf(part, sizeof part, "%s", tmp("k.part"));
+        snprintf(json, sizeof json, "%s", tmp("k.json"));
+        snprintf(data, sizeof data, "%s", tmp("fig2.gnn"));
+        write_text(part, part_text);
+        const char *argv[] = { "commplan", "--data", data, "--read-part", part, "--rows", "--json", json, NULL };
+        long rss = 0;
+        const int rc = tool_measured(argv, tmp("k.out"), &rss);
+        const int64_t lines = read_out(tmp("k.out"), out, sizeof out);
+        ck_assert_msg(rc == 0 && rss < RUN_RSS_MAX_KB && lines < 60,
+                      "id %s: exit %d, peak memory %ld KB (at most %d), %lld lines (at most 60): %.2000s", ids[t], rc,
+                      rss, RUN_RSS_MAX_KB, (long long)lines, out);
+        char want[64];
+        snprintf(want, sizeof want, "hybrid %s -> 0: post [6] pre []", ids[t]);
+        ck_assert_msg(strstr(out, want), "'%s' not in: %s", want, out);
+        json_object *r = json_object_from_file(json), *x, *plans, *h;
+        ck_assert_ptr_nonnull(r);
+        ck_assert(json_object_object_get_ex(r, "k", &x) && json_object_get_int64(x) == atoll(ids[t]) + 1);
+        ck_assert(json_object_object_get_ex(r, "pairs", &x) && json_object_array_length(x) == 4);
+        ck_assert(json_object_object_get_ex(r, "plans", &plans) && json_object_object_get_ex(plans, "hybrid", &h));
+        ck_assert(json_object_object_get_ex(h, "rows", &x) && json_object_array_length(x) == 4);
+        ck_assert(json_object_object_get_ex(h, "total_rows", &x) && json_object_get_int64(x) == 6);
+        json_object_put(r);
+    }
+    /* the library itself: K = 65536 with 4 pairs of cut edges, in both implementations */
+    gnn_csr g;
+    int32_t p7[7];
+    fig2_graph(&g, p7);
+    p7[6] = 65535;
+    for (int i = 0; k_impls[i]; i++) {
+        gnn_commplan P;
+        gnn_err err = { "" };
+        ck_assert_msg(gnn_commplan_build(k_impls[i], &g, p7, 65536, GNN_PLAN_HYBRID, &P, &err) == GNN_OK, "%s: %s",
+                      k_impls[i]->name, err.msg);
+        ck_assert_int_eq(gnn_commplan_rows(&P, 65535 * 65536LL + 0), 1);
+        ck_assert_int_eq(gnn_commplan_rows(&P, 0 * 65536LL + 65535), 1);
+        ck_assert_int_eq(gnn_commplan_rows(&P, 1 * 65536LL + 0), 2);
+        ck_assert_int_eq(gnn_commplan_rows(&P, 2 * 65536LL + 3), 0);
+        gnn_commplan_free(&P);
+    }
+    gnn_csr_free(&g);
+}
+END_TEST
+
 /* Issue 22's acceptance on one dataset: METIS with 2, 4 and 8 parts; for every pair hybrid <=
  * min(pre, post), the matching certifies the cover (|match| = rows), and on the symmetric graph
  * total pre = total post. Prints hybrid / pre per K (not asserted). */
@@ -315,11 +438,14 @@ static void acceptance(const char *what, const gnn_dataset *ds)
             int64_t r[GNN_PLAN_COUNT];
             for (int kind = 0; kind < GNN_PLAN_COUNT; kind++)
                 tot[kind] += r[kind] = gnn_commplan_rows(&P[kind], p);
+            if (gnn_commplan_edges(&P[0], p) == 0)
+                continue; /* no slot: no rows, no matching */
             const int64_t mn = r[GNN_PLAN_PRE] < r[GNN_PLAN_POST] ? r[GNN_PLAN_PRE] : r[GNN_PLAN_POST];
             ck_assert_msg(r[GNN_PLAN_HYBRID] <= mn, "%s K=%lld pair %lld: hybrid %lld > min(pre, post) %lld", what,
                           (long long)K, (long long)p, (long long)r[GNN_PLAN_HYBRID], (long long)mn);
             const gnn_commplan *H = &P[GNN_PLAN_HYBRID];
-            ck_assert_int_eq(H->match_ptr[p + 1] - H->match_ptr[p], r[GNN_PLAN_HYBRID]);
+            const int64_t s = gnn_commplan_slot(H, p);
+            ck_assert_int_eq(H->match_ptr[s + 1] - H->match_ptr[s], r[GNN_PLAN_HYBRID]);
         }
         ck_assert_int_eq(tot[GNN_PLAN_PRE], tot[GNN_PLAN_POST]);
         fprintf(stderr, "%s K=%lld: cut edges %lld, rows pre %lld post %lld hybrid %lld degree %lld, hybrid/pre %.4f\n",
@@ -372,6 +498,7 @@ Suite *suite_commplan(void)
     tcase_add_test(tc, part_file);
     tcase_add_test(tc, partition_cli);
     tcase_add_test(tc, acceptance_builtin);
+    tcase_add_test(tc, parts_bounded);
     suite_add_tcase(s, tc);
     TCase *slow = tcase_create("slow");
     tcase_set_tags(slow, "cpu slow");

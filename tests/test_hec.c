@@ -12,6 +12,7 @@
 #include <string.h>
 #include "gnnref/hec.h"
 #include "gnnref/oracle.h"
+#include "thread_util.h"
 
 static const gnn_hec_ops *const k_impls[] = { &gnn_hec_ref, &gnn_hec_cpu };
 #define N_IMPLS ((int)(sizeof k_impls / sizeof k_impls[0]))
@@ -342,7 +343,7 @@ static int run_mutant(const char *entry, const gnn_oracle_impl *impl, char *firs
     for (int p = 0; e->presets[p]; p++) {
         gnn_oracle_case c;
         gnn_err err;
-        ck_assert_int_eq(gnn_oracle_case_init(&c, e, impl, 2, e->presets[p], 1, &err), GNN_OK);
+        ck_assert_int_eq(gnn_oracle_case_init(&c, e, impl, test_threads(2), e->presets[p], 1, &err), GNN_OK);
         gnn_oracle_result r;
         if (gnn_oracle_run(&c, &r) == GNN_ORACLE_FAIL) {
             if (!fails)

@@ -1,6 +1,8 @@
 /* tests/test_mpi.c -- the MPI backend's own paths, in this process as an MPI singleton (one
  * rank, no mpirun): in-place buffers, the int-count limit, the asynchronous alltoallv's
- * ordering errors, the once-per-process initialization, and the build without MPI. The
+ * ordering errors, the once-per-process initialization, and the build without MPI; and, in
+ * every build, the one deadline of the asynchronous wait (opt/mpi/wait_bound.h) against a
+ * fake clock. The
  * multi-rank comparison with the simulator (every collective, np 1..4, and training) runs
  * under mpirun in ci/mpi-check.sh, also part of make check.
  *
@@ -14,6 +16,7 @@
 #include <string.h>
 
 #include "gnnref/comm.h"
+#include "opt/mpi/wait_bound.h"
 
 /* 1 when this case may initialize MPI here (built with MPI, a forked process per case) */
 static int singleton_ok(void)
@@ -166,6 +169,79 @@ START_TEST(mpi_two_handles)
 }
 END_TEST
 
+/* ---- the bound of a whole wait (opt/mpi/wait_bound.h), against a fake clock -------------------------
+ * Time is a counter: each pause between two polls advances it by 1/128 s, exactly (binary
+ * fractions: no rounding in any comparison). Target t is done once the clock reaches ready[t];
+ * the last target is the wait's own sends. No MPI and no sleeping: the same result in every
+ * build and on every machine. */
+#define FAKE_STEP (1.0 / 128)
+
+typedef struct fake_wait {
+    double now;
+    const double *ready; /* [n] when each target is done; a negative value: its poll fails */
+    int polls;
+} fake_wait;
+
+static double fake_now(void *arg) { return ((fake_wait *)arg)->now; }
+static void fake_pause(void *arg, int tries)
+{
+    (void)tries;
+    ((fake_wait *)arg)->now += FAKE_STEP;
+}
+static int fake_poll(void *arg, int t)
+{
+    fake_wait *F = arg;
+    F->polls++;
+    return F->ready[t] < 0 ? -1 : F->now >= F->ready[t];
+}
+
+typedef struct wait_case {
+    const char *what;
+    double timeout;
+    int n;                  /* targets: n - 1 sources, then the sends */
+    double ready[4];
+    gnn_wait_outcome want;
+    int want_stuck;
+    double want_waited;     /* exactly */
+} wait_case;
+
+#define NEVER 1e9
+static const wait_case k_wait_cases[] = {
+    /* sources arrive at 0.6, 1.2 and 1.9 times the bound: each within the bound of the one
+     * before, so a deadline per source would wait 1.9 bounds and succeed; one deadline for the
+     * call fails at the first poll after 1 s, naming the second source */
+    { "staggered sources", 1.0, 4, { 0.625, 1.25, 1.875, 0 }, GNN_WAIT_DEADLINE, 1, 1.0 + FAKE_STEP },
+    /* three sources never send: the wait ends one pause after the bound, at the first */
+    { "three silent sources", 1.0, 4, { NEVER, NEVER, NEVER, 0 }, GNN_WAIT_DEADLINE, 0, 1.0 + FAKE_STEP },
+    /* the sends are part of the call: sources in time, sends taken late */
+    { "late sends", 1.0, 4, { 0.25, 0.5, 0.75, 1.5 }, GNN_WAIT_DEADLINE, 3, 1.0 + FAKE_STEP },
+    /* everything before the bound: done when the last target is */
+    { "all in time", 1.0, 4, { 0.25, 0.5, 0.75, 0.875 }, GNN_WAIT_DONE, -1, 0.875 },
+    /* a target already done when its turn comes, after the bound has passed, is not a timeout */
+    { "done at its turn", 1.0, 3, { 1.0 + FAKE_STEP, 0.5, 0.0 }, GNN_WAIT_DONE, -1, 1.0 + FAKE_STEP },
+    /* 0: no bound */
+    { "no bound", 0.0, 4, { 5, 10, 20, 20 }, GNN_WAIT_DONE, -1, 20 },
+    /* a failed poll ends the wait at once, naming its target */
+    { "failed poll", 1.0, 4, { 0.25, -1, NEVER, 0 }, GNN_WAIT_FAILED, 1, 0.25 },
+};
+
+START_TEST(wait_bound_whole_call)
+{
+    const wait_case *w = &k_wait_cases[_i];
+    fake_wait F = { 0.0, w->ready, 0 };
+    const gnn_wait_clock clk = { fake_now, fake_pause, &F };
+    int stuck = -2;
+    double waited = -1;
+    const gnn_wait_outcome out = gnn_wait_bounded(&clk, w->timeout, w->n, fake_poll, &F, &stuck, &waited);
+    ck_assert_msg(out == w->want && stuck == w->want_stuck && waited == w->want_waited,
+                  "%s: outcome %d, stuck at target %d, waited %.7g s after %d polls; expected outcome %d at target %d "
+                  "after %.7g s (bound %g s: one deadline for the whole call)",
+                  w->what, (int)out, stuck, waited, F.polls, (int)w->want, w->want_stuck, w->want_waited, w->timeout);
+    /* polls: one per pause, plus one per target */
+    ck_assert_int_le(F.polls, (int)(waited / FAKE_STEP) + w->n);
+}
+END_TEST
+
 Suite *suite_mpi(void)
 {
     Suite *s = suite_create("mpi");
@@ -174,6 +250,7 @@ Suite *suite_mpi(void)
     tcase_add_test(tc, mpi_not_built_or_abort_noop);
     tcase_add_test(tc, mpi_singleton);
     tcase_add_test(tc, mpi_two_handles);
+    tcase_add_loop_test(tc, wait_bound_whole_call, 0, (int)(sizeof k_wait_cases / sizeof k_wait_cases[0]));
     suite_add_tcase(s, tc);
     return s;
 }

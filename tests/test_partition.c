@@ -17,6 +17,7 @@
 #include "gnnref/partition.h"
 #include "gnnref/tensor.h"
 #include "cli_util.h"
+#include "thread_util.h"
 
 /* ---- the hand-made graph -------------------------------------------------------------------------
  * Two triangles {0,1,2} and {3,4,5} joined by the undirected bridge 2-3, one directed edge
@@ -469,7 +470,7 @@ static void run_mutant(const char *entry, const gnn_oracle_impl *impl, int count
     for (int p = 0; e->presets[p]; p++) {
         gnn_oracle_case c;
         gnn_err err;
-        ck_assert_int_eq(gnn_oracle_case_init(&c, e, impl, 2, e->presets[p], 1, &err), GNN_OK);
+        ck_assert_int_eq(gnn_oracle_case_init(&c, e, impl, test_threads(2), e->presets[p], 1, &err), GNN_OK);
         gnn_oracle_result r;
         const gnn_oracle_outcome o = gnn_oracle_run(&c, &r);
         counts[o]++;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #if defined(_OPENMP)
 #include <omp.h>
 #endif
@@ -216,6 +217,9 @@ static gnn_status fn_threads(gnn_comm *c, void *arg)
 
 START_TEST(threads_per_rank)
 {
+#if !defined(_OPENMP)
+    fprintf(stderr, "threads_per_rank: the ranks' thread counts are not checked (no OpenMP in this build)\n");
+#endif
     for (int t = 1; t <= 3; t++) {
         gnn_sim_config cfg = config(3);
         cfg.threads_per_rank = t;
@@ -457,6 +461,61 @@ START_TEST(traffic_matrix_matches_bytes_moved)
 }
 END_TEST
 
+/* ---- which error a failed run reports (docs/simulator.md, "Which error a run reports") ---- */
+
+/* Ranks 1 and 2 fail on their own after a barrier; `late` (1 or 2) fails a few milliseconds
+ * after the other, so that the order in time alternates between runs. Ranks 0 and 3 are
+ * woken in their next barrier by the abort; rank 3 turns that into an error of its own kind,
+ * which is a consequence and must not be reported as a cause. */
+static gnn_status fn_two_failures(gnn_comm *c, void *arg)
+{
+    const int late = *(const int *)arg, r = gnn_comm_rank(c);
+    CALL(gnn_comm_barrier(c));
+    if (r == 1 || r == 2) {
+        if (r == late) {
+            const struct timespec ms = { 0, 3000000 };
+            nanosleep(&ms, NULL);
+        }
+        return gnn_err_set(&c->err, GNN_ERR_MISMATCH, "planted failure on rank %d", r);
+    }
+    const gnn_status st = gnn_comm_barrier(c);
+    if (st && r == 3)
+        return gnn_err_set(&c->err, GNN_ERR_RANGE, "rank 3 gave up (a consequence)");
+    return st;
+}
+
+START_TEST(lowest_failing_rank_reported)
+{
+    int rank2_first = 0, rank2_unlisted = 0, consequence_listed = 0;
+    char example[sizeof(((gnn_err *)0)->msg)] = "";
+    for (int run = 0; run < 20; run++) {
+        gnn_sim_config cfg = config(4);
+        int late = 1 + run % 2;
+        gnn_err err = { "" };
+        gnn_sim_report rep;
+        const gnn_status st = gnn_sim_run(&cfg, fn_two_failures, &late, &rep, &err);
+        ck_assert_msg(st == GNN_ERR_MISMATCH, "run %d: status %s: %s", run, gnn_status_str(st), err.msg);
+        for (int r = 0; r < 4; r++) /* 1 and 2 failed by themselves; 0 and 3 were woken */
+            ck_assert_msg(rep.rank_failing[r] == (r == 1 || r == 2), "run %d: rank_failing[%d] = %d: %s", run, r,
+                          rep.rank_failing[r], err.msg);
+        ck_assert_int_eq(rep.rank_status[3], GNN_ERR_RANGE);
+        gnn_sim_report_free(&rep);
+        const char *one = strstr(err.msg, "planted failure on rank 1"), *two = strstr(err.msg, "planted failure on rank 2");
+        const int bad = strncmp(err.msg, "rank 1 failed", 13) != 0 || !two || (one && two < one) ||
+                        strstr(err.msg, "consequence");
+        rank2_first += strncmp(err.msg, "rank 2 failed", 13) == 0;
+        rank2_unlisted += !two;
+        consequence_listed += strstr(err.msg, "consequence") != NULL;
+        if (bad && !example[0])
+            snprintf(example, sizeof example, "%s", err.msg);
+    }
+    ck_assert_msg(!example[0],
+                  "of 20 runs, %d reported rank 2 first, %d did not list rank 2, %d listed rank 3's consequence; "
+                  "e.g. '%s'",
+                  rank2_first, rank2_unlisted, consequence_listed, example);
+}
+END_TEST
+
 Suite *suite_sim(void)
 {
     Suite *s = suite_create("sim");
@@ -468,6 +527,7 @@ Suite *suite_sim(void)
     tcase_add_test(tc, bad_config);
     tcase_add_test(tc, time_model_closed_forms);
     tcase_add_test(tc, traffic_matrix_matches_bytes_moved);
+    tcase_add_test(tc, lowest_failing_rank_reported);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -16,7 +16,7 @@
  * It is written as path.tmp, flushed, fsynced and renamed (as datasets are: core/format.c), so a
  * reader never sees a half-written file under its name. Reading checks the magic, version,
  * header CRC, every section's bounds and CRC before anything is used, and then the fingerprint:
- * dataset name, n, nnz, rank count, rank, the configuration's CRC and the part's CRC.
+ * dataset name, n, nnz, rank count, rank, the configuration's CRC and the data CRC (split, labels, part).
  * Library code: returns gnn_status with a message in err; never prints. */
 #ifndef GNNREF_CHECKPOINT_H
 #define GNNREF_CHECKPOINT_H
@@ -40,7 +40,8 @@ typedef struct gnn_ckpt_fingerprint {
                              graph and of this rank's local graph (gnn_train_part: n_global, local nnz) */
     int32_t ranks, rank;
     uint32_t config_crc;  /* gnn_ckpt_config_crc */
-    uint32_t part_crc;    /* training on partitions: a CRC of the part (solid, halo, vid_o); 0 otherwise */
+    uint32_t part_crc;    /* the data CRC: the split codes and labels trained on (gnn_ckpt_data_crc),
+                             after the part's sizes, global ids and local graph on partitions */
 } gnn_ckpt_fingerprint;
 
 /* A checkpoint being written (gnn_ckpt_begin .. gnn_ckpt_commit) or read (gnn_ckpt_open). */
@@ -75,6 +76,11 @@ gnn_status gnn_ckpt_path(const char *dir, int rank, char *out, size_t size);
  * serialized one by one (no padding bytes). */
 struct gnn_part_train_config;
 uint32_t gnn_ckpt_config_crc(const gnn_train_config *c, const struct gnn_part_train_config *pc);
+
+/* The data part of the fingerprint: crc continued over whether split and labels are given,
+ * then split (n codes) and labels (n). A run whose split or labels differ trains on other data,
+ * so --split (or a set made with another split) is refused on resume. */
+uint32_t gnn_ckpt_data_crc(uint32_t crc, const uint8_t *split, const int32_t *labels, int64_t n);
 
 /* Writing: begin, put sections, commit (writes DIR/rank-RRRRR.ckpt atomically; creates DIR
  * when missing), free. */

@@ -25,7 +25,12 @@
  *               blocking alltoallv must stop the run with GNN_ERR_COMM naming both ranks;
  *   "skip":     the last rank skips its second ialltoallv post on a tag; the others wait for
  *               it: the simulator reports a deadlock, MPI's bounded wait a timeout naming the
- *               rank (GNN_MPI_WAIT_TIMEOUT, docs/comm.md section 8). */
+ *               rank (GNN_MPI_WAIT_TIMEOUT, docs/comm.md section 8);
+ *   "late":     rank q posts an ialltoallv q * GNN_COMMCHECK_LATE_S seconds after a barrier and
+ *               every rank waits (MPI, 4 ranks or more, GNN_MPI_WAIT_TIMEOUT=5): each source is
+ *               within 3 s of the one before, but rank 0's wait must fail after 5 s naming
+ *               rank 2, since the bound is of the whole call; rank 0 returns
+ *               GNN_ERR_MISMATCH if its wait succeeds. */
 #ifndef GNNREF_COMMCHECK_H
 #define GNNREF_COMMCHECK_H
 
@@ -37,6 +42,7 @@ extern "C" {
 #endif
 
 #define GNN_COMMCHECK_MAX_CASES 128
+#define GNN_COMMCHECK_LATE_S 3 /* inject "late": seconds between two ranks' posts */
 
 typedef struct gnn_commcheck_case {
     char name[128];

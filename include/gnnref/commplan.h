@@ -39,8 +39,11 @@
  *   Konig: Z = the vertices reachable from the free u by alternating paths (u -> v along any
  *   edge, v -> mate(v)); C = (U \ Z) u (W n Z). Z depends only on the matching, so C does.
  *
- * Layout of a plan, per pair (i, j) at index i * k + j (the diagonal and every pair without cut
- * edges are empty ranges):
+ * Layout of a plan: sparse, one slot per ordered pair with at least one cut edge, so that its
+ * memory grows with the cut and never with k^2 (k may be 65536 with a handful of cut pairs).
+ * Slot s holds pair pair[s] = i * k + j, the slots in ascending pair id; a pair without cut
+ * edges (the diagonal among them) has no slot, and every slot has at least one edge.
+ * gnn_commplan_slot finds a pair's slot. Per slot s:
  *   edges   R_ij sorted by (u, v) ascending: edge_src, edge_dst (global ids) and edge_post
  *           (1: aggregated on j after the message, 0: on i before it);
  *   post    the sources u with a post edge, ascending: the raw rows i sends (first in the
@@ -50,7 +53,7 @@
  *   match   hybrid only (empty for the other plans): the maximum matching, pairs
  *           (match_src, match_dst) in ascending source id: the optimality certificate,
  *           |match| = rows of the pair.
- * Rows of pair (i, j) = (post_ptr[p+1] - post_ptr[p]) + (pre_ptr[p+1] - pre_ptr[p]).
+ * Rows of slot s = (post_ptr[s+1] - post_ptr[s]) + (pre_ptr[s+1] - pre_ptr[s]).
  *
  * Bytes: a pair's message in one layer is rows x gnn_quant_row_bytes(d, bits) (include/gnnref/quant.h,
  * the one formula: fp32 4 d; int b the codes packed, each row padded to a byte, plus the bf16
@@ -85,16 +88,18 @@ typedef struct gnn_commplan {
     int64_t n, k;          /* global vertices, ranks */
     gnn_plan_kind kind;
     int64_t n_edges;       /* cut edges (distinct), all pairs */
-    int64_t *edge_ptr;     /* (k * k + 1) pair p's edges: [edge_ptr[p], edge_ptr[p + 1]) */
+    int64_t n_pairs;       /* slots: ordered pairs (i, j) with at least one cut edge */
+    int64_t *pair;         /* (n_pairs) slot s's pair id i * k + j, strictly ascending */
+    int64_t *edge_ptr;     /* (n_pairs + 1) slot s's edges: [edge_ptr[s], edge_ptr[s + 1]), never empty */
     int64_t *edge_src;     /* (n_edges) source u (owned by i) */
     int64_t *edge_dst;     /* (n_edges) destination v (owned by j) */
     uint8_t *edge_post;    /* (n_edges) 1 post, 0 pre */
-    int64_t *post_ptr;     /* (k * k + 1) */
-    int64_t *post_rows;    /* (post_ptr[k * k]) source ids sent raw, ascending per pair */
-    int64_t *pre_ptr;      /* (k * k + 1) */
-    int64_t *pre_rows;     /* (pre_ptr[k * k]) destination ids sent as partial sums, ascending */
-    int64_t *match_ptr;    /* (k * k + 1) all 0 unless hybrid */
-    int64_t *match_src;    /* (match_ptr[k * k]) matched pairs, ascending source */
+    int64_t *post_ptr;     /* (n_pairs + 1) */
+    int64_t *post_rows;    /* (post_ptr[n_pairs]) source ids sent raw, ascending per slot */
+    int64_t *pre_ptr;      /* (n_pairs + 1) */
+    int64_t *pre_rows;     /* (pre_ptr[n_pairs]) destination ids sent as partial sums, ascending */
+    int64_t *match_ptr;    /* (n_pairs + 1) all 0 unless hybrid */
+    int64_t *match_src;    /* (match_ptr[n_pairs]) matched pairs, ascending source */
     int64_t *match_dst;
 } gnn_commplan;
 
@@ -118,12 +123,60 @@ gnn_status gnn_commplan_build(const gnn_commplan_ops *ops, const gnn_csr *g, con
                               gnn_plan_kind kind, gnn_commplan *out, gnn_err *err);
 void gnn_commplan_free(gnn_commplan *plan);
 
-/* Per-pair counts of a plan (p = i * k + j). */
+/* The slot of pair p = i * k + j, or -1 when the pair has no cut edge (a binary search over
+ * the slots: O(log n_pairs)). */
+static inline int64_t gnn_commplan_slot(const gnn_commplan *c, int64_t p)
+{
+    int64_t lo = 0, hi = c->n_pairs;
+    while (lo < hi) {
+        const int64_t mid = lo + (hi - lo) / 2;
+        if (c->pair[mid] < p)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < c->n_pairs && c->pair[lo] == p ? lo : -1;
+}
+
+/* Counts of slot s. */
+static inline int64_t gnn_commplan_slot_rows(const gnn_commplan *c, int64_t s)
+{
+    return (c->post_ptr[s + 1] - c->post_ptr[s]) + (c->pre_ptr[s + 1] - c->pre_ptr[s]);
+}
+static inline int64_t gnn_commplan_slot_edges(const gnn_commplan *c, int64_t s)
+{
+    return c->edge_ptr[s + 1] - c->edge_ptr[s];
+}
+
+/* Counts of pair p = i * k + j: 0 for a pair without cut edges. */
 static inline int64_t gnn_commplan_rows(const gnn_commplan *c, int64_t p)
 {
-    return (c->post_ptr[p + 1] - c->post_ptr[p]) + (c->pre_ptr[p + 1] - c->pre_ptr[p]);
+    const int64_t s = gnn_commplan_slot(c, p);
+    return s < 0 ? 0 : gnn_commplan_slot_rows(c, s);
 }
-static inline int64_t gnn_commplan_edges(const gnn_commplan *c, int64_t p) { return c->edge_ptr[p + 1] - c->edge_ptr[p]; }
+static inline int64_t gnn_commplan_edges(const gnn_commplan *c, int64_t p)
+{
+    const int64_t s = gnn_commplan_slot(c, p);
+    return s < 0 ? 0 : gnn_commplan_slot_edges(c, s);
+}
+/* Rows of all pairs. */
+static inline int64_t gnn_commplan_total_rows(const gnn_commplan *c)
+{
+    return c->post_ptr[c->n_pairs] + c->pre_ptr[c->n_pairs];
+}
+
+/* An upper bound on the bytes gnn_commplan_build allocates at its peak (the plan, and the
+ * builders' scratch with `threads` OpenMP threads) for a graph with `cut` cut edges counted with their
+ * repeats (in-edges u -> v with part[u] != part[v]; gnn_commplan_count_cut): linear in the
+ * cut, and independent of k, so that a caller can refuse a run before it allocates anything
+ * (gnnref commplan does). */
+int64_t gnn_commplan_bytes_bound(int64_t cut, int threads);
+/* The cpu builder groups the cut edges into at most this many buckets of consecutive pair
+ * ids (a counting sort whose counts are per bucket, not per pair). */
+#define GNN_COMMPLAN_BUCKETS 4096
+/* The cut edges with their repeats: in-edges u -> v of g with part[u] != part[v] (g valid, part
+ * of g->n entries, any values: unchecked, as nothing is indexed by them). */
+int64_t gnn_commplan_count_cut(const gnn_csr *g, const int32_t *part);
 
 /* The reference's per-pair solver, which the cpu tier runs on many pairs at once (ref/commplan.c;
  * unchecked). One pair: its m edges (src, dst) sorted by (u, v), distinct; post[e] (m) receives the

@@ -65,7 +65,10 @@ typedef struct gnn_dsample_tables {
 /* A rank's sampler: its part L (L->rank the communicator rank), the part vector owner (n_global
  * entries in [0, k)), optional local_weights (L->graph.nnz, aligned with L->graph.indices;
  * NULL: uniform), the sampler ops run on the local rows (gnn_sampler_ref or _cpu) and the ID
- * map that builds the blocks (ops and kind). Everything given must outlive the sampler.
+ * map that builds the blocks (ops and kind). Everything given must outlive the sampler, and the
+ * local weights must not change while it lives (its cpu sampler caches per-row data of them,
+ * keyed by base->weights_version, which the caller of gnn_dsample_blocks does not own: make a
+ * new sampler for new weights).
  * GNN_ERR_INVAL with a message: a NULL pointer; n_global or k out of range; an ID map kind
  * unknown. GNN_ERR_NOMEM. */
 gnn_status gnn_dsampler_create(gnn_dsampler **out, const gnn_part_local *L, const int32_t *owner, int64_t n_global,

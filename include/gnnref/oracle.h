@@ -260,9 +260,10 @@ int gnn_oracle_run_entry_threads(const gnn_oracle_entry *e, const char *impl_nam
  * burn a core while touching memory and yield or sleep, preempting the case's threads at
  * arbitrary points; the number of them going from s->noise down to none over the runs
  * (parallel loops race most with the cores to themselves, preempted threads widen the
- * windows of narrow races); and a random OpenMP schedule for any schedule(runtime) loop (every
- * worksharing loop in opt/ names its schedule today, so the noise threads do the work).
- * Each run's perturbation is a function of (s->seed, the case string, the run's index), so a
+ * windows of narrow races); and the kernels' own stress mode (opt/cpu/omp_stress.h): in every
+ * other run the dynamic loops of the kernels the stress stage runs take a random chunk of 1 to
+ * 64 iterations, and in every run their threaded counting sorts pause at random points
+ * between counting and scattering. Each run's perturbation is a function of (s->seed, the case string, the run's index), so a
  * replay with the same settings repeats the same perturbations (the OS's scheduling stays
  * its own). A race whose window is a few instructions wide may still pass every run: the
  * ThreadSanitizer stage (ci/tsan-omp.sh) is the check for those (docs/oracle.md, "Races"). */
@@ -502,6 +503,16 @@ void gnn_oracle_fill_dyadic(gnn_oracle_draws *d, float *x, int64_t count, int km
  * i < rows, or p when there is none: used as the threshold, one draw equals it exactly, and
  * the keep rule "u >= p" (DESIGN.md section 2) must keep that element; the rate stays ~p. */
 void gnn_oracle_block_zero_rows(gnn_block *b, unsigned where, int64_t run);
+/* In-place updates for the caches keyed by a version (docs/oracle.md, "Caches keyed by a
+ * version"): gnn_oracle_weights_keep marks in keep[at[i]] (i < nnz; at NULL: at[i] = i) the
+ * positions the cpu sampler's weights table probes for its fingerprint in an array of nnz
+ * weights whose element i is w[at[i]] (opt/cpu/sample_wtable.h); gnn_oracle_weights_rewrite
+ * then rewrites every other weight of w in place, keyed by (seed, round): a positive weight
+ * becomes 0 with probability 1/4, else a new value; a zero one becomes positive with probability
+ * 1/2. What the cache keeps per row (positive counts, prefix sums) changes while its fingerprint
+ * does not: only a new weights_version tells it. */
+void gnn_oracle_weights_keep(uint8_t *keep, const int64_t *at, int64_t nnz);
+void gnn_oracle_weights_rewrite(float *w, const uint8_t *keep, int64_t n, uint64_t seed, unsigned round);
 float gnn_oracle_tie_threshold(uint64_t seed, unsigned tag, uint32_t step, unsigned layer, const int64_t *ids,
                                int64_t rows, const int64_t *row_cols, int64_t cols, float p);
 

@@ -12,6 +12,7 @@
 #define GNNREF_QUANT_H
 
 #include <stdint.h>
+#include "gnnref/rng.h"
 #include "gnnref/status.h"
 
 #ifdef __cplusplus
@@ -35,10 +36,12 @@ typedef enum gnn_quant_round {
 
 /* How a message is quantized, and the address of its random draws (DESIGN.md section 2):
  * row i's stream is (seed, GNN_TAG_QUANT, step, layer 2 * layer + dir, id = row_gid[i]); its
- * element f takes float draw draw0 + f (word f % 4 of block draw0 / 4 + f / 4, the block taken
- * mod 2^32 as gnn_rng_float does). draw0 (a multiple of 4) names the message within the step:
- * gnn_quant_draw0 gives next-capabilities.md A.3's ((kind P + sender) P + receiver) F4. So every
- * draw is a function of the row's identity, never of its position, the thread or the rank. */
+ * element f takes the 16-bit draw i = draw0 + f (gnn_quant_draw16: half i % 2 of word
+ * (i / 2) % 4 of block i / 8, half 0 the low 16 bits, the block taken mod 2^32), so one Philox
+ * block serves 8 values. draw0 (a multiple of 4) names the message within the step:
+ * gnn_quant_draw0 gives next-capabilities.md A.3's ((kind P + sender) P + receiver) F8, a
+ * multiple of 8 (every row starts on a block). So every draw is a function of the row's
+ * identity, never of its position, the thread or the rank. */
 typedef struct gnn_quant_cfg {
     int bits;              /* 2, 4, 8; or 32, the identity */
     gnn_quant_round round; /* stochastic or nearest */
@@ -46,11 +49,11 @@ typedef struct gnn_quant_cfg {
     uint32_t step;         /* the epoch */
     unsigned layer;        /* the model layer l, < 128 */
     unsigned dir;          /* 0 forward (features), 1 backward (gradients) */
-    uint64_t draw0;        /* first draw of every row, a multiple of 4 */
+    uint64_t draw0;        /* first draw of every row, a multiple of 4 (gnn_quant_draw0: of 8) */
 } gnn_quant_cfg;
 
-/* ((kind P + sender) P + receiver) F4, F4 = d rounded up to a multiple of 4; kind 0 post rows,
- * 1 pre rows (next-capabilities.md A.3, "Random-number addressing"). */
+/* ((kind P + sender) P + receiver) F8, F8 = d rounded up to a multiple of 8; kind 0 post rows,
+ * 1 pre rows (next-capabilities.md A.3, "Random-number addressing" and its 16-bit decision). */
 uint64_t gnn_quant_draw0(unsigned kind, int64_t ranks, int64_t sender, int64_t receiver, int64_t d);
 
 /* ---- the rule (ref/quant.c is the specification; @sec{SuperGCN 1.4}) ----
@@ -64,8 +67,10 @@ uint64_t gnn_quant_draw0(unsigned kind, int64_t ranks, int64_t sender, int64_t r
  *   k = 0.5 when max h - Z overflows f32 (a range wider than FLT_MAX), else 1;
  *   r = (h k - Z k) / (S k), then r = min(max(r, -1), M + 1)  (f32; k = 1 is the textbook
  *       (h - Z) / S bit for bit; the clamp only keeps the integer conversion defined);
- *   stochastic: t = floorf(r), frac = r - t (exact), q = t + (u < frac), u the float draw of the
- *       element (so P(up) = ceil(frac 2^24) / 2^24, unbiased to 2^-24);
+ *   stochastic: t = floorf(r), frac = r - t (exact), c = ceil(frac 65536) as an integer in
+ *       0 .. 65536 (frac 65536 is exact: a power of two), q = t + (u16 < c), u16 the element's
+ *       16-bit draw (gnn_quant_draw16); that is q = t + (u16 2^-16 < frac) computed exactly,
+ *       so P(up) = ceil(frac 2^16) / 2^16: unbiased to within 2^-16 of a step;
  *   nearest:    q = nearbyintf(r) (ties to even);
  *   q = min(max(q, 0), M).  NOT floor(r + u): f32 rounds 3 + 0.99999994 to 4, an int2 code of 4
  *       (next-capabilities.md A.3, "the float32 trap"); and r at the row max can exceed M by
@@ -107,6 +112,11 @@ gnn_status gnn_quant_unpack(const gnn_quant_ops *ops, const uint8_t *data, const
                             int bits, float *x);
 
 /* ---- the pieces of the rule, for the oracle, the tests and a reader (ref/quant.c; unchecked) */
+
+/* The 16-bit draw i of a row's stream st: half i % 2 of word (i / 2) % 4 of Philox block
+ * (uint32_t)(i / 8) of st, half 0 being the low 16 bits (on a little-endian machine the block's
+ * words read as 8 uint16 values in memory order are draws 8b .. 8b + 7). */
+uint32_t gnn_quant_draw16(const gnn_rng_stream *st, uint64_t i);
 
 /* bf16 <-> f32: the high 16 bits of the f32. */
 static inline float gnn_bf16_to_f32(uint16_t h)

@@ -76,12 +76,20 @@ typedef struct gnn_sim_report {
     int64_t faults_dropped, faults_delayed, faults_flipped, faults_detected;
     int64_t undelivered;        /* asynchronous segments still in flight when the run ended */
     gnn_status *rank_status;    /* [ranks] each rank's return value */
+    int *rank_failing;          /* [ranks] 1 for a failing rank (below), 0 otherwise */
 } gnn_sim_report;
 
-/* Run fn on cfg->ranks ranks. Returns GNN_OK when every rank returned GNN_OK; otherwise the
- * first failing rank's status, with err naming the rank and the reason (for a mismatch or
- * a deadlock: every rank's call). rep (may be NULL) is filled in every case once the
- * threads have started; free it with gnn_sim_report_free. */
+/* Run fn on cfg->ranks ranks. Returns GNN_OK when every rank returned GNN_OK. Otherwise it
+ * returns the status of the lowest failing rank, with err naming that rank and the reason
+ * (for a mismatch or a deadlock: every rank's call), followed by the other failing ranks'
+ * errors in rank order ("[also failing: rank 2 ...]"). A failing rank is one that an
+ * error is charged to by its own doing: the simulator's check charged it (mismatch,
+ * deadlock, timeout, a corrupted or lost message, ...), or its fn returned an error while
+ * none of its comm calls had returned another rank's error. A rank woken by another's error
+ * ("aborted: ...") is not failing, whatever it returns then. docs/simulator.md, "Which error
+ * a run reports", says why this makes the report independent of thread timing. rep (may be
+ * NULL) is filled in every case once the threads have started; free it with
+ * gnn_sim_report_free. */
 gnn_status gnn_sim_run(const gnn_sim_config *cfg, gnn_spmd_fn fn, void *arg, gnn_sim_report *rep, gnn_err *err);
 void gnn_sim_report_free(gnn_sim_report *rep);
 

@@ -36,9 +36,17 @@ typedef enum gnn_gat_variant { GNN_GAT_VELICKOVIC = 0, GNN_GAT_DISTGNN } gnn_gat
 /* AUTO = the model's default, fixed by gnn_train_resolve (see there). */
 typedef enum gnn_feat_norm { GNN_FEAT_NORM_AUTO = -1, GNN_FEAT_NORM_NONE = 0, GNN_FEAT_NORM_ROW = 1 } gnn_feat_norm;
 typedef enum gnn_wd_scope { GNN_WD_AUTO = -1, GNN_WD_ALL = 0, GNN_WD_FIRST = 1 } gnn_wd_scope;
+/* Early stopping's rule (docs/models.md section 4); AUTO = gat for GNN_MODEL_GAT, acc otherwise.
+ *   ACC: an evaluation is better when its val accuracy is higher than the best so far, or equal
+ *        with a lower val loss; patience counts evaluations since the best; the best is kept.
+ *   GAT: Velickovic et al.'s code (PetarV-/GAT, execute_cora.py): patience restarts when the val
+ *        accuracy reaches its maximum so far OR the val loss its minimum (>= and <=, ties
+ *        count); the model is kept (saved) when both do, and the kept model is reported. */
+typedef enum gnn_stop_rule { GNN_STOP_AUTO = -1, GNN_STOP_ACC = 0, GNN_STOP_GAT = 1 } gnn_stop_rule;
 
 const char *gnn_model_name(gnn_model_kind m);    /* "sage", "gcn", "gat", "gin", "rgcn" */
 const char *gnn_mode_name(gnn_train_mode m);     /* "minibatch", "fullbatch" */
+const char *gnn_stop_rule_name(gnn_stop_rule r); /* "acc", "gat" ("auto" before gnn_train_resolve) */
 
 typedef struct gnn_train_config {
     gnn_model_kind model;               /* default sage */
@@ -57,7 +65,8 @@ typedef struct gnn_train_config {
                                            db_halo; default gnn_impl_opt(); NULL is the default too */
     int eval_every;                     /* evaluate every k epochs (and always the last); 0 = never */
     int patience;                       /* early stopping: stop after this many evaluated epochs
-                                           without a better validation accuracy; 0 = off */
+                                           without a better one (stop_rule); 0 = off */
+    gnn_stop_rule stop_rule;            /* what "better" is, for patience and the kept model */
     int64_t heads;                      /* gat: heads of hidden layers (concatenated), >= 1 */
     int64_t out_heads;                  /* gat: heads of the output layer (averaged), >= 1 */
     gnn_gat_variant gat_variant;
@@ -131,6 +140,12 @@ typedef struct gnn_train_result {
     double train_acc, val_acc, test_acc; /* of the final model */
     double best_val_acc, test_acc_at_best_val;
     int best_epoch;                     /* best: highest val accuracy, ties to the lower val loss */
+    /* The model stop_rule keeps (acc: the best epoch's; gat: the last one saved when the val
+     * accuracy and the val loss both reached their extremes), as a restore of it would report
+     * it: evaluation is a pure function of the parameters, so the test accuracy recorded at that
+     * epoch is the restored model's. -1 / the final figures when nothing was kept. */
+    int restored_epoch;
+    double test_acc_restored;
     int stopped_early;                  /* 1: --patience ended training before cfg->epochs */
     int stop_epoch;                     /* last epoch run when stopped early, else -1 */
     double majority_rate;               /* test accuracy of always predicting the most common train label */
@@ -151,6 +166,40 @@ gnn_status gnn_train(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epo
 /* gnn_train with cfg->model replaced by GNN_MODEL_SAGE (the earlier entry point). */
 gnn_status gnn_train_sage(const gnn_dataset *ds, const gnn_train_config *cfg, gnn_epoch_cb cb,
                           void *ctx, gnn_train_result *res, gnn_err *err);
+
+/* A trainer's gradient against central differences of its own step (the oracle's grad.train and
+ * grad.fullbatch, docs/oracle.md "Gradient checks"). The parameters are every layer's, in order,
+ * then an extra block (label propagation's embeddings; else none): parts[l] counts layer l's,
+ * parts[L] the extra's. For i < min(count, cap): grad[i] the backward's gradient of the step's
+ * loss (summed over the ranks), and fd[i] a central difference, in double, each perturbed value
+ * taken as stored in f32. A difference with step s = h / 2^t is taken where the loss is smooth:
+ * central where every ReLU, LeakyReLU and ELU of the step stays on its side at x - s and x + s;
+ * else from the side where it does, by Richardson's extrapolation of the one-sided differences
+ * at s and s / 2 (second order too). fd[i] = d(h / 2^(t+1)), step[i] = h / 2^(t+1), for the
+ * smallest t < GNN_GRAD_PROBE_HALVINGS at which d(h / 2^t) and d(h / 2^(t+1)) agree within
+ * atol 2^t + rtol |d|: the loss's rounding reaches a difference divided by its step, so the
+ * absolute part scales with h / s. Where no t does (a kink at the point itself, a curvature or
+ * rounding no step resolves), step[i] = 0. */
+#define GNN_GRAD_PROBE_HALVINGS 6
+typedef struct gnn_grad_probe {
+    double h, atol, rtol;          /* in: the first step and the agreement tolerance */
+    int inputs;                    /* in: gnn_train_grad_probe: the input features (n, f) are probed
+                                      too, as the extra block (the gradient learnable input
+                                      embeddings receive: layer 0's input rows'); dense input only */
+    int warmup;                    /* in: training steps (Adam updates) before the probed one: the
+                                      biases leave 0, where an all-zero row's ReLU inputs sit
+                                      exactly on their kinks */
+    int64_t cap;                   /* in: the arrays' length */
+    double *grad, *fd, *step;      /* out: (cap) each, given by the caller */
+    int64_t count, parts[GNN_MAX_LAYERS + 1]; /* out */
+} gnn_grad_probe;
+
+/* gnn_train's step under the probe: the model initialized as gnn_train does (cfg->comm ignored:
+ * one rank), probe->warmup training steps 0, 1, ... on the probed batch, then step `step` (full
+ * batch: the whole graph; mini-batch: the first cfg->batch training vertices in id order, their
+ * blocks sampled once) evaluated by the step's own code. Checks as gnn_train. */
+gnn_status gnn_train_grad_probe(const gnn_dataset *ds, const gnn_train_config *cfg, uint32_t step,
+                                gnn_grad_probe *probe, gnn_err *err);
 
 #ifdef __cplusplus
 }

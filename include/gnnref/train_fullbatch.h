@@ -94,6 +94,15 @@ gnn_status gnn_train_fullbatch_dist(gnn_comm *comm, const gnn_fb_input *in, cons
                                     const gnn_fb_config *fc, gnn_epoch_cb cb, void *ctx, gnn_train_result *res,
                                     gnn_fb_report *rep, gnn_err *err);
 
+/* gnn_train_fullbatch_dist's step under the gradient probe (train.h, gnn_grad_probe; the
+ * oracle's grad.fullbatch). Collective: set up as gnn_train_fullbatch_dist, probe->warmup
+ * training steps (epochs 0, 1, ...), then step `step`
+ * evaluated by the step's own code (label propagation's mask, dropout and the exchanges keyed by
+ * it; fc->bits should be 32: quantized exchanges are not differentiable). The extra parameters
+ * are the label embeddings E with LP. The same results on every rank. */
+gnn_status gnn_fb_grad_probe(gnn_comm *comm, const gnn_fb_input *in, const gnn_train_config *cfg,
+                             const gnn_fb_config *fc, uint32_t step, gnn_grad_probe *probe, gnn_err *err);
+
 #ifdef __cplusplus
 }
 #endif

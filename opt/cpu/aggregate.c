@@ -30,6 +30,7 @@
 #endif
 #include "gnnref/aggregate.h"
 #include "gnnref/tensor.h"
+#include "opt/cpu/omp_stress.h"
 #ifdef GNN_HAVE_OPENMP
 #include <omp.h>
 #endif
@@ -215,7 +216,7 @@ static float *src_inv_sqrt_degrees(const gnn_block *blk)
     /* integer counts: the order of the increments does not matter, so any split is exact */
     for (int64_t i = 0; i < nnz; i++)
         ds[blk->indices[i]]++;
-#pragma omp parallel for schedule(dynamic, 4096)
+#pragma omp parallel for schedule(dynamic, gnn_omp_chunk(4096))
     for (int64_t u = 0; u < n_src; u++)
         r[u] = ds[u] > 0 ? 1.0f / sqrtf((float)ds[u]) : 0.0f;
     gnn_free(ds);
@@ -230,7 +231,7 @@ static void forward_rows(const gnn_block *blk, const float *x, int64_t d, gnn_ag
     const int64_t n = blk->n_dst, nnz = blk->nnz;
     const int64_t chunks = work_items(nnz);
     const int nt = n * d * (int64_t)sizeof(float) >= GNN_AGG_NT_BYTES;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, gnn_omp_chunk(1))
     for (int64_t c = 0; c < chunks; c++) {
         /* rows whose first edge falls in this chunk's share of the nonzeros; ties (empty rows)
          * are resolved by also splitting on row count so zero-degree graphs still spread */
@@ -321,7 +322,7 @@ static gnn_status backward_transposed(const gnn_block *blk, const float *dout, i
     t_ptr[0] = 0;
     const int64_t chunks = work_items(nnz);
     const int nt = n_src * d * (int64_t)sizeof(float) >= GNN_AGG_NT_BYTES;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, gnn_omp_chunk(1))
     for (int64_t c = 0; c < chunks; c++) {
         int64_t r0 = nnz > 0 ? row_at_nnz(t_ptr, n_src, c * nnz / chunks) : c * n_src / chunks;
         int64_t r1 = nnz > 0 ? row_at_nnz(t_ptr, n_src, (c + 1) * nnz / chunks) : (c + 1) * n_src / chunks;
@@ -354,7 +355,7 @@ static void weighted_dw(const gnn_block *blk, const float *x, const float *dout,
 {
     const int64_t n = blk->n_dst, nnz = blk->nnz;
     const int64_t chunks = work_items(nnz);
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, gnn_omp_chunk(1))
     for (int64_t c = 0; c < chunks; c++) {
         const int64_t e0 = c * nnz / chunks, e1 = (c + 1) * nnz / chunks;
         if (e0 >= e1)

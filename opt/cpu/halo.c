@@ -7,7 +7,8 @@
  *   1. the agreement step (gnn_db_halo_build, core/halo.c, before this builder runs), as for ref;
  *   2. group my halos by owner: a stable counting sort in parallel (each thread counts its
  *      contiguous slice, the offsets are laid out owner-major, thread-minor, then each thread
- *      scatters its slice), so every group keeps the halo order = increasing global id;
+ *      scatters its slice), so every group keeps the halo order = increasing global id
+ *      (stress points before counting and summing: oracle-stress: partition.db_halo);
  *   3. alltoallv of the P group sizes (one int64 per pair), so every owner knows how many ids
  *      each rank sends it;
  *   4. alltoallv of the ids: the owner receives from rank r exactly r's halos it owns, in
@@ -22,6 +23,7 @@
 #endif
 #include "gnnref/halo.h"
 #include "gnnref/tensor.h"
+#include "opt/cpu/omp_stress.h"
 
 /* Stable grouping of the halos by owner: ids[pos] = global ids grouped, scount[o] per owner. */
 static gnn_status group_by_owner(const gnn_part_local *me, int P, int64_t *ids, int64_t *scount, gnn_err *err)
@@ -47,11 +49,13 @@ static gnn_status group_by_owner(const gnn_part_local *me, int P, int64_t *ids, 
 #endif
         const int64_t lo = nh * t / nt, hi = nh * (t + 1) / nt;
         int64_t *mine = cnt + (size_t)t * P;
+        GNN_OMP_STRESS_POINT(); /* opt/cpu/omp_stress.h: a late count, a late sum under stress */
         for (int64_t i = lo; i < hi; i++)
             mine[owner[i]]++;
 #pragma omp barrier
 #pragma omp single
         {
+            GNN_OMP_STRESS_POINT();
             /* positions: owner-major, thread-minor: thread t's halos of owner o follow those of
              * threads < t, so the grouping is stable whatever the thread count */
             int64_t pos = 0;

@@ -8,13 +8,16 @@
  * gets the reference's new id (an integer fixed by its position alone: no order of additions
  * can change it). The per-type offsets are independent across types (parallel over types).
  * When the threads' counts would outweigh the ids (threads x P T > 4 n + 4096), the serial
- * counting sort (the reference's) runs instead.
+ * counting sort (the reference's) runs instead. The two stress points (opt/cpu/omp_stress.h)
+ * make a thread count late and the summing thread sum late under `gnnref oracle --stress`
+ * (oracle-stress: hetero.ids), so a missing barrier fails there in most runs (M69).
  * Conversions: one binary search per id, ids split over threads (each output element depends
  * on its own input only). */
 #include <stdint.h>
 #include <string.h>
 #include "gnnref/hetero.h"
 #include "gnnref/tensor.h"
+#include "opt/cpu/omp_stress.h"
 #ifdef GNN_HAVE_OPENMP
 #include <omp.h>
 #define MAX_THREADS() omp_get_max_threads()
@@ -82,20 +85,25 @@ static gnn_status hetero_cpu_build(const int32_t *part, const int32_t *type, int
             const int t = THREAD_ID(), nt = NUM_THREADS();
             const int64_t lo = (int64_t)((__int128)n * t / nt), hi = (int64_t)((__int128)n * (t + 1) / nt);
             int64_t *my = cnt + (size_t)t * (size_t)C;
+            GNN_OMP_STRESS_POINT();
             for (int64_t v = lo; v < hi; v++)
                 my[(int64_t)part[v] * T + type[v]]++;
 #pragma omp barrier
 #pragma omp single
-            /* start[c + 1] = start[c] + the cell's count; cnt[i][c] <- the first new id of
-             * thread i's chunk in cell c */
-            for (int64_t c = 0; c < C; c++) {
-                int64_t run = start[c];
-                for (int i = 0; i < nt; i++) {
-                    const int64_t x = cnt[(size_t)i * (size_t)C + (size_t)c];
-                    cnt[(size_t)i * (size_t)C + (size_t)c] = run;
-                    run += x;
+            {
+                /* start[c + 1] = start[c] + the cell's count; cnt[i][c] <- the first new id of
+                 * thread i's chunk in cell c. No thread hands out an id before this is done:
+                 * the single's own barrier. */
+                GNN_OMP_STRESS_POINT();
+                for (int64_t c = 0; c < C; c++) {
+                    int64_t run = start[c];
+                    for (int i = 0; i < nt; i++) {
+                        const int64_t x = cnt[(size_t)i * (size_t)C + (size_t)c];
+                        cnt[(size_t)i * (size_t)C + (size_t)c] = run;
+                        run += x;
+                    }
+                    start[c + 1] = run;
                 }
-                start[c + 1] = run;
             }
             if (new_of_old)
                 for (int64_t v = lo; v < hi; v++)

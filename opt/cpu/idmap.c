@@ -12,12 +12,16 @@
  * the last three run in one OpenMP team with two barriers, the loops over chunks handed out
  * dynamically: a thread that loses its core on a busy machine delays its chunk, not
  * a fixed half of the work (docs/openmp.md). Which thread handles which chunk never changes
- * a value: every item's result depends on the items before it only through the scan. */
+ * a value: every item's result depends on the items before it only through the scan. The
+ * count per chunk has a stress point (opt/cpu/omp_stress.h): under `gnnref oracle --stress` a
+ * chunk is counted late, so a numbering that did not wait for every count fails there
+ * (oracle-stress: idmap.build, idmap.fused). */
 #include <stdlib.h>
 #include <string.h>
 #include "gnnref/aggregate.h" /* GNN_CAP_* */
 #include "gnnref/tensor.h"
 #include "opt/cpu/idmap_impl.h"
+#include "opt/cpu/omp_stress.h"
 #ifdef GNN_HAVE_OPENMP
 #include <omp.h>
 #endif
@@ -148,7 +152,7 @@ gnn_status gnn_cpu_idmap_begin(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_d
     if (st)
         return st;
     int bad = 0;
-#pragma omp parallel for schedule(dynamic, GNN_CPU_CHUNK) reduction(| : bad) if (n_dst >= GNN_CPU_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, gnn_omp_chunk(GNN_CPU_CHUNK)) reduction(| : bad) if (n_dst >= GNN_CPU_PAR_MIN)
     for (int64_t i = 0; i < n_dst; i++)
         bad |= gnn_cpu_idmap_insert_dst(m, dst, i);
     return gnn_cpu_idmap_dst_status(m, dst, n_dst, NULL, 0, bad);
@@ -165,7 +169,7 @@ static inline int64_t first_item(const gnn_cpu_idmap *m, int64_t item, int64_t g
 static void reset_touched(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz)
 {
     const int64_t items = n_dst + nnz;
-#pragma omp parallel for schedule(dynamic, GNN_CPU_CHUNK) if (items >= GNN_CPU_PAR_MIN)
+#pragma omp parallel for schedule(dynamic, gnn_omp_chunk(GNN_CPU_CHUNK)) if (items >= GNN_CPU_PAR_MIN)
     for (int64_t it = 0; it < items; it++) {
         const int64_t gid = it < n_dst ? dst[it] : nbr[it - n_dst];
         if (gid < 0 || gid >= m->n_vertices)
@@ -190,11 +194,11 @@ gnn_status gnn_cpu_idmap_finish(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_
         const int64_t ns = m->counter;
 #pragma omp parallel if (nnz + ns >= GNN_CPU_PAR_MIN)
         {
-#pragma omp for schedule(dynamic, GNN_CPU_CHUNK)
+#pragma omp for schedule(dynamic, gnn_omp_chunk(GNN_CPU_CHUNK))
             for (int64_t e = 0; e < nnz; e++)
                 local[e] = gnn_cpu_idmap_val(m->tab[m->slot[n_dst + e]]);
             /* the reset clears the cells the loop above reads: after its barrier */
-#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) nowait
+#pragma omp for schedule(dynamic, gnn_omp_chunk(GNN_CPU_CHUNK)) nowait
             for (int64_t i = 0; i < ns; i++)
                 m->tab[m->uslot[i]] = 0;
         }
@@ -207,16 +211,17 @@ gnn_status gnn_cpu_idmap_finish(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_
 #pragma omp parallel if (n_dst + nnz >= GNN_CPU_PAR_MIN)
     {
         /* a dst whose vertex's first item is not itself repeats an earlier dst */
-#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) reduction(| : bad) nowait
+#pragma omp for schedule(dynamic, gnn_omp_chunk(GNN_CPU_CHUNK)) reduction(| : bad) nowait
         for (int64_t i = 0; i < n_dst; i++)
             if (first_item(m, i, dst[i]) != i)
                 bad |= 2;
         /* new vertex at e: its first item is this neighbor item; keep each edge's first item
          * so the relabel reads it sequentially instead of probing again; count per chunk */
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, gnn_omp_chunk(1))
         for (int64_t c = 0; c < chunks; c++) {
             const int64_t e0 = c * GNN_CPU_CHUNK, e1 = e0 + GNN_CPU_CHUNK < nnz ? e0 + GNN_CPU_CHUNK : nnz;
             int64_t count = 0;
+            GNN_OMP_STRESS_POINT();
             for (int64_t e = e0; e < e1; e++) {
                 if (e + 32 < e1) /* the cell reads are random: start them early */
                     __builtin_prefetch(m->kind == GNN_IDMAP_DENSE ? (const void *)&m->first[nbr[e + 32]]
@@ -233,7 +238,7 @@ gnn_status gnn_cpu_idmap_finish(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_
             /* number the new vertices in item order: chunk c's first is n_dst + the new
              * vertices of chunks 0..c-1; flag[e] becomes the local id of the new vertex at e */
             gnn_run_prefix r = { 0, 0 };
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(dynamic, gnn_omp_chunk(1))
             for (int64_t c = 0; c < chunks; c++) {
                 const int64_t e0 = c * GNN_CPU_CHUNK, e1 = e0 + GNN_CPU_CHUNK < nnz ? e0 + GNN_CPU_CHUNK : nnz;
                 int64_t id = n_dst + gnn_run_prefix_to(&r, cnt, c);
@@ -247,7 +252,7 @@ gnn_status gnn_cpu_idmap_finish(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_
                     }
             }
             /* dst: local id = item number; new vertex: the id its first item got */
-#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) nowait
+#pragma omp for schedule(dynamic, gnn_omp_chunk(GNN_CPU_CHUNK)) nowait
             for (int64_t e = 0; e < nnz; e++) {
                 const int64_t f = fi[e];
                 local[e] = (int32_t)(f < n_dst ? f : flag[f - n_dst]);
@@ -257,11 +262,11 @@ gnn_status gnn_cpu_idmap_finish(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_
              * cleared once (fewer writes than one per item) */
             const int64_t ns = n_dst + gnn_run_prefix_to(&r, cnt, chunks);
             if (m->kind == GNN_IDMAP_DENSE) {
-#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) nowait
+#pragma omp for schedule(dynamic, gnn_omp_chunk(GNN_CPU_CHUNK)) nowait
                 for (int64_t i = 0; i < ns; i++)
                     m->first[src_gid[i]] = GNN_IDMAP_NONE;
             } else {
-#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) nowait
+#pragma omp for schedule(dynamic, gnn_omp_chunk(GNN_CPU_CHUNK)) nowait
                 for (int64_t i = 0; i < ns; i++)
                     m->tab[m->uslot[i]] = 0;
             }
@@ -294,15 +299,15 @@ gnn_status gnn_cpu_idmap_build(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_d
 #pragma omp parallel if (n_dst + nnz >= GNN_CPU_PAR_MIN)
     {
         if (fused) {
-#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) reduction(| : bad)
+#pragma omp for schedule(dynamic, gnn_omp_chunk(GNN_CPU_CHUNK)) reduction(| : bad)
             for (int64_t i = 0; i < n_dst; i++)
                 bad |= gnn_cpu_idmap_insert_dst(m, dst, i);
         } else {
-#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) reduction(| : bad) nowait
+#pragma omp for schedule(dynamic, gnn_omp_chunk(GNN_CPU_CHUNK)) reduction(| : bad) nowait
             for (int64_t i = 0; i < n_dst; i++)
                 bad |= gnn_cpu_idmap_insert_dst(m, dst, i);
         }
-#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) nowait
+#pragma omp for schedule(dynamic, gnn_omp_chunk(GNN_CPU_CHUNK)) nowait
         for (int64_t e = 0; e < nnz; e++)
             gnn_cpu_idmap_insert(m, n_dst + e, nbr[e]);
     }

@@ -14,6 +14,7 @@
 
 #include <stdint.h>
 #include "gnnref/idmap.h"
+#include "opt/cpu/interleave_point.h"
 
 #define GNN_IDMAP_NONE INT32_MAX /* item numbers are < 2^31 (block-local ids are int32) */
 
@@ -87,12 +88,14 @@ static inline uint64_t gnn_cpu_idmap_hash(int64_t gid, uint64_t mask)
 }
 
 /* atomic min on a 32-bit cell by compare-and-swap (a plain load first: most cells already
- * hold a smaller item, and then no locked instruction is issued) */
+ * hold a smaller item, and then no locked instruction is issued). The interleaving points
+ * (opt/cpu/interleave_point.h, empty here) mark the windows before each CAS. */
 static inline void gnn_atomic_min_i32(int32_t *cell, int32_t v)
 {
     int32_t cur = __atomic_load_n(cell, __ATOMIC_RELAXED);
+    GNN_INTERLEAVE_POINT();
     while (v < cur && !__atomic_compare_exchange_n(cell, &cur, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-        ;
+        GNN_INTERLEAVE_POINT();
 }
 
 #define GNN_IDMAP_VAL_MASK 0x7FFFFFFFull
@@ -111,6 +114,7 @@ static inline uint64_t gnn_cpu_idmap_probe(gnn_cpu_idmap *m, int64_t gid, uint64
     for (;;) {
         uint64_t w = __atomic_load_n(&m->tab[h], __ATOMIC_RELAXED);
         if (w == 0) {
+            GNN_INTERLEAVE_POINT();
             if (__atomic_compare_exchange_n(&m->tab[h], &w, mine, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED)) {
                 *claimed = 1;
                 return h;
@@ -118,9 +122,10 @@ static inline uint64_t gnn_cpu_idmap_probe(gnn_cpu_idmap *m, int64_t gid, uint64
             /* lost the race: w holds the winner's word; examine it below */
         }
         if ((w >> 31) == key) {
+            GNN_INTERLEAVE_POINT();
             while (lower && mine < w &&
                    !__atomic_compare_exchange_n(&m->tab[h], &w, mine, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-                ;
+                GNN_INTERLEAVE_POINT();
             return h;
         }
         h = (h + 1) & m->mask;
@@ -146,6 +151,7 @@ static inline void gnn_cpu_idmap_insert(gnn_cpu_idmap *m, int64_t item, int64_t 
         if (claimed) {
             /* one fetch-and-add both reads and advances the counter (FastGL's Alg. 2 reads
              * LocalID and adds 1 in two steps, which races; docs/idmap.md) */
+            GNN_INTERLEAVE_POINT(); /* claimed, not numbered: others may number first */
             const int64_t local = __atomic_fetch_add(&m->counter, 1, __ATOMIC_RELAXED);
             __atomic_store_n(&m->tab[h], gnn_cpu_idmap_word(gid, (uint64_t)local), __ATOMIC_RELAXED);
             m->src_gid[local] = gid;

@@ -18,6 +18,7 @@
 #include "gnnref/index_add.h"
 #include "gnnref/aggregate.h"
 #include "gnnref/tensor.h"
+#include "opt/cpu/omp_stress.h"
 #ifdef GNN_HAVE_OPENMP
 #include <omp.h>
 #endif
@@ -145,7 +146,7 @@ static gnn_status index_add_cpu(float *out, int64_t n_out, int64_t d, const int6
             cw = want;
     }
     const int64_t n_cb = (d + cw - 1) / cw;
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, gnn_omp_chunk(1))
     for (int64_t t = 0; t < chunks * n_cb; t++) {
         const int64_t c = t / n_cb, f0 = (t % n_cb) * cw;
         const int64_t fb = d - f0 < cw ? d - f0 : cw;

@@ -17,12 +17,15 @@
  *      through vid_p in its original order (rows are independent: dynamic schedule);
  *   6. train/val/test compacted by chunked count / prefix / write.
  * Nothing depends on how many threads run or how chunks are scheduled: each output element
- * is a function of its position alone. */
+ * is a function of its position alone. The counting sorts of steps 1, 3, 5 (its prefix sum)
+ * and 6 have stress points before counting and before summing (opt/cpu/omp_stress.h), so a
+ * missing barrier between them fails `gnnref oracle --stress` (oracle-stress: partition.build). */
 #include <stdint.h>
 #include <string.h>
 #include "gnnref/dataset.h"
 #include "gnnref/partition.h"
 #include "gnnref/tensor.h"
+#include "opt/cpu/omp_stress.h"
 #ifdef GNN_HAVE_OPENMP
 #include <omp.h>
 #define MAX_THREADS() omp_get_max_threads()
@@ -51,6 +54,7 @@ static gnn_status prefix_sum(int64_t *a, int64_t m)
         const int t = THREAD_ID(), nt = NUM_THREADS();
         const int64_t lo = 1 + (int64_t)((__int128)m * t / nt), hi = 1 + (int64_t)((__int128)m * (t + 1) / nt);
         int64_t run = 0;
+        GNN_OMP_STRESS_POINT();
         for (int64_t i = lo; i < hi; i++) {
             run += a[i];
             a[i] = run;
@@ -58,8 +62,11 @@ static gnn_status prefix_sum(int64_t *a, int64_t m)
         sums[t + 1] = run;
 #pragma omp barrier
 #pragma omp single
-        for (int i = 1; i <= nt; i++)
-            sums[i] += sums[i - 1];
+        {
+            GNN_OMP_STRESS_POINT();
+            for (int i = 1; i <= nt; i++)
+                sums[i] += sums[i - 1];
+        }
         const int64_t add = sums[t];
         for (int64_t i = lo; i < hi; i++)
             a[i] += add;
@@ -82,12 +89,14 @@ static gnn_status group_by_part(const int32_t *part, int64_t n, int64_t k, int64
         const int t = THREAD_ID(), nt = NUM_THREADS();
         const int64_t lo = (int64_t)((__int128)n * t / nt), hi = (int64_t)((__int128)n * (t + 1) / nt);
         int64_t *c = cnt + (size_t)t * (size_t)k;
+        GNN_OMP_STRESS_POINT();
         for (int64_t v = lo; v < hi; v++)
             c[part[v]]++;
 #pragma omp barrier
 #pragma omp single
         {
             /* cnt[t][p] <- sum over t' < t of cnt[t'][p]; base[p] <- sizes of parts < p */
+            GNN_OMP_STRESS_POINT();
             base[0] = 0;
             for (int64_t p = 0; p < k; p++) {
                 int64_t run = 0;
@@ -122,7 +131,7 @@ static void mark_solid_and_halo(int64_t *vid_p, int64_t p, const gnn_csr *g, con
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < n_solid; i++)
         vid_p[solid[i]] = i;
-#pragma omp parallel for schedule(dynamic, 256)
+#pragma omp parallel for schedule(dynamic, gnn_omp_chunk(256))
     for (int64_t i = 0; i < n_solid; i++) {
         const int64_t v = solid[i];
         for (int64_t e = g->indptr[v]; e < g->indptr[v + 1]; e++) {
@@ -146,12 +155,14 @@ static gnn_status compact_halo(gnn_part_local *L, int64_t *vid_p, int64_t n, int
         const int t = THREAD_ID(), nt = NUM_THREADS();
         const int64_t lo = (int64_t)((__int128)n * t / nt), hi = (int64_t)((__int128)n * (t + 1) / nt);
         int64_t c = 0;
+        GNN_OMP_STRESS_POINT();
         for (int64_t u = lo; u < hi; u++)
             c += vid_p[u] == MARK_HALO;
         tcount[t + 1] = c;
 #pragma omp barrier
 #pragma omp single
         {
+            GNN_OMP_STRESS_POINT();
             tcount[0] = 0;
             for (int i = 1; i <= nt; i++)
                 tcount[i] += tcount[i - 1];
@@ -212,7 +223,7 @@ static gnn_status owners_and_local_csr(gnn_part_local *L, const gnn_csr *g, cons
     int64_t *indices = L->graph.indices = alloc_n(nnz, sizeof(int64_t));
     if (!indices)
         return GNN_ERR_NOMEM;
-#pragma omp parallel for schedule(dynamic, 256)
+#pragma omp parallel for schedule(dynamic, gnn_omp_chunk(256))
     for (int64_t i = 0; i < n_solid; i++) {
         const int64_t v = solid[i];
         int64_t at = indptr[i];
@@ -236,6 +247,7 @@ static gnn_status split_lists(gnn_part_local *L, const uint8_t *split, const int
             const int t = THREAD_ID(), nt = NUM_THREADS();
             const int64_t lo = (int64_t)((__int128)n_solid * t / nt), hi = (int64_t)((__int128)n_solid * (t + 1) / nt);
             int64_t c[3] = { 0, 0, 0 };
+            GNN_OMP_STRESS_POINT();
             for (int64_t i = lo; i < hi; i++) {
                 const uint8_t s = split[solid[i]];
                 if (s >= GNN_SPLIT_TRAIN && s <= GNN_SPLIT_TEST)
@@ -246,6 +258,7 @@ static gnn_status split_lists(gnn_part_local *L, const uint8_t *split, const int
 #pragma omp barrier
 #pragma omp single
             {
+                GNN_OMP_STRESS_POINT();
                 for (int j = 0; j < 3; j++) {
                     tcount[j] = 0;
                     for (int i = 1; i <= nt; i++)

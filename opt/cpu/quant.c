@@ -8,7 +8,8 @@
  *  - the codes of a row in chunks of QCH values, 16 (AVX-512F), 8 (AVX2) or 4 (SSE2, every
  *    x86-64) at a time, chosen at run time, the rest one at a time with ref's own functions:
  *    the same f32 operations as ref, element by element: r = (h k - Z k) / (S k) (a true
- *    division, except in AVX-512F's fast rows, below), the same clamps (max_ps(r, -1) maps a NaN to -1 as fmaxf does);
+ *    division, except in AVX-512F's fast rows, below), the same clamps (max_ps(r, -1) maps a
+ *    NaN to -1 as fmaxf does);
  *    floorf(r) as the truncation (float)(int32_t)r minus one where that is above r (exact for
  *    |r| < 2^31, and r is clamped to [-1, M + 1]); nearbyintf(r) as (r + 2^23) - 2^23 (ties to
  *    even in the default rounding mode, exact for 0 <= r < 2^22; for -1 <= r < 0 both give a
@@ -19,15 +20,20 @@
  *    quotient by the reciprocal and an exact FMA residual, q0 = a y, r = fma(fma(-q0, s, a),
  *    y, q0), proven to be the correctly rounded a / s because s has 8 significant bits
  *    (QUOTIENT_AVX512 has the proof; a lane with 0 < a < thr takes vdivps); codes 64 at a time,
- *    packed together (put64); stochastic rows with their Philox words computed in registers
- *    next to the codes that use them (stoch_step), and the draw compared in integers;
+ *    packed together (put64); stochastic rows (with AVX-512BW too) in sets of 64 values that
+ *    start on a Philox block, their 8 blocks computed in registers next to the codes that use
+ *    them (stoch_step), and the draw compared in 16-bit integers (stoch_ceil16); a row whose
+ *    first draw is the middle of a block (draw0 = 4 mod 8) takes its first 4 values, whole
+ *    bytes at every width, through the chunk path first;
  *  - the row's min and max lane-wise (AVX-512F or SSE2): the same values (the order of a min is
  *    irrelevant, except for -0 against +0, which Z = min + 0 and the double difference make
  *    equal); the parameters from them by ref's own gnn_quant_range_params_ref, or with AVX-512F
  *    by the same operations for the 8 rows of a block in the lanes of one vector
  *    (block_setup_avx512); the next rows prefetched while a block's codes are computed;
- *  - the draws: the chunk's Philox blocks computed side by side (gnn_cpu_philox_blocks, AVX2 or
- *    AVX-512 lanes), the words gnn_rng_float reads, turned into the same floats;
+ *  - the draws elsewhere: the chunk's Philox blocks computed side by side
+ *    (gnn_cpu_philox_blocks, AVX2 or AVX-512 lanes), their words split into the 16-bit draws
+ *    (chunk_draws), compared as floats u16 2^-16 < frac, which is ref's integer comparison
+ *    u16 < ceil(frac 2^16) exactly (u16 2^-16 and frac are exact, and u16 is an integer);
  *  - packing in registers (four codes as one word times a constant: chunk_pack's comment)
  *    instead of ref's bit arithmetic per element: the same bytes;
  *  - unpack + dequantize: opt/cpu/quant_unpack.c.
@@ -44,6 +50,22 @@
 #include "opt/cpu/quant_paths.h"
 
 #define QCH 256 /* values per chunk: whole bytes at every width, whole Philox blocks */
+
+/* The key of every Philox round of one pack call (the seed's: the same for every row). */
+typedef struct philox_keys {
+    uint32_t k0[10], k1[10];
+} philox_keys;
+
+static void philox_keys_of(uint64_t seed, philox_keys *ks)
+{
+    uint32_t a = (uint32_t)(seed & 0xffffffffu), b = (uint32_t)(seed >> 32);
+    for (int r = 0; r < 10; r++) {
+        ks->k0[r] = a;
+        ks->k1[r] = b;
+        a += 0x9E3779B9u;
+        b += 0xBB67AE85u;
+    }
+}
 
 #if defined(__GNUC__) && defined(__x86_64__)
 #define QUANT_X86 1
@@ -62,16 +84,16 @@ typedef struct row_consts {
 } row_consts;
 
 /* Codes of h[j0 .. len) into c, one value at a time: ref's operations exactly (the tails of the
- * SIMD paths, and every value where there is no SIMD path). */
-static void codes_scalar(const float *h, int j0, int len, const row_consts *rc, const uint32_t *w, uint8_t *c)
+ * SIMD paths, and every value where there is no SIMD path); u: the values' 16-bit draws. */
+static void codes_scalar(const float *h, int j0, int len, const row_consts *rc, const uint16_t *u, uint8_t *c)
 {
     for (int j = j0; j < len; j++) {
         float r = (h[j] * rc->k - rc->zk) / rc->sk;
         r = fminf(fmaxf(r, -1.0f), rc->hi);
         float q;
         if (rc->stochastic) {
-            const float t = floorf(r), u = (float)(w[j] >> 8) * (1.0f / 16777216.0f);
-            q = t + (u < r - t ? 1.0f : 0.0f);
+            const float t = floorf(r), frac = r - t;
+            q = t + ((uint32_t)u[j] < (uint32_t)ceilf(frac * 65536.0f) ? 1.0f : 0.0f);
         } else {
             q = nearbyintf(r);
         }
@@ -99,11 +121,11 @@ static inline void put4(uint32_t v, int bits, uint8_t *out)
     }
 }
 
-static int codes_sse2(const float *h, int len, const row_consts *rc, const uint32_t *w, int bits, uint8_t *out)
+static int codes_sse2(const float *h, int len, const row_consts *rc, const uint16_t *u16, int bits, uint8_t *out)
 {
     const __m128 k = _mm_set1_ps(rc->k), zk = _mm_set1_ps(rc->zk), sk = _mm_set1_ps(rc->sk);
     const __m128 lo = _mm_set1_ps(-1.0f), hi = _mm_set1_ps(rc->hi), m = _mm_set1_ps(rc->m), zero = _mm_setzero_ps();
-    const __m128 one = _mm_set1_ps(1.0f), inv24 = _mm_set1_ps(1.0f / 16777216.0f), magic = _mm_set1_ps(8388608.0f);
+    const __m128 one = _mm_set1_ps(1.0f), inv16 = _mm_set1_ps(1.0f / 65536.0f), magic = _mm_set1_ps(8388608.0f);
     int j = 0;
     for (; j + 4 <= len; j += 4) {
         __m128 r = _mm_div_ps(_mm_sub_ps(_mm_mul_ps(_mm_loadu_ps(h + j), k), zk), sk);
@@ -112,7 +134,8 @@ static int codes_sse2(const float *h, int len, const row_consts *rc, const uint3
         if (rc->stochastic) {
             __m128 t = _mm_cvtepi32_ps(_mm_cvttps_epi32(r));
             t = _mm_sub_ps(t, _mm_and_ps(_mm_cmpgt_ps(t, r), one));
-            const __m128 u = _mm_mul_ps(_mm_cvtepi32_ps(_mm_srli_epi32(_mm_loadu_si128((const __m128i *)(w + j)), 8)), inv24);
+            const __m128i uw = _mm_unpacklo_epi16(_mm_loadl_epi64((const __m128i *)(u16 + j)), _mm_setzero_si128());
+            const __m128 u = _mm_mul_ps(_mm_cvtepi32_ps(uw), inv16); /* u16 2^-16, exact */
             q = _mm_add_ps(t, _mm_and_ps(_mm_cmplt_ps(u, _mm_sub_ps(r, t)), one));
         } else {
             q = _mm_sub_ps(_mm_add_ps(r, magic), magic);
@@ -154,11 +177,11 @@ __attribute__((target("avx2"))) static inline void put_codes(__m128i b, int n, i
 
 /* AVX2: the same operations, 8 values a step. */
 __attribute__((target("avx2"))) static int codes_avx2(const float *h, int len, const row_consts *rc,
-                                                      const uint32_t *w, int bits, uint8_t *out)
+                                                      const uint16_t *u16, int bits, uint8_t *out)
 {
     const __m256 k = _mm256_set1_ps(rc->k), zk = _mm256_set1_ps(rc->zk), sk = _mm256_set1_ps(rc->sk);
     const __m256 lo = _mm256_set1_ps(-1.0f), hi = _mm256_set1_ps(rc->hi), m = _mm256_set1_ps(rc->m);
-    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), inv24 = _mm256_set1_ps(1.0f / 16777216.0f);
+    const __m256 zero = _mm256_setzero_ps(), one = _mm256_set1_ps(1.0f), inv16 = _mm256_set1_ps(1.0f / 65536.0f);
     const __m256 magic = _mm256_set1_ps(8388608.0f);
     int j = 0;
     for (; j + 8 <= len; j += 8) {
@@ -168,8 +191,8 @@ __attribute__((target("avx2"))) static int codes_avx2(const float *h, int len, c
         if (rc->stochastic) {
             __m256 t = _mm256_cvtepi32_ps(_mm256_cvttps_epi32(r));
             t = _mm256_sub_ps(t, _mm256_and_ps(_mm256_cmp_ps(t, r, _CMP_GT_OQ), one));
-            const __m256i wv = _mm256_loadu_si256((const __m256i *)(w + j));
-            const __m256 u = _mm256_mul_ps(_mm256_cvtepi32_ps(_mm256_srli_epi32(wv, 8)), inv24);
+            const __m256i uw = _mm256_cvtepu16_epi32(_mm_loadu_si128((const __m128i *)(u16 + j)));
+            const __m256 u = _mm256_mul_ps(_mm256_cvtepi32_ps(uw), inv16);
             q = _mm256_add_ps(t, _mm256_and_ps(_mm256_cmp_ps(u, _mm256_sub_ps(r, t), _CMP_LT_OQ), one));
         } else {
             q = _mm256_sub_ps(_mm256_add_ps(r, magic), magic);
@@ -202,10 +225,10 @@ __attribute__((target("avx2"))) static int codes_avx2(const float *h, int len, c
  *      odd(Q's significand) <= odd(A) < 2^24), and its distance to the nearest one is
  *      >= 2^min(f-e, u-1) / m (u the ulp exponent of Q), that is >= ulp(Q) / 2^9: so no
  *      boundary lies between Q and Q + d, and r = RN(Q), bit for bit ref's quotient.
- *   Scaled (stoch_codes16): with y 2^24 and s 2^-24 in place of y and s (both exact: s >= 2^-100
- *   keeps s 2^-24's 8 bits normal, and y 2^24 <= 2^124), q0, e and r are those above times 2^24,
- *   1 and 2^24 exactly (a power of two commutes with RN away from the subnormals), so the
- *   result is R = r 2^24 bit for bit.
+ *   Scaled (stoch_ceil16): with y 2^16 and s 2^-16 in place of y and s (both exact: s >= 2^-100
+ *   keeps s 2^-16's 8 bits normal, and y 2^16 <= 2^116), q0, e and r are those above times 2^16,
+ *   1 and 2^16 exactly (a power of two commutes with RN away from the subnormals), so the
+ *   result is R = r 2^16 bit for bit.
  * The rounding mode is the default (round to nearest even), as ref's and nearbyintf's.
  * Rows with fast == 2 skip the test of a: there k = 1 and Z != 0 with |Z| >= thr 2^24 (so Z is
  * normal); a value h > Z is at least the float after Z, that is h - Z >= |Z| 2^-24 >= thr, and
@@ -228,13 +251,9 @@ __attribute__((target("avx2"))) static int codes_avx2(const float *h, int len, c
  * out: bytes by vpmovdb, then four codes a dword v = c0 | c1 << 8 | c2 << 16 | c3 << 24 packed
  * by chunk_pack's multiplies (int2: v * 0x40100401 >> 24, one byte; int4: v * 0x1001, bits
  * 8..15 and 24..31, two bytes), narrowed by vpmovdb / vpmovdw. */
-static inline __attribute__((always_inline, target("avx512f"))) void put64(__m512i q0, __m512i q1, __m512i q2,
-                                                                          __m512i q3, const int bits, uint8_t *out)
+static inline __attribute__((always_inline, target("avx512f"))) void put64_bytes(__m512i v, const int bits,
+                                                                                uint8_t *out)
 {
-    const __m512i v = _mm512_inserti64x4(
-        _mm512_castsi256_si512(_mm256_inserti128_si256(_mm256_castsi128_si256(_mm512_cvtepi32_epi8(q0)),
-                                                       _mm512_cvtepi32_epi8(q1), 1)),
-        _mm256_inserti128_si256(_mm256_castsi128_si256(_mm512_cvtepi32_epi8(q2)), _mm512_cvtepi32_epi8(q3), 1), 1);
     if (bits == 8) {
         _mm512_storeu_si512((void *)out, v);
     } else if (bits == 4) {
@@ -247,10 +266,21 @@ static inline __attribute__((always_inline, target("avx512f"))) void put64(__m51
         _mm_storeu_si128((__m128i *)out, _mm512_cvtepi32_epi8(t));
     }
 }
+static inline __attribute__((always_inline, target("avx512f"))) void put64(__m512i q0, __m512i q1, __m512i q2,
+                                                                          __m512i q3, const int bits, uint8_t *out)
+{
+    put64_bytes(_mm512_inserti64x4(
+                    _mm512_castsi256_si512(_mm256_inserti128_si256(_mm256_castsi128_si256(_mm512_cvtepi32_epi8(q0)),
+                                                                   _mm512_cvtepi32_epi8(q1), 1)),
+                    _mm256_inserti128_si256(_mm256_castsi128_si256(_mm512_cvtepi32_epi8(q2)), _mm512_cvtepi32_epi8(q3),
+                                            1),
+                    1),
+                bits, out);
+}
 
 /* One vector of codes of a fast row (QUOTIENT_AVX512), as the plain loop of codes_avx512. */
 static inline __attribute__((always_inline, target("avx512f"))) __m512i
-fast_codes16(const float *hj, const uint32_t *wj, __m512 k, __m512 zk, __m512 sk, __m512 y, __m512 thr, __m512i mi,
+fast_codes16(const float *hj, const uint16_t *uj, __m512 k, __m512 zk, __m512 sk, __m512 y, __m512 thr, __m512i mi,
              const int stochastic, const int unchecked)
 {
     __m512 r;
@@ -264,14 +294,14 @@ fast_codes16(const float *hj, const uint32_t *wj, __m512 k, __m512 zk, __m512 sk
     if (!stochastic)
         return _mm512_cvtps_epi32(r);
     const __m512i ti = _mm512_cvttps_epi32(r);
-    const __m512i wv = _mm512_loadu_si512((const void *)wj);
-    const __m512 u = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(wv, 8)), _mm512_set1_ps(1.0f / 16777216.0f));
+    const __m512i uw = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)uj));
+    const __m512 u = _mm512_mul_ps(_mm512_cvtepi32_ps(uw), _mm512_set1_ps(1.0f / 65536.0f));
     const __mmask16 up = _mm512_cmp_ps_mask(u, _mm512_sub_ps(r, _mm512_cvtepi32_ps(ti)), _CMP_LT_OQ);
     return _mm512_min_epi32(_mm512_mask_add_epi32(ti, up, ti, _mm512_set1_epi32(1)), mi);
 }
 
 static inline __attribute__((always_inline, target("avx512f"))) int
-fast_loop(const float *h, int len, const row_consts *rc, const uint32_t *w, const int bits, uint8_t *out,
+fast_loop(const float *h, int len, const row_consts *rc, const uint16_t *w, const int bits, uint8_t *out,
           const int stochastic, const int unchecked)
 {
     const __m512 k = _mm512_set1_ps(rc->k), zk = _mm512_set1_ps(rc->zk), sk = _mm512_set1_ps(rc->sk);
@@ -297,7 +327,7 @@ fast_loop(const float *h, int len, const row_consts *rc, const uint32_t *w, cons
     (bits == 2 ? fast_loop(h, len, rc, w, 2, out, st, un)                                                  \
                : bits == 4 ? fast_loop(h, len, rc, w, 4, out, st, un) : fast_loop(h, len, rc, w, 8, out, st, un))
 __attribute__((target("avx512f"))) static int codes_fast_avx512(const float *h, int len, const row_consts *rc,
-                                                                const uint32_t *w, int bits, uint8_t *out)
+                                                                const uint16_t *w, int bits, uint8_t *out)
 {
     if (rc->stochastic)
         return rc->fast == 2 ? FAST_LOOP_BITS(1, 1) : FAST_LOOP_BITS(1, 0);
@@ -307,11 +337,11 @@ __attribute__((target("avx512f"))) static int codes_fast_avx512(const float *h, 
 /* AVX-512F: the same operations, 16 values a step (the comparisons give masks; max_ps and
  * min_ps treat a NaN as SSE's do). */
 __attribute__((target("avx512f"))) static int codes_avx512(const float *h, int len, const row_consts *rc,
-                                                           const uint32_t *w, int bits, uint8_t *out)
+                                                           const uint16_t *w, int bits, uint8_t *out)
 {
     const __m512 k = _mm512_set1_ps(rc->k), zk = _mm512_set1_ps(rc->zk), sk = _mm512_set1_ps(rc->sk);
     const __m512 lo = _mm512_set1_ps(-1.0f), hi = _mm512_set1_ps(rc->hi), m = _mm512_set1_ps(rc->m);
-    const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f), inv24 = _mm512_set1_ps(1.0f / 16777216.0f);
+    const __m512 zero = _mm512_setzero_ps(), one = _mm512_set1_ps(1.0f), inv16 = _mm512_set1_ps(1.0f / 65536.0f);
     const __m512 magic = _mm512_set1_ps(8388608.0f);
     int j = 0;
     if (rc->fast)
@@ -329,8 +359,8 @@ __attribute__((target("avx512f"))) static int codes_avx512(const float *h, int l
             __m512i qi;
             if (rc->stochastic) {
                 const __m512i ti = _mm512_cvttps_epi32(r);
-                const __m512i wv = _mm512_loadu_si512((const void *)(w + j));
-                const __m512 u = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(wv, 8)), inv24);
+                const __m512i uw = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(w + j)));
+                const __m512 u = _mm512_mul_ps(_mm512_cvtepi32_ps(uw), inv16);
                 const __mmask16 up = _mm512_cmp_ps_mask(u, _mm512_sub_ps(r, _mm512_cvtepi32_ps(ti)), _CMP_LT_OQ);
                 qi = _mm512_min_epi32(_mm512_mask_add_epi32(ti, up, ti, onei), mi);
             } else {
@@ -347,8 +377,8 @@ __attribute__((target("avx512f"))) static int codes_avx512(const float *h, int l
         if (rc->stochastic) {
             __m512 t = _mm512_cvtepi32_ps(_mm512_cvttps_epi32(r));
             t = _mm512_mask_sub_ps(t, _mm512_cmp_ps_mask(t, r, _CMP_GT_OQ), t, one);
-            const __m512i wv = _mm512_loadu_si512((const void *)(w + j));
-            const __m512 u = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_srli_epi32(wv, 8)), inv24);
+            const __m512i uw = _mm512_cvtepu16_epi32(_mm256_loadu_si256((const __m256i *)(w + j)));
+            const __m512 u = _mm512_mul_ps(_mm512_cvtepi32_ps(uw), inv16);
             q = _mm512_mask_add_ps(t, _mm512_cmp_ps_mask(u, _mm512_sub_ps(r, t), _CMP_LT_OQ), t, one);
         } else {
             q = _mm512_sub_ps(_mm512_add_ps(r, magic), magic);
@@ -368,7 +398,7 @@ static void chunk_pack(const uint8_t *c, int len, int bits, uint8_t *out);
 /* The packed codes of one chunk of len <= QCH values at out. The SIMD paths write whole
  * vectors' codes packed (a vector holds whole bytes at every width); the values after them go
  * one at a time into c, then chunk_pack. */
-static void chunk_codes(const float *h, int len, const row_consts *rc, const uint32_t *w, int bits, uint8_t *out,
+static void chunk_codes(const float *h, int len, const row_consts *rc, const uint16_t *w, int bits, uint8_t *out,
                         int path)
 {
     int done = 0;
@@ -648,49 +678,59 @@ __attribute__((target("avx512f"))) static void block_setup_avx512(const float *x
 #endif
 
 #ifdef QUANT_X86
-/* Stochastic codes of a fast row with its Philox words computed in registers (AVX-512F), 32
- * values (8 blocks, one per 64-bit lane) a group, G groups side by side. The rounds are
- * gnn_rng_block's (as philox_lanes.c's AVX-512 path: a state word in the low half of a 64-bit
- * lane, vpmuludq reads only those halves); in rounds 1 and 2 the counter words 1..3 are the same
- * in every lane, so one of the two products of those rounds is a scalar. Lane j then holds the
- * words of values 4j .. 4j+3 of the group: words 0, 1 (and 2, 3) of the blocks interleave into
- * one vector of dwords, and the values are permuted to the same order (values 4j, 4j+1 and
- * 4j+2, 4j+3), so each value meets its own word: the same draws, the same codes. The four codes
- * of values 4j .. 4j+3 then meet in qword j (per-lane shifts, one or) and one vpmovq* narrows
- * them to the packed bytes. */
-typedef struct philox_keys {
-    uint32_t k0[10], k1[10];
-} philox_keys;
+/* Stochastic codes of a fast row with its Philox words computed in registers (AVX-512F and
+ * AVX-512BW), 64 values (8 blocks, one per 64-bit lane) a set, G sets side by side. The rounds
+ * are gnn_rng_block's (as philox_lanes.c's AVX-512 path: a state word in the low half of a
+ * 64-bit lane, vpmuludq reads only those halves); in rounds 1 and 2 the counter words 1..3 are
+ * the same in every lane, so one of the two products of those rounds is a scalar. Lane j then
+ * holds the four words of block j, the 16-bit draws of values 8j .. 8j+7 of the set: two
+ * two-source permutes put the words in block-then-word order, and read as 16-bit halves, low
+ * half first, that order is the values' own (quant.h: value i takes half i % 2 of word
+ * (i / 2) % 4 of block i / 8): a vector of 32 words holds the draws of 32 consecutive values.
+ * The codes are then decided in 16-bit lanes against it (stoch_ceil16 says how). */
 
+/* C = ceil(R), R = r 2^16 (the quotient of QUOTIENT scaled by 2^16: y 2^16 and s 2^-16 in
+ * place of y and s, both exact for 2^-100 <= s <= 2^100, so R is ref's r times 2^16 bit for
+ * bit; a power of two commutes with RN away from the subnormals). Then the code is
+ *     q = min(hi16(C) + (u16 < lo16(C)), M):
+ * with t = floor(r) and c = ceil(frac 2^16) in 0 .. 2^16, C = t 2^16 + c (t 2^16 is an
+ * integer); for c < 2^16 that is hi16 = t, lo16 = c, and ref's t + (u16 < c); for c = 2^16,
+ * hi16 = t + 1, lo16 = 0, and ref's t + 1 (every u16 < 2^16). A plain row has 0 <= r < M + 1/2,
+ * so C < 2^24 and hi16 <= M: the min is ref's clamp of q = M + 1. */
 static inline __attribute__((always_inline, target("avx512f"))) __m512i
-stoch_codes16(__m512 x, __m512i wv, __m512 k, __m512 zk, __m512 sk, __m512 y24, __m512 s24, __m512 thr, __m512i m24,
-              const int unchecked)
+stoch_ceil16(__m512 x, __m512 k, __m512 zk, __m512 sk, __m512 y16, __m512 s16, __m512 thr, const int unchecked)
 {
-    /* R = r 2^24 (QUOTIENT scaled, exact); then q = t + (u < r - t) with t = floor(r), u = W 2^-24
-     * (W = w >> 8) is, in integers, floor((min(ceil(R), M 2^24) + 2^24 - 1 - W) / 2^24), already
-     * clamped to M: with C = ceil(R) and t 2^24 <= R < (t + 1) 2^24, u < r - t <=> W + t 2^24 < R
-     * <=> W + t 2^24 < C <=> C + 2^24 - 1 - W >= (t + 1) 2^24, and t 2^24 <= C + 2^24 - 1 - W <
-     * (t + 2) 2^24; where R > M 2^24 (t = M, code M whatever the draw) C is replaced by M 2^24,
-     * which gives M; the sum stays below 2^32 (int8: M = 255). */
     __m512 R;
     if (unchecked) {
         const __m512 a = _mm512_sub_ps(x, zk);
-        QUOTIENT_NOCHECK_AVX512(R, a, s24, y24);
+        QUOTIENT_NOCHECK_AVX512(R, a, s16, y16);
     } else {
         const __m512 a = _mm512_sub_ps(_mm512_mul_ps(x, k), zk);
-        QUOTIENT_NOCHECK_AVX512(R, a, s24, y24);
+        QUOTIENT_NOCHECK_AVX512(R, a, s16, y16);
         const __mmask16 tiny = _mm512_mask_cmp_ps_mask(_mm512_cmp_ps_mask(a, thr, _CMP_LT_OQ), a,
                                                        _mm512_setzero_ps(), _CMP_NEQ_UQ);
         if (__builtin_expect(tiny != 0, 0))
-            R = _mm512_mul_ps(_mm512_div_ps(a, sk), _mm512_set1_ps(16777216.0f));
+            R = _mm512_mul_ps(_mm512_div_ps(a, sk), _mm512_set1_ps(65536.0f));
     }
-    const __m512i c =
-        _mm512_min_epu32(_mm512_cvt_roundps_epu32(R, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC), m24);
-    const __m512i nw = _mm512_xor_si512(_mm512_srli_epi32(wv, 8), _mm512_set1_epi32(0xffffff));
-    return _mm512_srli_epi32(_mm512_add_epi32(c, nw), 24);
+    return _mm512_cvt_roundps_epu32(R, _MM_FROUND_TO_POS_INF | _MM_FROUND_NO_EXC);
 }
 
-static inline __attribute__((always_inline, target("avx512f"))) void
+/* The codes of 32 consecutive values (16-bit lanes, in value order) from the C of the first 16
+ * (ca) and of the next 16 (cb) and their draws u (32 words in value order). */
+static inline __attribute__((always_inline, target("avx512f,avx512bw"))) __m512i
+stoch_codes32(__m512i ca, __m512i cb, __m512i u, __m512i ilo, __m512i ihi, __m512i m)
+{
+    const __m512i lo = _mm512_permutex2var_epi16(ca, ilo, cb), hi = _mm512_permutex2var_epi16(ca, ihi, cb);
+    const __mmask32 up = _mm512_cmplt_epu16_mask(u, lo);
+    return _mm512_min_epu16(_mm512_mask_add_epi16(hi, up, hi, _mm512_set1_epi16(1)), m);
+}
+
+static const uint16_t k_word_lo[32] = { 0,  2,  4,  6,  8,  10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30,
+                                        32, 34, 36, 38, 40, 42, 44, 46, 48, 50, 52, 54, 56, 58, 60, 62 };
+static const uint16_t k_word_hi[32] = { 1,  3,  5,  7,  9,  11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31,
+                                        33, 35, 37, 39, 41, 43, 45, 47, 49, 51, 53, 55, 57, 59, 61, 63 };
+
+static inline __attribute__((always_inline, target("avx512f,avx512bw"))) void
 stoch_step(const float *h, uint32_t q, const gnn_rng_stream *st, const philox_keys *ks, const row_consts *rc,
            const int bits, uint8_t *out, const int unchecked, const int G)
 {
@@ -728,99 +768,127 @@ stoch_step(const float *h, uint32_t q, const gnn_rng_stream *st, const philox_ke
         }
     }
     const __m512 k = _mm512_set1_ps(rc->k), zk = _mm512_set1_ps(rc->zk), sk = _mm512_set1_ps(rc->sk);
-    const __m512 y24 = _mm512_set1_ps(rc->y * 16777216.0f), s24 = _mm512_set1_ps(rc->sk * (1.0f / 16777216.0f));
+    const __m512 y16 = _mm512_set1_ps(rc->y * 65536.0f), s16 = _mm512_set1_ps(rc->sk * (1.0f / 65536.0f));
     const __m512 thr = _mm512_set1_ps(rc->thr);
-    const __m512i m24 = _mm512_set1_epi32((int)((uint32_t)rc->m << 24));
-    /* words 0, 1 of block j (low halves of lane j of c0, c1) to dwords 2j, 2j + 1; 2, 3 alike */
+    const __m512i m = _mm512_set1_epi16((short)rc->m);
+    /* words 0, 1 of block j (low halves of lane j of c0, c1) to dwords 2j, 2j + 1; 2, 3 alike;
+     * then qwords (block j words 0-1, block j words 2-3) for j = 0..3 and 4..7 */
     const __m512i iw = _mm512_setr_epi32(0, 16, 2, 18, 4, 20, 6, 22, 8, 24, 10, 26, 12, 28, 14, 30);
-    const __m512i ia = _mm512_setr_epi32(0, 1, 4, 5, 8, 9, 12, 13, 16, 17, 20, 21, 24, 25, 28, 29);
-    const __m512i ib = _mm512_setr_epi32(2, 3, 6, 7, 10, 11, 14, 15, 18, 19, 22, 23, 26, 27, 30, 31);
-    /* shifts of the codes of values 4j, 4j+1 (sa) and 4j+2, 4j+3 (sb) in qword j: the bytes of
-     * the four as chunk_pack places them, little-endian */
-    const __m512i sa = bits == 2 ? _mm512_set1_epi64(6 | (int64_t)4 << 32)
-                                 : bits == 4 ? _mm512_set1_epi64(4) : _mm512_set1_epi64((int64_t)8 << 32);
-    const __m512i sbv = bits == 2 ? _mm512_set1_epi64(2)
-                                  : bits == 4 ? _mm512_set1_epi64(12 | (int64_t)8 << 32)
-                                              : _mm512_set1_epi64(16 | (int64_t)24 << 32);
+    const __m512i ilo = _mm512_setr_epi64(0, 8, 1, 9, 2, 10, 3, 11);
+    const __m512i ihi = _mm512_setr_epi64(4, 12, 5, 13, 6, 14, 7, 15);
+    const __m512i wlo = _mm512_loadu_si512((const void *)k_word_lo), whi = _mm512_loadu_si512((const void *)k_word_hi);
     for (int g = 0; g < G; g++) {
-        const __m512 v0 = _mm512_loadu_ps(h + 32 * g), v1 = _mm512_loadu_ps(h + 32 * g + 16);
-        const __m512i wa = _mm512_permutex2var_epi32(c0[g], iw, c1[g]);
-        const __m512i wb = _mm512_permutex2var_epi32(c2[g], iw, c3[g]);
-        const __m512i qa =
-            stoch_codes16(_mm512_permutex2var_ps(v0, ia, v1), wa, k, zk, sk, y24, s24, thr, m24, unchecked);
-        const __m512i qb =
-            stoch_codes16(_mm512_permutex2var_ps(v0, ib, v1), wb, k, zk, sk, y24, s24, thr, m24, unchecked);
-        const __m512i t = _mm512_or_si512(_mm512_sllv_epi32(qa, sa), _mm512_sllv_epi32(qb, sbv));
-        const __m512i uq = _mm512_or_si512(t, _mm512_srli_epi64(t, 32));
-        uint8_t *o = out + 32 * g * bits / 8;
-        if (bits == 2)
-            _mm_storel_epi64((__m128i *)o, _mm512_cvtepi64_epi8(uq));
-        else if (bits == 4)
-            _mm_storeu_si128((__m128i *)o, _mm512_cvtepi64_epi16(uq));
-        else
-            _mm256_storeu_si256((__m256i *)o, _mm512_cvtepi64_epi32(uq));
+        const __m512i w01 = _mm512_permutex2var_epi32(c0[g], iw, c1[g]);
+        const __m512i w23 = _mm512_permutex2var_epi32(c2[g], iw, c3[g]);
+        const __m512i u0 = _mm512_permutex2var_epi64(w01, ilo, w23), u1 = _mm512_permutex2var_epi64(w01, ihi, w23);
+        const float *hg = h + 64 * g;
+        const __m512i ca = stoch_ceil16(_mm512_loadu_ps(hg), k, zk, sk, y16, s16, thr, unchecked);
+        const __m512i cb = stoch_ceil16(_mm512_loadu_ps(hg + 16), k, zk, sk, y16, s16, thr, unchecked);
+        const __m512i cc = stoch_ceil16(_mm512_loadu_ps(hg + 32), k, zk, sk, y16, s16, thr, unchecked);
+        const __m512i cd = stoch_ceil16(_mm512_loadu_ps(hg + 48), k, zk, sk, y16, s16, thr, unchecked);
+        const __m512i q01 = stoch_codes32(ca, cb, u0, wlo, whi, m), q23 = stoch_codes32(cc, cd, u1, wlo, whi, m);
+        put64_bytes(_mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi16_epi8(q01)), _mm512_cvtepi16_epi8(q23), 1),
+                    bits, out + 64 * g * bits / 8);
     }
 }
 
-static inline __attribute__((always_inline, target("avx512f"))) int64_t
+static inline __attribute__((always_inline, target("avx512f,avx512bw"))) int64_t
 stoch_row(const float *h, int64_t d, uint32_t blk0, const gnn_rng_stream *st, const philox_keys *ks,
           const row_consts *rc, const int bits, uint8_t *out, const int unchecked)
 {
     int64_t f = 0;
-    for (; f + 128 <= d; f += 128)
-        stoch_step(h + f, blk0 + (uint32_t)(f / 4), st, ks, rc, bits, out + f * bits / 8, unchecked, 4);
-    for (; f + 32 <= d; f += 32)
-        stoch_step(h + f, blk0 + (uint32_t)(f / 4), st, ks, rc, bits, out + f * bits / 8, unchecked, 1);
+    for (; f + 256 <= d; f += 256)
+        stoch_step(h + f, blk0 + (uint32_t)(f / 8), st, ks, rc, bits, out + f * bits / 8, unchecked, 4);
+    if (f + 128 <= d) {
+        stoch_step(h + f, blk0 + (uint32_t)(f / 8), st, ks, rc, bits, out + f * bits / 8, unchecked, 2);
+        f += 128;
+    }
+    if (f + 64 <= d) {
+        stoch_step(h + f, blk0 + (uint32_t)(f / 8), st, ks, rc, bits, out + f * bits / 8, unchecked, 1);
+        f += 64;
+    }
     return f;
 }
 
-/* The whole groups of 32 values of a fast stochastic row; returns how many values were done. */
-__attribute__((target("avx512f"))) static int64_t stoch_fused_avx512(const float *h, int64_t d, uint32_t blk0,
-                                                                   const gnn_rng_stream *st, const row_consts *rc,
-                                                                   int bits, uint8_t *out)
+/* The whole sets of 64 values of a fast stochastic row whose first value takes the first draw
+ * of block blk0; returns how many values were done. */
+__attribute__((target("avx512f,avx512bw"))) static int64_t stoch_fused_avx512(const float *h, int64_t d, uint32_t blk0,
+                                                                              const gnn_rng_stream *st,
+                                                                              const philox_keys *ks,
+                                                                              const row_consts *rc, int bits,
+                                                                              uint8_t *out)
 {
-    philox_keys ks;
-    uint32_t a = st->key[0], b = st->key[1];
-    for (int r = 0; r < 10; r++) {
-        ks.k0[r] = a;
-        ks.k1[r] = b;
-        a += 0x9E3779B9u;
-        b += 0xBB67AE85u;
-    }
     const int un = rc->fast == 2;
     if (bits == 2)
-        return un ? stoch_row(h, d, blk0, st, &ks, rc, 2, out, 1) : stoch_row(h, d, blk0, st, &ks, rc, 2, out, 0);
+        return un ? stoch_row(h, d, blk0, st, ks, rc, 2, out, 1) : stoch_row(h, d, blk0, st, ks, rc, 2, out, 0);
     if (bits == 4)
-        return un ? stoch_row(h, d, blk0, st, &ks, rc, 4, out, 1) : stoch_row(h, d, blk0, st, &ks, rc, 4, out, 0);
-    return un ? stoch_row(h, d, blk0, st, &ks, rc, 8, out, 1) : stoch_row(h, d, blk0, st, &ks, rc, 8, out, 0);
+        return un ? stoch_row(h, d, blk0, st, ks, rc, 4, out, 1) : stoch_row(h, d, blk0, st, ks, rc, 4, out, 0);
+    return un ? stoch_row(h, d, blk0, st, ks, rc, 8, out, 1) : stoch_row(h, d, blk0, st, ks, rc, 8, out, 0);
+}
+
+/* 1 where the CPU has AVX-512BW besides AVX-512F (the fused stochastic rows need both). */
+static int have_avx512bw(void)
+{
+    static int cached = -1;
+    int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+    if (v < 0) {
+        __builtin_cpu_init();
+        v = __builtin_cpu_supports("avx512bw") ? 1 : 0;
+        __atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+    }
+    return v;
 }
 #endif
 
+/* The 16-bit draws of values f0 .. f0+len-1 (len <= QCH) of a row whose stream is st and whose
+ * first draw is draw0: draw i = draw0 + f is half i % 2 (low half first) of word (i / 2) % 4 of
+ * block i / 8 (quant.h), so the words of the blocks the values span, in order, are their draws
+ * two by two; i starts even (draw0 and f0 are multiples of 4). */
+static void chunk_draws(const gnn_rng_stream *st, uint64_t draw0, int64_t f0, int len, uint16_t *u)
+{
+    uint32_t w[4 * (QCH / 8 + 1)];
+    const uint64_t i0 = draw0 + (uint64_t)f0;
+    const int skip = (int)(i0 % 8) / 2; /* words of the first block before draw i0: 0 or 2 */
+    gnn_cpu_philox_blocks(st, (uint32_t)(i0 / 8), (2 * skip + len + 7) / 8, w);
+    for (int j = 0; j < (len + 1) / 2; j++) {
+        const uint32_t x = w[skip + j];
+        u[2 * j] = (uint16_t)(x & 0xffffu);
+        u[2 * j + 1] = (uint16_t)(x >> 16);
+    }
+}
+
 /* Steps 2 to 4 for one row whose constants are rc. */
-static void row_codes(const float *h, int64_t d, int64_t gid, const gnn_quant_cfg *q, const row_consts *rc,
-                      uint8_t *data_i, int path, int avx512)
+static void row_codes(const float *h, int64_t d, int64_t gid, const gnn_quant_cfg *q, const philox_keys *ks,
+                      const row_consts *rc, uint8_t *data_i, int path, int avx512)
 {
     const gnn_rng_stream st = gnn_rng_stream_make(q->seed, GNN_TAG_QUANT, q->step, 2 * q->layer + q->dir, (uint64_t)gid);
-    const uint32_t blk0 = (uint32_t)(q->draw0 / 4); /* block draw0 / 4 + f / 4, mod 2^32 */
-    uint32_t w[QCH];
+    uint16_t u[QCH + 1];
     int64_t f0 = 0;
 #ifdef QUANT_X86
-    if (avx512 && rc->fast) { /* the row's whole vectors at once; the rest below */
-        if (rc->stochastic) {
-            f0 = stoch_fused_avx512(h, d, blk0, &st, rc, q->bits, data_i); /* a multiple of 32 */
-        } else {
-            for (int64_t len; (len = d - f0 < (1 << 20) ? d - f0 : (1 << 20)) >= 16;)
-                f0 += codes_fast_avx512(h + f0, (int)len, rc, NULL, q->bits, data_i + f0 * q->bits / 8);
+    if (avx512 && rc->fast && rc->stochastic && have_avx512bw()) { /* the row's whole sets; the rest below */
+        /* a row whose first draw is the middle of a block (draw0 % 8 == 4): its first 4 values
+         * (whole bytes at every width) here, then the rest from the start of the next block */
+        if (q->draw0 % 8 != 0 && d > 4) {
+            chunk_draws(&st, q->draw0, 0, 4, u);
+            chunk_codes(h, 4, rc, u, q->bits, data_i, path);
+            f0 = 4;
         }
+        if (q->draw0 % 8 == 0 || f0 == 4) /* a multiple of 64 values */
+            f0 += stoch_fused_avx512(h + f0, d - f0, (uint32_t)((q->draw0 + (uint64_t)f0) / 8), &st, ks, rc,
+                                     q->bits, data_i + f0 * q->bits / 8);
+    } else if (avx512 && rc->fast && !rc->stochastic) {
+        for (int64_t len; (len = d - f0 < (1 << 20) ? d - f0 : (1 << 20)) >= 16;)
+            f0 += codes_fast_avx512(h + f0, (int)len, rc, NULL, q->bits, data_i + f0 * q->bits / 8);
     }
 #else
     (void)avx512;
+    (void)ks;
 #endif
     for (; f0 < d; f0 += QCH) {
         const int len = d - f0 < QCH ? (int)(d - f0) : QCH;
         if (rc->stochastic)
-            gnn_cpu_philox_blocks(&st, blk0 + (uint32_t)(f0 / 4), (len + 3) / 4, w);
-        chunk_codes(h + f0, len, rc, w, q->bits, data_i + f0 * q->bits / 8, path); /* QCH b / 8 bytes a chunk */
+            chunk_draws(&st, q->draw0, f0, len, u);
+        chunk_codes(h + f0, len, rc, u, q->bits, data_i + f0 * q->bits / 8, path); /* QCH b / 8 bytes a chunk */
     }
 }
 
@@ -839,6 +907,8 @@ static void pack_path(const float *x, int64_t n, int64_t d, const int64_t *row_g
     }
     const int64_t rb = gnn_quant_data_bytes(d, q->bits), nblk = (n + QROWS - 1) / QROWS;
     const int64_t pf_rows = d > 0 && d * 4 < QPF ? QPF / (d * 4) : 1;
+    philox_keys ks;
+    philox_keys_of(q->seed, &ks);
 #ifdef QUANT_X86
     const int avx512 = path == PATH_AUTO && d > 0 && gnn_cpu_philox_have_avx512();
 #else
@@ -861,7 +931,7 @@ static void pack_path(const float *x, int64_t n, int64_t d, const int64_t *row_g
                 for (int64_t o = 0; o < d * (int64_t)sizeof(float); o += 64)
                     __builtin_prefetch(nx + o, 0, 2);
             }
-            row_codes(x + i * d, d, row_gid ? row_gid[i] : 0, q, &rc[i - i0], data + i * rb, path, avx512);
+            row_codes(x + i * d, d, row_gid ? row_gid[i] : 0, q, &ks, &rc[i - i0], data + i * rb, path, avx512);
         }
     }
 }

@@ -10,11 +10,14 @@
  *             parallel argmax per step cost);
  *   plan      the lookups (binary searches) run in parallel; the loaded rows are numbered after,
  *             in row order, by one pass, as ref numbers them;
- *   assemble  rows copied in parallel: each output row is one memcpy of one input row. */
+ *   assemble  rows copied in parallel: each output row is one memcpy of one input row.
+ * degree's copy of the sets to their offsets (a serial prefix sum, then a parallel scatter)
+ * runs under stress too (oracle-stress: reorder.degree). */
 #include <stdlib.h>
 #include <string.h>
 #include "gnnref/reorder.h"
 #include "gnnref/tensor.h"
+#include "opt/cpu/omp_stress.h"
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -51,7 +54,7 @@ static gnn_status degree_cpu(const int64_t *const *sets, const int64_t *len, int
         gnn_free(off);
         return GNN_ERR_NOMEM;
     }
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, gnn_omp_chunk(1))
     for (int64_t i = 0; i < n; i++) {
         if (len[i] > 0)
             memcpy(buf + off[i], sets[i], (size_t)len[i] * sizeof(int64_t));
@@ -59,7 +62,7 @@ static gnn_status degree_cpu(const int64_t *const *sets, const int64_t *len, int
         overlap[i * n + i] = len[i];
     }
     /* row i counts the pairs (i, j > i): rows shrink, so they are handed out dynamically */
-#pragma omp parallel for schedule(dynamic, 1)
+#pragma omp parallel for schedule(dynamic, gnn_omp_chunk(1))
     for (int64_t i = 0; i < n; i++)
         for (int64_t j = i + 1; j < n; j++)
             overlap[i * n + j] = overlap[j * n + i] = merge_count(buf + off[i], len[i], buf + off[j], len[j]);

@@ -19,7 +19,11 @@
  * inserts each neighbor into the ID map as it is drawn, then the map's relabel pass writes
  * the CSC block directly. UNFUSED: sample to COO (row, col), unique + relabel (the ID map
  * as separate passes over the COO), convert the sorted COO to CSC: each step a pass over an
- * intermediate array, the pipeline the fused one replaces. */
+ * intermediate array, the pipeline the fused one replaces.
+ * The layer's plan (counts per chunk of seeds, then offsets from the running sum) has a stress
+ * point per chunk (opt/cpu/omp_stress.h): under `gnnref oracle --stress` a chunk is counted
+ * late, so offsets that did not wait for every count fail there; the ID maps' numbering is
+ * opt/cpu/idmap.c's (oracle-stress: sample.blocks, dsample.blocks). */
 #include <stdlib.h>
 #include <string.h>
 #include "gnnref/idmap.h"
@@ -30,6 +34,7 @@
 #include "opt/cpu/philox_lanes.h"
 #include "opt/cpu/sample_weighted.h"
 #include "opt/cpu/sample_wtable.h"
+#include "opt/cpu/omp_stress.h"
 #ifdef GNN_HAVE_OPENMP
 #include <omp.h>
 #endif
@@ -291,10 +296,11 @@ static int64_t plan_layer(const gnn_csr *g, const int64_t *seeds, int64_t n_seed
     }
 #pragma omp parallel if (n_seeds >= 2 * GNN_PLAN_CHUNK)
     {
-#pragma omp for schedule(dynamic, 1) reduction(| : bad)
+#pragma omp for schedule(dynamic, gnn_omp_chunk(1)) reduction(| : bad)
         for (int64_t c = 0; c < chunks; c++) {
             const int64_t i0 = c * GNN_PLAN_CHUNK, i1 = i0 + GNN_PLAN_CHUNK < n_seeds ? i0 + GNN_PLAN_CHUNK : n_seeds;
             int64_t sum = 0;
+            GNN_OMP_STRESS_POINT();
             for (int64_t i = i0; i < i1; i++) {
                 const int64_t v = seeds[i];
                 if (v < 0 || v >= g->n) {
@@ -321,7 +327,7 @@ static int64_t plan_layer(const gnn_csr *g, const int64_t *seeds, int64_t n_seed
             part[c] = sum;
         }
         gnn_run_prefix r = { 0, 0 };
-#pragma omp for schedule(dynamic, 1) nowait
+#pragma omp for schedule(dynamic, gnn_omp_chunk(1)) nowait
         for (int64_t c = 0; c < chunks; c++) {
             const int64_t i0 = c * GNN_PLAN_CHUNK, i1 = i0 + GNN_PLAN_CHUNK < n_seeds ? i0 + GNN_PLAN_CHUNK : n_seeds;
             int64_t run = gnn_run_prefix_to(&r, part, c);
@@ -383,15 +389,15 @@ static gnn_status draw_all(cpu_sampler *s, const int64_t *seeds, int64_t n_seeds
         thread_scratch t;
         memset(&t, 0, sizeof t);
         if (insert && fused_map) {
-#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) reduction(| : bad)
+#pragma omp for schedule(dynamic, gnn_omp_chunk(GNN_CPU_CHUNK)) reduction(| : bad)
             for (int64_t i = 0; i < n_seeds; i++)
                 bad |= gnn_cpu_idmap_insert_dst(s->map, seeds, i);
         } else if (insert) {
-#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) reduction(| : bad) nowait
+#pragma omp for schedule(dynamic, gnn_omp_chunk(GNN_CPU_CHUNK)) reduction(| : bad) nowait
             for (int64_t i = 0; i < n_seeds; i++)
                 bad |= gnn_cpu_idmap_insert_dst(s->map, seeds, i);
         }
-#pragma omp for schedule(dynamic, 1) nowait /* then only this thread's scratch is freed */
+#pragma omp for schedule(dynamic, gnn_omp_chunk(1)) nowait /* then only this thread's scratch is freed */
         for (int64_t c = 0; c < chunks; c++) {
             const int64_t i0 = c * GNN_SAMPLE_CHUNK;
             const int64_t i1 = i0 + GNN_SAMPLE_CHUNK < n_seeds ? i0 + GNN_SAMPLE_CHUNK : n_seeds;
@@ -488,7 +494,7 @@ static gnn_status cpu_layer(void *vs, const int64_t *seeds, int64_t n_seeds, con
              * one team, no barrier between the two (they write different arrays) */
 #pragma omp parallel if (nnz >= GNN_CPU_PAR_MIN)
             {
-#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) nowait
+#pragma omp for schedule(dynamic, gnn_omp_chunk(GNN_CPU_CHUNK)) nowait
                 for (int64_t i = 0; i <= n_seeds; i++) {
                     int64_t lo = 0, hi = nnz;
                     while (lo < hi) {
@@ -500,7 +506,7 @@ static gnn_status cpu_layer(void *vs, const int64_t *seeds, int64_t n_seeds, con
                     }
                     out->indptr[i] = lo;
                 }
-#pragma omp for schedule(dynamic, GNN_CPU_CHUNK) nowait
+#pragma omp for schedule(dynamic, gnn_omp_chunk(GNN_CPU_CHUNK)) nowait
                 for (int64_t e = 0; e < nnz; e++)
                     out->indices[e] = local[e];
             }

@@ -53,13 +53,12 @@ fail:
  * (the probes are a few cache misses per layer), it tells a new array that a caller placed at
  * the address of a freed one, or an array rewritten in place, from the bound one, unless the
  * probed weights happen to be unchanged (the contract in sample_wtable.h covers the rest). */
-#define GNN_WTABLE_PROBES 64
 static uint64_t weights_fingerprint(const float *w, int64_t nnz)
 {
     uint64_t h = (uint64_t)nnz;
     for (int64_t j = 0; nnz > 0 && j < GNN_WTABLE_PROBES; j++) {
         uint32_t bits;
-        memcpy(&bits, &w[(nnz - 1) * j / (GNN_WTABLE_PROBES - 1)], sizeof bits); /* 0 .. nnz - 1 */
+        memcpy(&bits, &w[gnn_wtable_probe(j, nnz)], sizeof bits); /* 0 .. nnz - 1 */
         h = (h ^ bits) * 0xBF58476D1CE4E5B9ull;
         h ^= h >> 31;
     }
@@ -124,21 +123,19 @@ void gnn_wtable_commit(gnn_wtable *t, const int64_t *seeds, int64_t n_seeds)
 
 const double *gnn_wtable_checkpoints_row(gnn_wtable *t, int64_t v)
 {
-    int64_t e = __atomic_load_n(&t->at[v], __ATOMIC_ACQUIRE);
-    if (e < 0)
-        return NULL; /* a short row: its sums are cheap to build per call */
+    int64_t e;
+    const gnn_wt_claim c = gnn_wtable_claim_row(&t->at[v], &e);
+    if (c == GNN_WT_CLAIM_SHORT || c == GNN_WT_CLAIM_BUSY)
+        return NULL; /* a short row (its sums are cheap to build per call), or another thread
+                      * builds it (a repeated seed) */
     double *row = t->prefix + (e & GNN_WT_OFFSET);
-    const int64_t st = e >> GNN_WT_STATE;
-    if (st == 2)
+    if (c == GNN_WT_CLAIM_READY)
         return row;
-    if (st != 0 || !__atomic_compare_exchange_n(&t->at[v], &e, e | (int64_t)1 << GNN_WT_STATE, 0, __ATOMIC_ACQUIRE,
-                                                __ATOMIC_ACQUIRE))
-        return NULL; /* another thread builds it (a repeated seed) */
     const int64_t b = t->g->indptr[v];
     const int64_t d = t->g->indptr[v + 1] - b, nb = (d + GNN_WCK_BLOCK - 1) / GNN_WCK_BLOCK;
     gnn_cpu_weighted_checkpoints(t->w + b, d, row);
     gnn_cpu_weighted_guide(row, nb, (int32_t *)(row + nb));
-    __atomic_store_n(&t->at[v], (e & GNN_WT_OFFSET) | (int64_t)2 << GNN_WT_STATE, __ATOMIC_RELEASE);
+    gnn_wtable_publish_row(&t->at[v], e);
     return row;
 }
 

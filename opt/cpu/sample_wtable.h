@@ -29,11 +29,19 @@
 #include "gnnref/rng.h"
 #include "gnnref/sample.h"
 #include "gnnref/status.h"
+#include "opt/cpu/interleave_point.h"
 #include "opt/cpu/sample_weighted.h"
 
 #define GNN_WTABLE_MIN_DEG 256 /* rows at least this long keep their checkpoints */
 #define GNN_WT_STATE 61                               /* gnn_wtable.at: the state's bits */
 #define GNN_WT_OFFSET (((int64_t)1 << GNN_WT_STATE) - 1) /* gnn_wtable.at: the offset's bits */
+
+/* The fingerprint of a weights array (sample_wtable.c) reads GNN_WTABLE_PROBES weights: probe j
+ * is position gnn_wtable_probe(j, nnz), spread over the array, the first and the last included.
+ * A change elsewhere is seen only through weights_version: the oracle's in-place updates
+ * (gnn_oracle_weights_rewrite) keep these positions, so that only the version tells. */
+#define GNN_WTABLE_PROBES 64
+static inline int64_t gnn_wtable_probe(int64_t j, int64_t nnz) { return (nnz - 1) * j / (GNN_WTABLE_PROBES - 1); }
 
 typedef struct gnn_wtable {
     const gnn_csr *g;
@@ -59,6 +67,43 @@ gnn_status gnn_wtable_bind(gnn_wtable *t, const gnn_csr *g, const float *w, uint
 /* Cache the positive counts of the rows validated by this layer (fresh[i] >= 0); call it only
  * when every seed of the layer was valid. Threaded. */
 void gnn_wtable_commit(gnn_wtable *t, const int64_t *seeds, int64_t n_seeds);
+
+/* The states of a long row's word at[v] (bits 61..62) and what gnn_wtable_claim_row found. */
+#define GNN_WT_BUILDING ((int64_t)1 << GNN_WT_STATE)
+#define GNN_WT_READY ((int64_t)2 << GNN_WT_STATE)
+typedef enum gnn_wt_claim {
+    GNN_WT_CLAIM_SHORT, /* a short row: no checkpoints kept */
+    GNN_WT_CLAIM_BUSY,  /* another thread builds them right now (a repeated seed) */
+    GNN_WT_CLAIM_MINE,  /* this call moved the row from "not built" to "being built": build it,
+                         * then gnn_wtable_publish_row */
+    GNN_WT_CLAIM_READY  /* built: *e locates them */
+} gnn_wt_claim;
+
+/* The build claim on row v's word (cell = &at[v]): one compare-and-swap from "not built" to
+ * "being built", so exactly one of the threads that find the row unbuilt builds it, whatever
+ * the interleaving (tests/test_interleave.c runs them all). *e: the word read. */
+static inline gnn_wt_claim gnn_wtable_claim_row(int64_t *cell, int64_t *e)
+{
+    *e = __atomic_load_n(cell, __ATOMIC_ACQUIRE);
+    if (*e < 0)
+        return GNN_WT_CLAIM_SHORT;
+    const int64_t st = *e & ~GNN_WT_OFFSET;
+    if (st == GNN_WT_READY)
+        return GNN_WT_CLAIM_READY;
+    if (st != 0)
+        return GNN_WT_CLAIM_BUSY;
+    GNN_INTERLEAVE_POINT(); /* the window between the load and the CAS */
+    if (!__atomic_compare_exchange_n(cell, e, *e | GNN_WT_BUILDING, 0, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+        return GNN_WT_CLAIM_BUSY;
+    return GNN_WT_CLAIM_MINE;
+}
+
+/* After the build of a row claimed with word e: "ready", with a release so that a thread that
+ * reads the state sees the checkpoints. */
+static inline void gnn_wtable_publish_row(int64_t *cell, int64_t e)
+{
+    __atomic_store_n(cell, (e & GNN_WT_OFFSET) | GNN_WT_READY, __ATOMIC_RELEASE);
+}
 
 /* The checkpoints of validated row v (d >= 1; gnn_cpu_weighted_checkpoints: the prefix sum at
  * the end of every block of 16 positions), built on first use; NULL for a short row, or when

@@ -10,7 +10,8 @@
  *  - transpose: a counting sort whose placement pass runs per thread over a fixed range of
  *    rows, each thread starting in every column where the rows before its range end (the
  *    per-thread counts are prefix-summed in thread order): the entries land where the serial
- *    sort puts them, whatever the thread count;
+ *    sort puts them, whatever the thread count (stress points before counting and summing:
+ *    oracle-stress: spmm.dw);
  *  - gather: rows copied in parallel (each to its own slice);
  *  - dropout: rows over threads; a row's Philox block is computed once for the entries that
  *    share it (four columns per block) instead of once per entry.
@@ -19,6 +20,7 @@
 #include <string.h>
 #include "gnnref/rng.h"
 #include "gnnref/spmm.h"
+#include "opt/cpu/omp_stress.h"
 #ifdef GNN_HAVE_OPENMP
 #include <omp.h>
 #else
@@ -29,7 +31,7 @@ static int omp_get_num_threads(void) { return 1; }
 
 static void fwd_cpu(const gnn_fcsr *x, const float *w, const float *b, int64_t k, float *y)
 {
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, gnn_omp_chunk(64))
     for (int64_t i = 0; i < x->rows; i++) {
         float *y_i = y + i * k;
         for (int64_t j = 0; j < k; j++)
@@ -46,7 +48,7 @@ static void fwd_cpu(const gnn_fcsr *x, const float *w, const float *b, int64_t k
 
 static void dw_cpu(const gnn_fcsr *xt, const float *dz, int64_t k, float *dw)
 {
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, gnn_omp_chunk(64))
     for (int64_t c = 0; c < xt->rows; c++) {
         float *dw_c = dw + c * k;
         memset(dw_c, 0, (size_t)k * sizeof(float));
@@ -77,11 +79,13 @@ static void transpose_cpu(const gnn_fcsr *x, gnn_fcsr *xt)
         const int t = omp_get_thread_num(), nt = omp_get_num_threads();
         const int64_t r0 = x->rows * t / nt, r1 = x->rows * (t + 1) / nt;
         int64_t *my = cnt + (int64_t)t * (C + 1);
+        GNN_OMP_STRESS_POINT(); /* opt/cpu/omp_stress.h: a late count, a late sum under stress */
         for (int64_t p = x->indptr[r0]; p < x->indptr[r1]; p++)
             my[x->col[p]]++;
 #pragma omp barrier
 #pragma omp single
         {
+            GNN_OMP_STRESS_POINT();
             int64_t run = 0;
             for (int64_t c = 0; c < C; c++) {
                 xt->indptr[c] = run;
@@ -105,7 +109,7 @@ static void transpose_cpu(const gnn_fcsr *x, gnn_fcsr *xt)
 
 static void gather_cpu(const gnn_fcsr *x, const int64_t *rows, gnn_fcsr *out)
 {
-#pragma omp parallel for schedule(dynamic, 256)
+#pragma omp parallel for schedule(dynamic, gnn_omp_chunk(256))
     for (int64_t r = 0; r < out->rows; r++) {
         const int64_t s = x->indptr[rows[r]], len = x->indptr[rows[r] + 1] - s;
         memcpy(out->col + out->indptr[r], x->col + s, (size_t)len * sizeof(int32_t));
@@ -116,7 +120,7 @@ static void gather_cpu(const gnn_fcsr *x, const int64_t *rows, gnn_fcsr *out)
 static void dropout_cpu(gnn_fcsr *x, const int64_t *row_gid, float p, uint64_t seed, uint32_t step, unsigned layer)
 {
     const float scale = 1.0f / (1.0f - p);
-#pragma omp parallel for schedule(dynamic, 64)
+#pragma omp parallel for schedule(dynamic, gnn_omp_chunk(64))
     for (int64_t i = 0; i < x->rows; i++) {
         const gnn_rng_stream s = gnn_rng_stream_make(seed, GNN_TAG_DROPOUT, step, layer, (uint64_t)row_gid[i]);
         uint32_t w[4] = { 0, 0, 0, 0 };

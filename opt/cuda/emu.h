@@ -13,6 +13,7 @@
 #define GNNREF_OPT_CUDA_EMU_H
 
 #include <stdint.h>
+#include "opt/cpu/interleave_point.h"
 
 #ifdef __CUDACC__
 #define GNN_HD __host__ __device__
@@ -36,7 +37,9 @@ typedef struct gnn_kthread {
 } gnn_kthread;
 
 /* Atomics: the device's on a GPU; on the host, GCC's __atomic builtins (the emulator runs one
- * thread at a time, but a body must not rely on that). Each returns the old value. */
+ * thread at a time, but a body must not rely on that). Each returns the old value. The host
+ * loops mark the windows before each CAS for the interleaving harness
+ * (opt/cpu/interleave_point.h; empty outside its test unit). */
 #if defined(__CUDA_ARCH__)
 static __device__ __forceinline__ int32_t gnn_atomic_add_i32(int32_t *p, int32_t v) { return atomicAdd((int *)p, v); }
 static __device__ __forceinline__ int32_t gnn_atomic_min_i32(int32_t *p, int32_t v) { return atomicMin((int *)p, v); }
@@ -61,7 +64,9 @@ static inline int32_t gnn_atomic_add_i32(int32_t *p, int32_t v) { return __atomi
 static inline int32_t gnn_atomic_min_i32(int32_t *p, int32_t v)
 {
     int32_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    GNN_INTERLEAVE_POINT();
     while (v < old && !__atomic_compare_exchange_n(p, &old, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+        GNN_INTERLEAVE_POINT();
     }
     return old;
 }
@@ -74,7 +79,9 @@ static inline int64_t gnn_atomic_add_i64(int64_t *p, int64_t v) { return __atomi
 static inline int64_t gnn_atomic_min_i64(int64_t *p, int64_t v)
 {
     int64_t old = __atomic_load_n(p, __ATOMIC_RELAXED);
+    GNN_INTERLEAVE_POINT();
     while (v < old && !__atomic_compare_exchange_n(p, &old, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+        GNN_INTERLEAVE_POINT();
     }
     return old;
 }

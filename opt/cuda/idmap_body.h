@@ -59,6 +59,7 @@ GNN_HD static inline uint64_t gnn_kmap_find_or_claim(const gnn_kmap_dev *m, int6
     for (;;) {
         int64_t k = m->key[h];
         if (k == -1) {
+            GNN_INTERLEAVE_POINT(); /* the window before the claim (opt/cpu/interleave_point.h) */
             k = gnn_atomic_cas_i64(&m->key[h], -1, gid);
             if (k == -1) {
                 *claimed = 1;
@@ -90,6 +91,7 @@ GNN_HD static inline void gnn_kmap_insert_fused(const gnn_kmap_dev *m, int64_t i
     const uint64_t h = gnn_kmap_find_or_claim(m, gid, &claimed);
     m->slot[item] = (int64_t)h;
     if (claimed) {
+        GNN_INTERLEAVE_POINT(); /* claimed, not numbered: others may number first */
         const int64_t local = gnn_atomic_add_i64(m->counter, 1);
         m->val[h] = local;
         src_gid[local] = gid;

@@ -6,11 +6,14 @@
  * its strided share of the row; phases 1..7: a tree reduction in shared memory (any order of
  * min/max gives ref's Z and S: only the sign of a zero can differ, and Z = bf16(min + 0) and
  * the test max - Z > 0 do not see it); phase 8: every thread derives Z, S, k from the row's
- * min and max exactly as ref (the double division included) and codes groups of 4 elements,
- * one Philox block each (draw0 is a multiple of 4, so element f's float draw draw0 + f is
- * word f % 4 of block (draw0 + f) / 4, taken mod 2^32 as gnn_rng_float does), writing whole
- * bytes (int2: 1, int4: 2, int8: 4 per group), so no two threads touch one byte and the pad
- * bits are written as zeros. Unpack: one block per row, elements strided over the threads. */
+ * min and max exactly as ref (the double division included) and codes the values of one Philox
+ * block at a time: block g of the row is block draw0 / 8 + g of its stream (taken mod 2^32 as
+ * ref's gnn_quant_draw16 does), whose 8 16-bit draws (half i % 2, low half first, of word
+ * (i / 2) % 4) serve the values f with (draw0 + f) / 8 = draw0 / 8 + g: two quads of 4 values
+ * (draw0 is a multiple of 4, so a row whose first draw is the middle of a block has its first
+ * quad in words 2, 3 of block 0), each quad writing whole bytes (int2: 1, int4: 2, int8: 4), so
+ * no two threads touch one byte and the pad bits are written as zeros. Unpack: one block per
+ * row, elements strided over the threads. */
 #ifndef GNNREF_OPT_CUDA_QUANT_BODY_H
 #define GNNREF_OPT_CUDA_QUANT_BODY_H
 
@@ -56,6 +59,7 @@ static inline GNN_HD float gnn_qk_floor(float r)
     return floorf(r);
 #endif
 }
+static inline GNN_HD float gnn_qk_ceil(float r) { return ceilf(r); }
 static inline GNN_HD float gnn_qk_rint(float r)
 {
 #if defined(__CUDA_ARCH__)
@@ -135,41 +139,49 @@ static inline GNN_HD void gnn_qk_pack_body(const gnn_kthread *t, int phase, void
     const uint64_t id = a->gid ? (uint64_t)a->gid[i] : 0;
     const uint32_t key[2] = { a->key0, a->key1 };
     uint8_t *row = a->data + i * a->rb;
-    const int64_t groups = (d + 3) / 4;
-    for (int64_t g = j; g < groups; g += GNN_QK_T) {
+    const int64_t lead = (int64_t)(a->draw0 % 8) / 4; /* quads before the row's first, in block 0: 0 or 1 */
+    const int64_t blocks = (lead + (d + 3) / 4 + 1) / 2;
+    for (int64_t g = j; g < blocks; g += GNN_QK_T) {
         uint32_t w[4] = { 0, 0, 0, 0 };
         if (a->round == GNN_QUANT_STOCHASTIC) {
-            const uint32_t ctr[4] = { (uint32_t)((a->draw0 + (uint64_t)g * 4) / 4), (uint32_t)(id & 0xffffffffu),
+            const uint32_t ctr[4] = { (uint32_t)(a->draw0 / 8 + (uint64_t)g), (uint32_t)(id & 0xffffffffu),
                                       (uint32_t)((id >> 32) & 0xffffu) | a->ctr_hi_base, a->step };
             gnn_philox4x32_10_inline(ctr, key, w);
         }
-        uint32_t codes = 0; /* 4 codes, first element in the high bits of the group's bytes */
-        for (int q = 0; q < 4; q++) {
-            const int64_t f = g * 4 + q;
-            uint32_t c = 0;
-            if (f < d) {
-                float r = GNN_FDIV(GNN_FSUB(GNN_FMUL(h[f], k), zk), sk);
-                r = gnn_qk_min(gnn_qk_max(r, -1.0f), (float)m + 1.0f);
-                float cf;
-                if (a->round == GNN_QUANT_STOCHASTIC) {
-                    const float u = GNN_FMUL((float)(w[q] >> 8), 1.0f / 16777216.0f);
-                    const float tr = gnn_qk_floor(r);
-                    cf = GNN_FADD(tr, u < GNN_FSUB(r, tr) ? 1.0f : 0.0f);
-                } else {
-                    cf = gnn_qk_rint(r);
+        for (int half = 0; half < 2; half++) {
+            const int64_t quad = 2 * g + half - lead; /* values 4 quad .. 4 quad + 3 */
+            if (quad < 0 || 4 * quad >= d)
+                continue;
+            uint32_t codes = 0; /* 4 codes, first element in the high bits of the quad's bytes */
+            for (int e = 0; e < 4; e++) {
+                const int64_t f = quad * 4 + e;
+                uint32_t c = 0;
+                if (f < d) {
+                    float r = GNN_FDIV(GNN_FSUB(GNN_FMUL(h[f], k), zk), sk);
+                    r = gnn_qk_min(gnn_qk_max(r, -1.0f), (float)m + 1.0f);
+                    float cf;
+                    if (a->round == GNN_QUANT_STOCHASTIC) {
+                        /* draw 8 (draw0 / 8 + g) + 4 half + e: half e % 2 of word 2 half + e / 2 */
+                        const uint32_t u16 = (w[2 * half + e / 2] >> (16 * (e % 2))) & 0xffffu;
+                        const float tr = gnn_qk_floor(r), frac = GNN_FSUB(r, tr);
+                        const uint32_t up = (uint32_t)gnn_qk_ceil(GNN_FMUL(frac, 65536.0f)); /* exact */
+                        cf = GNN_FADD(tr, u16 < up ? 1.0f : 0.0f);
+                    } else {
+                        cf = gnn_qk_rint(r);
+                    }
+                    cf = cf > 0.0f ? cf : 0.0f;
+                    cf = cf < (float)m ? cf : (float)m;
+                    c = (uint32_t)cf;
                 }
-                cf = cf > 0.0f ? cf : 0.0f;
-                cf = cf < (float)m ? cf : (float)m;
-                c = (uint32_t)cf;
+                codes = codes << b | c;
             }
-            codes = codes << b | c;
-        }
-        /* 4 b bits = b / 2 bytes, big-endian within the group: bytes g b / 2 ... */
-        const int nbytes = b / 2;
-        for (int y = 0; y < nbytes; y++) {
-            const int64_t at = g * nbytes + y;
-            if (at < a->rb)
-                row[at] = (uint8_t)(codes >> (8 * (nbytes - 1 - y)));
+            /* 4 b bits = b / 2 bytes, big-endian within the quad: bytes quad b / 2 ... */
+            const int nbytes = b / 2;
+            for (int y = 0; y < nbytes; y++) {
+                const int64_t at = quad * nbytes + y;
+                if (at < a->rb)
+                    row[at] = (uint8_t)(codes >> (8 * (nbytes - 1 - y)));
+            }
         }
     }
 }

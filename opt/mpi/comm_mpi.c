@@ -27,9 +27,10 @@
  * with the same (source, tag, communicator) overtake each other, so the s-th wait on a tag
  * receives every rank's s-th post on it.
  *
- * Every wait is bounded (DESIGN.md section 4: nothing may hang): the probe and the completion
- * of the sends poll (MPI_Improbe, MPI_Testall) until GNN_MPI_WAIT_TIMEOUT seconds have passed
- * (default 300; 0 = no bound), then fail with GNN_ERR_COMM naming the rank that sent nothing.
+ * Every wait is bounded (DESIGN.md section 4: nothing may hang): the probes and the completion
+ * of the sends poll (MPI_Improbe, MPI_Testall) under one deadline for the whole call,
+ * GNN_MPI_WAIT_TIMEOUT seconds after its entry (default 300; 0 = no bound; opt/mpi/wait_bound.h),
+ * then fail with GNN_ERR_COMM naming the first rank that had sent nothing by then.
  * A rank that skips a post is then reported instead of leaving its peers waiting forever; the
  * CLI ends the job (gnn_comm_mpi_abort). The blocking collectives are MPI's own and have no
  * such bound; ci/mpi-check.sh puts a time limit around every run.
@@ -43,6 +44,7 @@
 #include <time.h>
 
 #include "gnnref/comm.h"
+#include "opt/mpi/wait_bound.h"
 
 #ifndef GNN_HAVE_MPI_BUILD
 
@@ -316,93 +318,116 @@ fail:
 /* Polling with a growing pause: a few immediate retries (the message is usually on its way),
  * then sleeps from 10 us doubling to 200 us, so a waiting rank neither burns its core nor adds
  * more than 0.2 ms to a late message. */
-static void backoff(int *tries)
+static void backoff(int tries)
 {
-    if (++*tries <= 64)
+    if (tries <= 64)
         return;
-    const int k = *tries - 64 < 5 ? *tries - 64 : 5;
+    const int k = tries - 64 < 5 ? tries - 64 : 5;
     const struct timespec ts = { 0, 10000L << k < 200000L ? 10000L << k : 200000L };
     nanosleep(&ts, NULL);
 }
 
-/* MPI_Mprobe with a deadline: 1 when probed (*rc the MPI status), 0 on timeout. */
-static int probe_bounded(const mpi_state *S, int src, int tag, MPI_Message *msg, MPI_Status *status, int *rc)
+/* The real clock of a wait (opt/mpi/wait_bound.h): MPI_Wtime, and the backoff above. */
+static double wait_now(void *arg)
 {
-    const double t0 = MPI_Wtime();
-    int tries = 0;
-    for (;;) {
-        int flag = 0;
-        *rc = MPI_Improbe(src, tag, S->comm, &flag, msg, status);
-        if (*rc != MPI_SUCCESS || flag)
-            return 1;
-        if (S->wait_timeout > 0 && MPI_Wtime() - t0 > S->wait_timeout)
-            return 0;
-        backoff(&tries);
-    }
+    (void)arg;
+    return MPI_Wtime();
 }
 
-/* MPI_Waitall with a deadline: 1 when complete (*rc the MPI status), 0 on timeout. */
-static int sends_bounded(const mpi_state *S, int n, MPI_Request *reqs, int *rc)
+static void wait_pause(void *arg, int tries)
 {
-    const double t0 = MPI_Wtime();
-    int tries = 0;
-    for (;;) {
-        int flag = 0;
-        *rc = MPI_Testall(n, reqs, &flag, MPI_STATUSES_IGNORE);
-        if (*rc != MPI_SUCCESS || flag)
-            return 1;
-        if (S->wait_timeout > 0 && MPI_Wtime() - t0 > S->wait_timeout)
-            return 0;
-        backoff(&tries);
+    (void)arg;
+    backoff(tries);
+}
+
+/* One wait's targets for gnn_wait_bounded: 0 .. P - 2 the sources q != me in rank order
+ * (MPI_Improbe, then the receive), P - 1 this rank's own sends (MPI_Testall). */
+typedef struct wait_job {
+    gnn_comm *c;
+    mpi_req *r;
+    int tag; /* MPI tag */
+    gnn_status st; /* a failed poll's error, message in c->err */
+} wait_job;
+
+static int wait_source(int target, int me) { return target < me ? target : target + 1; }
+
+/* The step-th message from each source on this tag is this step's (non-overtaking). */
+static int wait_poll(void *arg, int target)
+{
+    wait_job *J = arg;
+    gnn_comm *c = J->c;
+    mpi_req *r = J->r;
+    mpi_state *S = c->impl;
+    int rc, flag = 0;
+    if (target == c->size - 1) { /* the sends */
+        if ((rc = MPI_Testall(r->n_sends, r->sends, &flag, MPI_STATUSES_IGNORE)) != MPI_SUCCESS) {
+            J->st = mpi_fail(c, rc, "ialltoallv wait (MPI_Testall on the sends)");
+            return -1;
+        }
+        return flag;
     }
+    const int q = wait_source(target, c->rank);
+    MPI_Message msg;
+    MPI_Status status;
+    int n = 0;
+    if ((rc = MPI_Improbe(q, J->tag, S->comm, &flag, &msg, &status)) == MPI_SUCCESS && flag)
+        rc = MPI_Get_count(&status, mpi_type(r->t), &n);
+    if (rc != MPI_SUCCESS) {
+        J->st = mpi_fail(c, rc, "ialltoallv wait (MPI_Improbe)");
+        return -1;
+    }
+    if (!flag)
+        return 0;
+    if (n == MPI_UNDEFINED || n < 0) {
+        J->st = gnn_err_set(&c->err, GNN_ERR_COMM,
+                            "wait: tag %d step %lld: the message from rank %d is not a whole number of %s elements",
+                            r->tag, (long long)r->step, q, gnn_dtype_name(r->t));
+        return -1;
+    }
+    if (!(r->bufs[q] = malloc((size_t)n * gnn_dtype_size(r->t) + 1))) {
+        J->st = gnn_err_set(&c->err, GNN_ERR_NOMEM, "mpi: wait: out of memory for %d elements from rank %d", n, q);
+        return -1;
+    }
+    if ((rc = MPI_Mrecv(r->bufs[q], n, mpi_type(r->t), &msg, MPI_STATUS_IGNORE)) != MPI_SUCCESS) {
+        J->st = mpi_fail(c, rc, "ialltoallv wait (MPI_Mrecv)");
+        return -1;
+    }
+    r->segs[q] = (gnn_comm_seg){ .src = q, .step = r->step, .count = n, .data = r->bufs[q] };
+    return 1;
 }
 
 static gnn_status mpi_wait(gnn_comm *c, gnn_comm_req *req, const gnn_comm_seg **segs, int *n_segs)
 {
     mpi_state *S = c->impl;
     mpi_req *r = (mpi_req *)req;
-    const int P = c->size, me = c->rank;
-    const size_t s = gnn_dtype_size(r->t);
+    const int P = c->size;
     if (r->waited)
         return gnn_err_set(&c->err, GNN_ERR_COMM, "wait: tag %d: step %lld was already waited", r->tag, (long long)r->step);
     if (r->step != S->waited[r->tag])
         return gnn_err_set(&c->err, GNN_ERR_COMM, "wait: tag %d: step %lld waited before step %lld (waits on a tag must "
                                                   "come in post order)",
                            r->tag, (long long)r->step, (long long)S->waited[r->tag]);
-    /* the step-th message from each source on this tag is this step's (non-overtaking) */
-    for (int q = 0; q < P; q++) {
-        if (q == me)
-            continue;
-        MPI_Message msg;
-        MPI_Status status;
-        int n = 0, rc;
-        if (!probe_bounded(S, q, GNN_MPI_TAG_BASE + r->tag, &msg, &status, &rc))
-            return gnn_err_set(&c->err, GNN_ERR_COMM,
-                               "wait: ialltoallv(tag %d, step %lld): nothing from rank %d within %g s "
-                               "(GNN_MPI_WAIT_TIMEOUT): rank %d skipped that post, or is that far behind",
-                               r->tag, (long long)r->step, q, S->wait_timeout, q);
-        if (rc == MPI_SUCCESS)
-            rc = MPI_Get_count(&status, mpi_type(r->t), &n);
-        if (rc != MPI_SUCCESS)
-            return mpi_fail(c, rc, "ialltoallv wait (MPI_Improbe)");
-        if (n == MPI_UNDEFINED || n < 0)
-            return gnn_err_set(&c->err, GNN_ERR_COMM,
-                               "wait: tag %d step %lld: the message from rank %d is not a whole number of %s elements",
-                               r->tag, (long long)r->step, q, gnn_dtype_name(r->t));
-        if (!(r->bufs[q] = malloc((size_t)n * s + 1)))
-            return gnn_err_set(&c->err, GNN_ERR_NOMEM, "mpi: wait: out of memory for %d elements from rank %d", n, q);
-        if ((rc = MPI_Mrecv(r->bufs[q], n, mpi_type(r->t), &msg, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
-            return mpi_fail(c, rc, "ialltoallv wait (MPI_Mrecv)");
-        r->segs[q] = (gnn_comm_seg){ .src = q, .step = r->step, .count = n, .data = r->bufs[q] };
+    /* every source, then the sends, under one deadline: GNN_MPI_WAIT_TIMEOUT bounds the call */
+    const gnn_wait_clock clk = { wait_now, wait_pause, NULL };
+    wait_job J = { c, r, GNN_MPI_TAG_BASE + r->tag, GNN_OK };
+    int stuck = -1;
+    double waited = 0;
+    const gnn_wait_outcome out = gnn_wait_bounded(&clk, S->wait_timeout, P, wait_poll, &J, &stuck, &waited);
+    if (out == GNN_WAIT_FAILED)
+        return J.st;
+    if (out == GNN_WAIT_DEADLINE && stuck < P - 1) {
+        const int q = wait_source(stuck, c->rank);
+        return gnn_err_set(&c->err, GNN_ERR_COMM,
+                           "wait: ialltoallv(tag %d, step %lld): nothing from rank %d within %g s "
+                           "(GNN_MPI_WAIT_TIMEOUT, the bound of the whole wait; waited %.2f s): rank %d skipped that "
+                           "post, or is that far behind",
+                           r->tag, (long long)r->step, q, S->wait_timeout, waited, q);
     }
-    int rc;
-    if (!sends_bounded(S, r->n_sends, r->sends, &rc))
+    if (out == GNN_WAIT_DEADLINE)
         return gnn_err_set(&c->err, GNN_ERR_COMM,
                            "wait: ialltoallv(tag %d, step %lld): the other ranks did not take this rank's segments "
-                           "within %g s (GNN_MPI_WAIT_TIMEOUT)",
-                           r->tag, (long long)r->step, S->wait_timeout);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(c, rc, "ialltoallv wait (MPI_Testall on the sends)");
+                           "within %g s (GNN_MPI_WAIT_TIMEOUT, the bound of the whole wait; waited %.2f s)",
+                           r->tag, (long long)r->step, S->wait_timeout, waited);
     r->n_sends = 0;
     r->waited = 1;
     S->waited[r->tag]++;
