@@ -110,9 +110,10 @@ static const cli_flag k_train_flags[] = {
     CLI_FLAG_SEED(T, cfg.seed, "seed of every random choice"),
     CLI_FLAG_SPLIT(T, split, CLI_NULL_UNSET, cli_flag_parse_split_train, CLI_SPLIT_HELP),
     CLI_FLAG_IMPL(T, cfg.impl, "the implementation context: ref (the reference), opt (optimized kernels, "
-                               "sampler, HEC and partitioning; bitwise ref's results) or blas (opt with the dense "
-                               "layers on OpenBLAS: the same bits at any thread and rank count, within the "
-                               "oracle's tolerance of ref; docs/models.md)"),
+                               "sampler, HEC and partitioning; bitwise ref's results), fma (the default: opt with "
+                               "the dense layers as fixed-order FMA chains, within the oracle's tolerance of ref and "
+                               "the same bits on every x86-64 CPU, thread and rank count) or blas (opt with the "
+                               "dense layers on OpenBLAS, whose bits depend on the CPU; docs/models.md section 7)"),
     CLI_FLAG_THREADS(T, threads, "OpenMP threads (under the simulator: --threads-per-rank)"),
     { .name = "adapt-threads", .type = CLI_CHOICE, CLI_AT(T, cfg.adapt_threads), .choices = k_on_off,
       .help = "one rank: run a step on fewer threads when that is measured to be faster, as when another "
@@ -290,7 +291,7 @@ static void train_defaults(train_opts *o)
     memset(o, 0, sizeof *o);
     gnn_train_defaults(&o->cfg);
     o->cfg.adapt_threads = 1; /* the library's default is off: it never changes its caller's team unasked */
-    o->cfg.impl = gnn_impl_blas(); /* the CLI's default: a user who trains wants sgemm speed */
+    o->cfg.impl = gnn_impl_fma(); /* the CLI's default: GEMM speed, and the same bits on every CPU */
     o->data = "builtin";
     gnn_part_defaults(&o->po);
     o->po.balance = GNN_BALANCE_TRAIN | GNN_BALANCE_DEGREE;

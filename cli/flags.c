@@ -105,7 +105,8 @@ static double load_real(const void *src, size_t size)
  * final one ("|" twice for the meta). */
 static void choice_list(const cli_flag *f, const char *sep, const char *last, char *buf, size_t cap)
 {
-    static const cli_choice impl_choices[] = { { "ref", 0, 0 }, { "opt", 1, 0 }, { "blas", 2, 0 }, { NULL, 0, 0 } };
+    static const cli_choice impl_choices[] = { { "ref", 0, 0 }, { "opt", 1, 0 }, { "fma", 3, 0 }, { "blas", 2, 0 },
+                                               { NULL, 0, 0 } };
     const cli_choice *c = f->type == CLI_IMPL ? impl_choices : f->choices;
     int n = 0, k = 0;
     for (const cli_choice *p = c; p->name; p++)

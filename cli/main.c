@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cli/cli.h"
+#include "gnnref/dense.h"
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
@@ -97,6 +98,11 @@ int main(int argc, char **argv)
         printf("gnnref %s\n", GNN_VERSION);
         return CLI_OK;
     }
+    /* GNN_DENSE_PATH forces a path of the fma context's dense kernel (include/gnnref/dense.h):
+     * a value the CPU cannot run is refused here, before any work, not ignored */
+    gnn_err err = { "" };
+    if (gnn_dense_path_from_env(&err))
+        return cli_error(CLI_USAGE, "%s", err.msg);
     for (const subcommand *c = k_commands; c->name; c++)
         if (!strcmp(argv[1], c->name))
             return c->fn(argc - 1, argv + 1);

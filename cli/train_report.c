@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/train.h"
+#include "gnnref/dense.h"
 #include "gnnref/impl.h"
 
 /* Test hook (docs/checkpoint.md): with GNNREF_TEST_KILL_AT_STEP=S in the environment, the
@@ -202,6 +203,10 @@ static json_object *train_config_json(json_object *cfg, const train_job *J, cons
     json_object_object_add(cfg, "dataset", json_object_new_string(job_dataset(J)));
     json_object_object_add(cfg, "gat_slope", gat ? json_object_new_double(c->gat_slope) : NULL);
     json_object_object_add(cfg, "threads", json_object_new_int(J->nthreads)); /* in effect */
+    /* the fma context's kernel path (the same bits on every path; include/gnnref/dense.h) */
+    const char *dense_path = gnn_dense_path_name(gnn_dense_path_current());
+    json_object_object_add(cfg, "dense_path",
+                           c->impl && c->impl->nn == &gnn_nn_fma ? json_object_new_string(dense_path) : NULL);
     if (o->parts_dir) /* a saved set carries its split: the fractions it was made with, if any */
         json_object_object_add(cfg, "split", J->man.have_split ? cli_flag_json_split(J->man.split) : NULL);
     json_object *hec = NULL;

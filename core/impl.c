@@ -47,7 +47,23 @@ static void init_blas(void)
     gnn_impl_override_blas(&g_blas);
 }
 
+static gnn_impl g_fma;
+static pthread_once_t g_fma_once = PTHREAD_ONCE_INIT;
+
+static void init_fma(void)
+{
+    g_fma = *gnn_impl_opt();
+    g_fma.name = "fma";
+    gnn_impl_override_fma(&g_fma);
+}
+
 const gnn_impl *gnn_impl_ref(void) { return &k_ref; }
+
+const gnn_impl *gnn_impl_fma(void)
+{
+    pthread_once(&g_fma_once, init_fma);
+    return &g_fma;
+}
 
 const gnn_impl *gnn_impl_blas(void)
 {
@@ -71,5 +87,7 @@ const gnn_impl *gnn_impl_select(const char *name)
         return gnn_impl_opt();
     if (!strcmp(name, "blas"))
         return gnn_impl_blas();
+    if (!strcmp(name, "fma"))
+        return gnn_impl_fma();
     return NULL;
 }

@@ -26,9 +26,11 @@
  *       {0, 0.5, 0.75} (power-of-two scales). So the difference quotient equals the derivative. */
 #include <math.h>
 #include <string.h>
+#include "gnnref/dense.h"
 #include "gnnref/oracle.h"
 #include "gnnref/rng.h"
 #include "gnnref/update.h"
+#include "oracle/op_nn.h"
 
 /* cpu splits the work into fixed tiles, one single-threaded sgemm each (forward and dx: blocks
  * of 256 rows; dw: tiles of x's columns over every row), so it is thread-count independent in
@@ -38,8 +40,12 @@ static const gnn_oracle_impl k_upd_ref = { .name = "ref", .ops = &gnn_update_ref
 static const gnn_oracle_impl k_upd_cpu = { .name = "cpu", .ops = &gnn_update_cpu, .flags = GNN_ORACLE_THREADED };
 static const gnn_oracle_impl k_upd_blk = { .name = "cpu-blocked", .ops = &gnn_update_blocked,
                                            .flags = GNN_ORACLE_THREADED };
-static const gnn_oracle_impl *const k_upd_fwd_impls[] = { &k_upd_ref, &k_upd_cpu, &k_upd_blk, NULL };
-static const gnn_oracle_impl *const k_upd_bwd_impls[] = { &k_upd_ref, &k_upd_cpu, &k_upd_blk, NULL };
+/* fma: the fma context's UPDATE on the fixed-order FMA kernel (opt/cpu/update_fma.c), this CPU's
+ * path: its own tolerance against ref here, and bitwise against its specification
+ * (gnn_update_fma_ref, ref/dense.c) on every path in update.fma.fwd and update.fma.bwd below */
+static const gnn_oracle_impl k_upd_fma = { .name = "fma", .ops = &gnn_update_fma, .flags = GNN_ORACLE_THREADED };
+static const gnn_oracle_impl *const k_upd_fwd_impls[] = { &k_upd_ref, &k_upd_cpu, &k_upd_blk, &k_upd_fma, NULL };
+static const gnn_oracle_impl *const k_upd_bwd_impls[] = { &k_upd_ref, &k_upd_cpu, &k_upd_blk, &k_upd_fma, NULL };
 static const gnn_oracle_impl *const k_upd_grad_impls[] = { &k_upd_ref, NULL };
 
 enum { U_N, U_C, U_K, U_BIAS, U_P, U_GID, N_UPD_COMMON };
@@ -217,7 +223,16 @@ static gnn_oracle_outcome fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
     if ((o = gnn_oracle_status(ctx, "impl forward", s)) != GNN_ORACLE_PASS)
         return o;
     gnn_oracle_digest(ctx, got, ybytes);
-    o = gnn_oracle_compare_f32(ctx, NULL, "y", want, got, in.n * in.k, in.k);
+    if (gnn_oracle_ctx_tol(ctx)->cmp == GNN_CMP_VERIFY) { /* fma: the rounding bound of z, times the scale */
+        const float p = key ? key->p : 0.0f;
+        const double *mag = gnn_oracle_gemm_magnitude(ctx, in.n, in.k, in.c, in.x, in.c, 1, in.w, in.k, 1, in.b,
+                                                      (double)(1.0f / (1.0f - p)));
+        if (!mag)
+            return gnn_oracle_fail(ctx, "out of memory");
+        o = gnn_oracle_compare_rounding(ctx, gnn_oracle_ctx_tol(ctx), "y", want, got, mag, in.c, in.n * in.k, in.k);
+    } else {
+        o = gnn_oracle_compare_f32(ctx, NULL, "y", want, got, in.n * in.k, in.k);
+    }
     if (o != GNN_ORACLE_FAIL) /* (a NaN left in y is reported by the comparator first) */
         o = gnn_oracle_worst(o, check_dropout(ctx, &in, got));
     return o;
@@ -259,7 +274,22 @@ static gnn_oracle_outcome bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
     if (o != GNN_ORACLE_PASS)
         return o;
     gnn_oracle_digest(ctx, dw[1], (size_t)(cc * k) * sizeof(float));
-    o = gnn_oracle_compare_f32(ctx, NULL, "dw", dw[0], dw[1], cc * k, k);
+    const double *mag_dx = NULL;
+    if (gnn_oracle_ctx_tol(ctx)->cmp == GNN_CMP_VERIFY) { /* fma: the rounding bounds of dw and dx, from dz */
+        float *dz = gnn_oracle_alloc(ctx, (size_t)(n * k) * sizeof(float));
+        if (!dz)
+            return gnn_oracle_fail(ctx, "out of memory");
+        const float scale = 1.0f / (1.0f - p);
+        for (int64_t e = 0; e < n * k; e++)
+            dz[e] = y[e] > 0.0f ? dy[e] * scale : 0.0f;
+        const double *mag_dw = gnn_oracle_gemm_magnitude(ctx, cc, k, n, in.x, 1, cc, dz, k, 1, NULL, 1.0);
+        mag_dx = gnn_oracle_gemm_magnitude(ctx, n, cc, k, dz, k, 1, in.w, 1, k, NULL, 1.0);
+        if (!mag_dw || !mag_dx)
+            return gnn_oracle_fail(ctx, "out of memory");
+        o = gnn_oracle_compare_rounding(ctx, gnn_oracle_ctx_tol(ctx), "dw", dw[0], dw[1], mag_dw, n, cc * k, k);
+    } else {
+        o = gnn_oracle_compare_f32(ctx, NULL, "dw", dw[0], dw[1], cc * k, k);
+    }
     /* an unpassed (NULL) output's buffer must still hold its NaN fill */
     for (int which = 0; which < 2; which++) {
         const int given = which ? with_db : with_dx;
@@ -270,8 +300,12 @@ static gnn_oracle_outcome bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
             gnn_oracle_digest(ctx, buf[1], (size_t)count * sizeof(float));
             /* db is summed in ref's order by every implementation (cpu too: no GEMM in it) */
             static const gnn_oracle_tol bitwise = { GNN_CMP_BITWISE, 0, 0 };
-            o = gnn_oracle_worst(o, gnn_oracle_compare_f32(ctx, which ? &bitwise : NULL, nm, buf[0], buf[1], count,
-                                                           which ? 0 : cc));
+            if (!which && mag_dx)
+                o = gnn_oracle_worst(o, gnn_oracle_compare_rounding(ctx, gnn_oracle_ctx_tol(ctx), nm, buf[0], buf[1],
+                                                                    mag_dx, k, count, cc));
+            else
+                o = gnn_oracle_worst(o, gnn_oracle_compare_f32(ctx, which ? &bitwise : NULL, nm, buf[0], buf[1],
+                                                               count, which ? 0 : cc));
         } else {
             const unsigned char *q = (const unsigned char *)buf[1];
             for (size_t e = 0; e < (size_t)count * sizeof(float); e++)
@@ -290,12 +324,20 @@ static gnn_oracle_outcome bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
  * uniform inputs), and nmse ~ c 2^-48 ~ 4e-13 at c = 128; the measured worst case over every
  * preset at seeds 1-3, 1000-1002 and 5000-5002, at 1, 2 and 4 threads, is beside it. */
 static const gnn_oracle_impl_tol k_upd_fwd_tols[] = {
+    { &k_upd_fma, { GNN_CMP_VERIFY, 1.0, 0 },
+      "fma: ref's c order, each step one FMA (one rounding, ref two): each y within the worst-case rounding bound "
+      "of z, (2 c + 1) 2^-24 (|b| + sum |x w|), times 1/(1-p) (ReLU cannot widen it); measured worst 0.66 of it, "
+      "2000 seeds x every preset" },
     { &k_upd_cpu, { GNN_CMP_NMSE, 1e-13, 0 },
       "cpu: OpenBLAS's blocking and FMA order (CPU-dependent, not ours to fix): nmse ~ (c/3) 2^-48 = 1.5e-13 at "
       "c = 128; measured 4.8e-14, 15 seeds x every preset x 1, 2, 4 threads" },
     { NULL, { GNN_CMP_BITWISE, 0, 0 }, NULL },
 };
 static const gnn_oracle_impl_tol k_upd_bwd_tols[] = {
+    { &k_upd_fma, { GNN_CMP_VERIFY, 1.0, 0 },
+      "fma: dw and dx in ref's orders, each step one FMA (one rounding, ref two): each within the worst-case rounding "
+      "bound (2 terms + 1) 2^-24 sum |terms| of its sum of x dz (n terms) or dz w (k terms); measured worst 0.051 "
+      "(dw) and 0.25 (dx) of it, 2000 seeds x every preset; db bitwise (ref's order)" },
     { &k_upd_cpu, { GNN_CMP_NMSE, 1.5e-13, 0 },
       "cpu: dx and dw in OpenBLAS's order (dw in fixed tiles of x's columns, each over every row): nmse ~ "
       "(terms/3) 2^-48; measured 7.2e-14 (dw), seeds 1-3, 1000-1002, 5000-5002 x every preset x 1, 2, 4 threads; "
@@ -321,6 +363,62 @@ const gnn_oracle_entry gnn_oracle_update_bwd = {
               "them at any thread count); cpu: its own tolerance",
     .params = k_upd_bwd_params, .n_params = N_BWD_PARAMS, .presets = k_bwd_presets,
     .ref = &k_upd_ref, .impls = k_upd_bwd_impls, .impl_tols = k_upd_bwd_tols, .run = bwd_run,
+};
+
+/* ---- update.fma.fwd, update.fma.bwd ------------------------------------------------------------
+ * The fma UPDATE on each path of the dense kernel (scalar with fmaf, AVX2, AVX-512, the default)
+ * against its specification gnn_update_fma_ref (ref/dense.c: the fma linear's chain from b, ReLU,
+ * the keyed dropout; backward on dz), bitwise: the same presets and checks as update.fwd and
+ * update.bwd (the dropped elements exactly 0 as well). A path the CPU lacks is a SKIP. */
+static const gnn_oracle_impl k_ufma_ref = { .name = "fma-ref", .ops = &gnn_update_fma_ref, .flags = 0 };
+static const gnn_oracle_impl k_ufma_scalar = { .name = "fma-scalar", .ops = &gnn_update_fma_scalar,
+                                               .flags = GNN_ORACLE_THREADED };
+static const gnn_oracle_impl k_ufma_avx2 = { .name = "fma-avx2", .ops = &gnn_update_fma_avx2,
+                                             .flags = GNN_ORACLE_THREADED };
+static const gnn_oracle_impl k_ufma_avx512 = { .name = "fma-avx512", .ops = &gnn_update_fma_avx512,
+                                               .flags = GNN_ORACLE_THREADED };
+static const gnn_oracle_impl *const k_ufma_impls[] = { &k_ufma_ref, &k_upd_fma, &k_ufma_scalar, &k_ufma_avx2,
+                                                       &k_ufma_avx512, NULL };
+
+static gnn_oracle_outcome fma_path_check(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const int p = gnn_dense_path_of(c->impl->ops);
+    if (p >= 0 && !gnn_dense_path_supported((gnn_dense_path)p))
+        return gnn_oracle_skip(ctx, "this CPU (or build) cannot run the %s path (%s)",
+                               gnn_dense_path_name((gnn_dense_path)p),
+                               p == GNN_DENSE_AVX512 ? "needs AVX-512F" : "needs AVX2 and FMA");
+    return GNN_ORACLE_PASS;
+}
+
+static gnn_oracle_outcome fma_fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const gnn_oracle_outcome o = fma_path_check(ctx, c);
+    return o != GNN_ORACLE_PASS ? o : fwd_run(ctx, c);
+}
+
+static gnn_oracle_outcome fma_bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+{
+    const gnn_oracle_outcome o = fma_path_check(ctx, c);
+    return o != GNN_ORACLE_PASS ? o : bwd_run(ctx, c);
+}
+
+const gnn_oracle_entry gnn_oracle_update_fma_fwd = {
+    .name = "update.fma.fwd",
+    .what = "the fma context's fused UPDATE forward, every kernel path, against its specification (ref/dense.c)",
+    .tol = { GNN_CMP_BITWISE, 0, 0 },
+    .reason = "dense.h's chain from b (fmaf steps in c order), then ReLU and the keyed mask: every bit is specified "
+              "and every path and thread count keeps it",
+    .params = k_upd_fwd_params, .n_params = N_FWD_PARAMS, .presets = k_fwd_presets,
+    .ref = &k_ufma_ref, .impls = k_ufma_impls, .defaults = "tie=0,nokey=0", .run = fma_fwd_run,
+};
+const gnn_oracle_entry gnn_oracle_update_fma_bwd = {
+    .name = "update.fma.bwd",
+    .what = "the fma context's fused UPDATE backward, every kernel path, against its specification (ref/dense.c)",
+    .tol = { GNN_CMP_BITWISE, 0, 0 },
+    .reason = "dz exact, then dense.h's chains (dw over rows, dx over j; db in ref's order): every bit is specified "
+              "and every path and thread count keeps it",
+    .params = k_upd_bwd_params, .n_params = N_BWD_PARAMS, .presets = k_bwd_presets,
+    .ref = &k_ufma_ref, .impls = k_ufma_impls, .run = fma_bwd_run,
 };
 
 /* ---- grad.update ------------------------------------------------------------------------------ */

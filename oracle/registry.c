@@ -22,8 +22,11 @@ extern const gnn_oracle_entry gnn_oracle_linear_fwd, gnn_oracle_linear_bwd, gnn_
     gnn_oracle_dropout;
 extern const gnn_oracle_entry gnn_oracle_grad_aggregate_mean, gnn_oracle_grad_aggregate_sum, gnn_oracle_grad_linear,
     gnn_oracle_grad_xent, gnn_oracle_grad_relu, gnn_oracle_grad_dropout;
+/* the fma context's fixed-order FMA kernel, every path (oracle/op_dense.c) */
+extern const gnn_oracle_entry gnn_oracle_dense_fwd, gnn_oracle_dense_bwd, gnn_oracle_dense_fma1;
 /* fused UPDATE, DistGNN-MB 3.3 (oracle/op_update.c) */
-extern const gnn_oracle_entry gnn_oracle_update_fwd, gnn_oracle_update_bwd, gnn_oracle_grad_update;
+extern const gnn_oracle_entry gnn_oracle_update_fwd, gnn_oracle_update_bwd, gnn_oracle_grad_update,
+    gnn_oracle_update_fma_fwd, gnn_oracle_update_fma_bwd;
 /* sparse input features: CSR x dense, its dW, gather and dropout (oracle/op_spmm.c) */
 extern const gnn_oracle_entry gnn_oracle_spmm_fwd, gnn_oracle_spmm_dw, gnn_oracle_spmm_input;
 /* GAT attention/aggregation, ELU and LayerNorm (oracle/op_gat.c, oracle/op_act.c) */
@@ -105,6 +108,10 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     &gnn_oracle_xent,
     &gnn_oracle_relu,
     &gnn_oracle_dropout,
+    /* the fma kernel: each path bitwise to its specification (oracle/op_dense.c) */
+    &gnn_oracle_dense_fwd,
+    &gnn_oracle_dense_bwd,
+    &gnn_oracle_dense_fma1,
     /* gradient checks: every backward in ref against finite differences */
     &gnn_oracle_grad_aggregate_mean,
     &gnn_oracle_grad_aggregate_sum,
@@ -116,6 +123,8 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     &gnn_oracle_update_fwd,
     &gnn_oracle_update_bwd,
     &gnn_oracle_grad_update,
+    &gnn_oracle_update_fma_fwd,
+    &gnn_oracle_update_fma_bwd,
     /* sparse input features (oracle/op_spmm.c) */
     &gnn_oracle_spmm_fwd,
     &gnn_oracle_spmm_dw,

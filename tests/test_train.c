@@ -11,6 +11,7 @@
 #include <omp.h>
 #endif
 #include "gnnref/dataset.h"
+#include "gnnref/dense.h"
 #include "gnnref/sample.h"
 #include "gnnref/impl.h"
 #include "gnnref/team.h"
@@ -337,12 +338,14 @@ START_TEST(train_gat_steps)
 }
 END_TEST
 
-/* The blas context (dense layers on OpenBLAS in fixed tiles, opt/cpu/nn_blas.c): the same step
- * losses at 1, 2 and 3 threads for every model, in both modes; against ref within a relative
- * tolerance (OpenBLAS's summation order; the oracle's linear.* entries bound each product).
+/* The blas context (dense layers on OpenBLAS in fixed tiles, opt/cpu/nn_blas.c) and the fma
+ * context (the fixed-order FMA kernel, opt/cpu/dense.c): the same step losses at 1, 2 and 3
+ * threads for every model, in both modes; against ref within a relative tolerance (OpenBLAS's
+ * summation order, or FMA's single rounding; the oracle's linear.* entries bound each product).
  * The blocks here exceed one 256-row tile and the input width two dW tiles, so the tiles are
  * spread over the threads. */
-static void check_blas_steps(gnn_model_kind model, gnn_train_mode mode, int layernorm, double *worst)
+static void check_ctx_steps(const gnn_impl *impl, gnn_model_kind model, gnn_train_mode mode, int layernorm,
+                            double *worst)
 {
     gnn_dataset ds;
     small_sbm(&ds, 7);
@@ -353,7 +356,7 @@ static void check_blas_steps(gnn_model_kind model, gnn_train_mode mode, int laye
     set_threads(1);
     c.impl = gnn_impl_ref();
     ck_assert_msg(gnn_train(&ds, &c, NULL, NULL, &ref, &err) == GNN_OK, "%s", err.msg);
-    c.impl = gnn_impl_blas();
+    c.impl = impl;
     ck_assert_msg(gnn_train(&ds, &c, NULL, NULL, &one, &err) == GNN_OK, "%s", err.msg);
     ck_assert_int_eq(one.n_steps, ref.n_steps);
     ck_assert_int_ge(one.n_steps, 4);
@@ -364,17 +367,18 @@ static void check_blas_steps(gnn_model_kind model, gnn_train_mode mode, int laye
         ck_assert_int_eq(r.n_steps, one.n_steps);
         for (int64_t s = 0; s < r.n_steps; s++)
             ck_assert_msg(memcmp(&r.step_loss[s], &one.step_loss[s], sizeof(double)) == 0,
-                          "%s %s ln=%d blas threads=%d step %lld: loss %.17g vs 1 thread %.17g", gnn_model_name(model),
-                          gnn_mode_name(mode), layernorm, t, (long long)s, r.step_loss[s], one.step_loss[s]);
+                          "%s %s ln=%d %s threads=%d step %lld: loss %.17g vs 1 thread %.17g", gnn_model_name(model),
+                          gnn_mode_name(mode), layernorm, impl->name, t, (long long)s, r.step_loss[s],
+                          one.step_loss[s]);
         gnn_train_result_free(&r);
     }
     for (int64_t s = 0; s < one.n_steps; s++) {
         const double rel = fabs(one.step_loss[s] - ref.step_loss[s]) / fabs(ref.step_loss[s]);
         *worst = rel > *worst ? rel : *worst;
-        /* f32 rounding differences, grown over the steps: measured 3.7e-8 at worst */
-        ck_assert_msg(rel <= 1e-6, "%s %s ln=%d blas step %lld: loss %.17g vs ref %.17g (rel %.3g)",
-                      gnn_model_name(model), gnn_mode_name(mode), layernorm, (long long)s, one.step_loss[s],
-                      ref.step_loss[s], rel);
+        /* f32 rounding differences, grown over the steps: measured 3.7e-8 (blas) and 1.8e-8 (fma) at worst */
+        ck_assert_msg(rel <= 1e-6, "%s %s ln=%d %s step %lld: loss %.17g vs ref %.17g (rel %.3g)",
+                      gnn_model_name(model), gnn_mode_name(mode), layernorm, impl->name, (long long)s,
+                      one.step_loss[s], ref.step_loss[s], rel);
     }
     gnn_train_result_free(&ref);
     gnn_train_result_free(&one);
@@ -389,11 +393,29 @@ START_TEST(train_blas_bitwise)
     double worst = 0.0;
     static const gnn_model_kind models[] = { GNN_MODEL_SAGE, GNN_MODEL_GCN, GNN_MODEL_GAT, GNN_MODEL_GIN };
     for (int i = 0; i < 4; i++)
-        check_blas_steps(models[i], GNN_MODE_MINIBATCH, models[i] == GNN_MODEL_GAT || models[i] == GNN_MODEL_GIN,
-                         &worst);
-    check_blas_steps(GNN_MODEL_SAGE, GNN_MODE_FULLBATCH, 1, &worst);
-    check_blas_steps(GNN_MODEL_GCN, GNN_MODE_FULLBATCH, 0, &worst);
+        check_ctx_steps(gnn_impl_blas(), models[i], GNN_MODE_MINIBATCH,
+                        models[i] == GNN_MODEL_GAT || models[i] == GNN_MODEL_GIN, &worst);
+    check_ctx_steps(gnn_impl_blas(), GNN_MODEL_SAGE, GNN_MODE_FULLBATCH, 1, &worst);
+    check_ctx_steps(gnn_impl_blas(), GNN_MODEL_GCN, GNN_MODE_FULLBATCH, 0, &worst);
     fprintf(stderr, "blas vs ref: largest relative step-loss difference %.3g\n", worst);
+}
+END_TEST
+
+/* The fma context, the CLI's default: the same checks (its bits across CPUs and kernel paths are
+ * tests/test_cpu_bits.c's, through the tool) */
+START_TEST(train_fma_bitwise)
+{
+    ck_assert_ptr_eq(gnn_impl_fma()->nn, &gnn_nn_fma); /* the context under test runs the FMA kernel */
+    ck_assert_ptr_eq(gnn_impl_fma()->update, &gnn_update_fma);
+    ck_assert_str_eq(gnn_impl_fma()->name, "fma");
+    double worst = 0.0;
+    static const gnn_model_kind models[] = { GNN_MODEL_SAGE, GNN_MODEL_GCN, GNN_MODEL_GAT, GNN_MODEL_GIN };
+    for (int i = 0; i < 4; i++)
+        check_ctx_steps(gnn_impl_fma(), models[i], GNN_MODE_MINIBATCH,
+                        models[i] == GNN_MODEL_GAT || models[i] == GNN_MODEL_GIN, &worst);
+    check_ctx_steps(gnn_impl_fma(), GNN_MODEL_SAGE, GNN_MODE_FULLBATCH, 1, &worst);
+    check_ctx_steps(gnn_impl_fma(), GNN_MODEL_GCN, GNN_MODE_FULLBATCH, 0, &worst);
+    fprintf(stderr, "fma vs ref: largest relative step-loss difference %.3g\n", worst);
 }
 END_TEST
 
@@ -700,6 +722,7 @@ Suite *suite_train(void)
     tcase_add_test(tc, train_sage_fullbatch_bitwise);
     tcase_add_test(tc, train_gat_steps);
     tcase_add_test(tc, train_blas_bitwise);
+    tcase_add_test(tc, train_fma_bitwise);
     tcase_add_test(tc, train_adaptive_team_same_bits);
     tcase_add_test(tc, train_models_learn_sbm);
     tcase_add_test(tc, train_early_stopping);

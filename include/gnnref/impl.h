@@ -4,13 +4,13 @@
  *
  * In the spirit of BLIS's context (config/<arch>/bli_cntx_init_<arch>.c): the "ref" context
  * holds the reference of every subsystem; the "opt" context starts as a copy of it and each
- * optimized tier overrides only the tables it has (opt/cpu/impl_cpu.c; a CUDA or BLAS-backed
- * tier will be one more override function). So an optimized tier can grow one op at a time,
+ * optimized tier overrides only the tables it has (opt/cpu/impl_cpu.c; the "fma" and "blas"
+ * contexts are opt with one more override each, for the dense layers). So an optimized tier can grow one op at a time,
  * and whatever it lacks falls back to the reference.
  *
  * The model, the trainers, the HEC, the partitioner, the samplers and the CLI take a context
- * (gnn_train_config.impl, the CLI's --impl ref|opt); no other code chooses between ref and
- * opt. The oracle still names implementations one by one (it checks each table against the
+ * (gnn_train_config.impl, the CLI's --impl ref|opt|fma|blas); no other code chooses between
+ * them. The oracle still names implementations one by one (it checks each table against the
  * reference), and benchmarks time them one by one. */
 #ifndef GNNREF_IMPL_H
 #define GNNREF_IMPL_H
@@ -40,7 +40,7 @@ extern "C" {
 #endif
 
 typedef struct gnn_impl {
-    const char *name;                      /* "ref", "opt", "blas" */
+    const char *name;                      /* "ref", "opt", "fma", "blas" */
     const gnn_aggregate_ops *aggregate;    /* neighbor aggregation (aggregate.h) */
     const gnn_index_add_ops *index_add;    /* scatter-add by index (index_add.h) */
     const gnn_nn_ops *nn;                  /* linear layer, ReLU, dropout (nn.h) */
@@ -66,18 +66,29 @@ typedef struct gnn_impl {
 const gnn_impl *gnn_impl_ref(void);
 /* The optimized context: the reference, overridden by every optimized table in this build. */
 const gnn_impl *gnn_impl_opt(void);
-/* The optimized context with the dense layers on OpenBLAS (gnn_nn_blas, opt/cpu/nn_blas.c):
- * everything else is opt's. Its linear layers sum in OpenBLAS's order, so its step losses
- * differ from ref's and opt's within the oracle's stated tolerance; they are still the same
- * bits at every thread count and rank count and between the simulator and mpirun
- * (docs/models.md, section 7). The CLI's `train` runs it by default. */
+/* The optimized context with the dense layers and the fused UPDATE on the fixed-order FMA
+ * kernel (gnn_nn_fma and gnn_update_fma, include/gnnref/dense.h, opt/cpu/dense.c): everything
+ * else is opt's. Each output of a linear layer is one chain of fused multiply-adds in k order,
+ * so its step losses differ from ref's and opt's within the oracle's stated tolerance, but are
+ * the same bits on every x86-64 CPU (whichever of its scalar, AVX2 and AVX-512 paths runs), at
+ * every thread count and rank count and between the simulator and mpirun; no OpenBLAS is called
+ * (docs/dense.md, docs/models.md section 7). The CLI's `train` runs it by default. */
+const gnn_impl *gnn_impl_fma(void);
+/* The optimized context with the dense layers on OpenBLAS (gnn_nn_blas, opt/cpu/nn_blas.c) and
+ * the fused UPDATE too (gnn_update_cpu): everything else is opt's. Its linear layers sum in
+ * OpenBLAS's order, which OpenBLAS chooses by CPU at run time (OPENBLAS_CORETYPE): its step
+ * losses differ from ref's within the oracle's tolerance and from one CPU model to another;
+ * they are the same bits at every thread count and rank count and between the simulator and
+ * mpirun on one machine. For those who accept CPU-dependent bits for speed (`--impl blas`). */
 const gnn_impl *gnn_impl_blas(void);
-/* "ref", "opt" or "blas"; NULL for any other name (the CLI turns that into a usage error). */
+/* "ref", "opt", "fma" or "blas"; NULL for any other name (the CLI turns that into a usage error). */
 const gnn_impl *gnn_impl_select(const char *name);
 
 /* The override functions of the optimized tiers, applied in order by gnn_impl_opt (each sets
  * only the fields it has an implementation for). */
 void gnn_impl_override_cpu(gnn_impl *c);
+/* fma: applied after the cpu override by gnn_impl_fma */
+void gnn_impl_override_fma(gnn_impl *c);
 /* blas: applied after the cpu override by gnn_impl_blas */
 void gnn_impl_override_blas(gnn_impl *c);
 

@@ -3,6 +3,7 @@
  * update: cpu-blocked (the paper's blocked layout, ref's summation order), so that the layers
  * that run the fused UPDATE (core/model.c) keep ref's bits under opt; the OpenBLAS kernel
  * (gnn_update_cpu) is the blas context's. */
+#include "gnnref/dense.h"
 #include "gnnref/impl.h"
 
 void gnn_impl_override_cpu(gnn_impl *c)
@@ -34,4 +35,12 @@ void gnn_impl_override_blas(gnn_impl *c)
 {
     c->nn = &gnn_nn_blas;
     c->update = &gnn_update_cpu;
+}
+
+/* the fma context: opt, with the linear layers and the fused UPDATE on the fixed-order FMA
+ * kernel (opt/cpu/dense.c, opt/cpu/update_fma.c): the same bits on every CPU, no OpenBLAS */
+void gnn_impl_override_fma(gnn_impl *c)
+{
+    c->nn = &gnn_nn_fma;
+    c->update = &gnn_update_fma;
 }

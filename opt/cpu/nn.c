@@ -95,6 +95,25 @@ static void linear_bwd_cpu(const float *x, const float *dy, int64_t n, int64_t i
     }
 }
 
+/* db[j] = sum over i ascending of dy[i][j], from 0.0f: ref's order, so ref's bits. Columns in
+ * blocks of 16 (one line) over the threads; a column's sum never leaves its block. Shared by
+ * the blas and fma tables (nn_impl.h). */
+void gnn_cpu_col_sums(const float *dy, int64_t n, int64_t out, float *db)
+{
+    const int64_t nblk = (out + 15) / 16;
+#pragma omp parallel for schedule(dynamic, 1) if (n * out >= 65536 && nblk > 1)
+    for (int64_t q = 0; q < nblk; q++) {
+        const int64_t j0 = q * 16, jn = out - j0 < 16 ? out - j0 : 16;
+        float acc[16] = { 0.0f };
+        for (int64_t i = 0; i < n; i++) {
+            const float *dy_i = dy + i * out + j0;
+            for (int64_t j = 0; j < jn; j++)
+                acc[j] += dy_i[j];
+        }
+        memcpy(db + j0, acc, (size_t)jn * sizeof(float));
+    }
+}
+
 /* ---- ReLU and keyed dropout ------------------------------------------------------------------
  * Element-wise: every output is one selection or one f32 multiply of its own input, as in
  * ref, so spreading elements (ReLU, the backward) or rows (the dropout forward) over threads

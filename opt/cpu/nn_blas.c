@@ -79,30 +79,12 @@ static void linear_fwd_blas(const float *x, int64_t n, int64_t in, const float *
     }
 }
 
-/* db[j] = sum over i ascending of dy[i][j], from 0.0f: ref's order, so ref's bits. Columns in
- * blocks of 16 (one line) over the threads. */
-static void col_sums_ref_order(const float *dy, int64_t n, int64_t out, float *db)
-{
-    const int64_t nblk = (out + 15) / 16;
-#pragma omp parallel for schedule(dynamic, 1) if (n * out >= 65536 && nblk > 1)
-    for (int64_t q = 0; q < nblk; q++) {
-        const int64_t j0 = q * 16, jn = out - j0 < 16 ? out - j0 : 16;
-        float acc[16] = { 0.0f };
-        for (int64_t i = 0; i < n; i++) {
-            const float *dy_i = dy + i * out + j0;
-            for (int64_t j = 0; j < jn; j++)
-                acc[j] += dy_i[j];
-        }
-        memcpy(db + j0, acc, (size_t)jn * sizeof(float));
-    }
-}
-
 static void linear_bwd_blas(const float *x, const float *dy, int64_t n, int64_t in, const float *w, int64_t out,
                             float *dx, float *dw, float *db)
 {
     gnn_cpu_blas_single_thread();
     if (db)
-        col_sums_ref_order(dy, n, out, db);
+        gnn_cpu_col_sums(dy, n, out, db);
     if (dw && in > 0 && out > 0) {
         const int64_t tr = gnn_cpu_dw_tile_rows(in), nt = (in + tr - 1) / tr;
 #pragma omp parallel for schedule(dynamic, 1) if (nt > 1 && n * in * out >= 262144)

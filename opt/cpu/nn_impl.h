@@ -1,6 +1,7 @@
 /* opt/cpu/nn_impl.h -- internal: the element-wise steps of opt/cpu/nn.c (ReLU and keyed
- * dropout, bitwise ref's), shared by the two optimized nn tables: gnn_nn_cpu (the bitwise loop
- * linear layer) and gnn_nn_blas (opt/cpu/nn_blas.c: the linear layer on OpenBLAS). Not a
+ * dropout, bitwise ref's), shared by the optimized nn tables: gnn_nn_cpu (the bitwise loop
+ * linear layer), gnn_nn_blas (opt/cpu/nn_blas.c: the linear layer on OpenBLAS) and gnn_nn_fma
+ * (opt/cpu/dense.c: the fixed-order FMA kernel). Not a
  * public header; the contracts are gnn_relu_fwd's, gnn_relu_bwd's, gnn_dropout_fwd's and
  * gnn_dropout_bwd's in include/gnnref/nn.h. */
 #ifndef GNNREF_OPT_NN_IMPL_H
@@ -13,6 +14,9 @@ void gnn_cpu_relu_bwd(const float *y, float *dy, int64_t count);
 void gnn_cpu_dropout_fwd(float *x, int64_t n, int64_t d, const int64_t *row_gid, float p, uint64_t seed,
                          uint32_t step, unsigned layer, float *mask);
 void gnn_cpu_dropout_bwd(float *dy, int64_t n, int64_t d, const float *mask);
+/* db (out) = column sums of dy (n, out), each over the rows in order from 0.0f (ref's bits),
+ * columns over the threads (opt/cpu/nn.c) */
+void gnn_cpu_col_sums(const float *dy, int64_t n, int64_t out, float *db);
 
 /* OpenBLAS to one thread for the rest of the process (a no-op when it already is): OpenMP is
  * the one parallel level of the optimized tier, and a single-threaded sgemm per fixed tile is
