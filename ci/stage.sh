@@ -13,6 +13,7 @@
 #       PASS|FAIL, seconds, summary). Exits with CMD's status (1 when not run), or 0 when
 #       GNN_STAGE_COLLECT=1 (set by `make check` / `make check-full`, which run every stage
 #       and fail at the end, in the summary), unless GNN_STAGE_FAIL_FAST=1 and CMD failed.
+#       CMD is cut after STAGE_TIMEOUT seconds (default 3000; exit 124, the stage fails).
 #   bash ci/stage.sh --summary LOGDIR TIER T0 NAME...
 #       the tier's last lines: one per stage (result, seconds, summary line) and a final
 #       "TIER: PASS|FAIL ..." line; T0 is when make started (seconds since the epoch, or -).
@@ -21,6 +22,7 @@ set -uo pipefail
 
 SUMMARY_RES=('^[a-z-]+: (PASS|FAIL|SKIP)\b' '^[0-9]+%: Checks: ' '^oracle: [0-9]+ passed' '^SKIP: ')
 TAIL_LINES=${STAGE_TAIL_LINES:-40}
+STAGE_TIMEOUT=${STAGE_TIMEOUT:-3000}
 
 if [ "${1:-}" = --summary ]; then
     LOGDIR=$2 TIER=$3 T0=$4
@@ -78,7 +80,9 @@ if [ -n "$blocked" ]; then
 fi
 echo "== $NAME: started (log: $LOG)"
 t0=$(date +%s%N)
-"$@" >"$LOG" 2>&1 </dev/null
+# a stage that hangs is cut at STAGE_TIMEOUT seconds (its process group: mpirun's ranks too)
+# and fails, so that one hang cannot use up the whole CI run
+timeout --kill-after=60 "$STAGE_TIMEOUT" "$@" >"$LOG" 2>&1 </dev/null
 rc=$?
 secs=$((($(date +%s%N) - t0) / 1000000000))
 line=""
@@ -87,6 +91,9 @@ for re in "${SUMMARY_RES[@]}"; do
     [ -z "$line" ] || break
 done
 [ -n "$line" ] || line="(no summary line; see $LOG)"
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+    line="timed out after $STAGE_TIMEOUT s (STAGE_TIMEOUT); $line"
+fi
 if [ $rc -eq 0 ]; then
     outcome=PASS
     echo "== $NAME: PASS in $secs s: $line"

@@ -46,7 +46,10 @@ static const gnn_oracle_impl k_upd_blk = { .name = "cpu-blocked", .ops = &gnn_up
 static const gnn_oracle_impl k_upd_fma = { .name = "fma", .ops = &gnn_update_fma, .flags = GNN_ORACLE_THREADED };
 static const gnn_oracle_impl *const k_upd_fwd_impls[] = { &k_upd_ref, &k_upd_cpu, &k_upd_blk, &k_upd_fma, NULL };
 static const gnn_oracle_impl *const k_upd_bwd_impls[] = { &k_upd_ref, &k_upd_cpu, &k_upd_blk, &k_upd_fma, NULL };
-static const gnn_oracle_impl *const k_upd_grad_impls[] = { &k_upd_ref, NULL };
+/* the finite-difference check runs the fma context's specification too (its inputs are exact,
+ * so its FMA chains must give ref's bits there): update.fma.bwd ties every path to it */
+static const gnn_oracle_impl k_ufma_ref = { .name = "fma-ref", .ops = &gnn_update_fma_ref, .flags = 0 };
+static const gnn_oracle_impl *const k_upd_grad_impls[] = { &k_upd_ref, &k_ufma_ref, NULL };
 
 enum { U_N, U_C, U_K, U_BIAS, U_P, U_GID, N_UPD_COMMON };
 enum { U_DX = N_UPD_COMMON, N_BWD_PARAMS };         /* update.bwd */
@@ -370,7 +373,6 @@ const gnn_oracle_entry gnn_oracle_update_bwd = {
  * against its specification gnn_update_fma_ref (ref/dense.c: the fma linear's chain from b, ReLU,
  * the keyed dropout; backward on dz), bitwise: the same presets and checks as update.fwd and
  * update.bwd (the dropped elements exactly 0 as well). A path the CPU lacks is a SKIP. */
-static const gnn_oracle_impl k_ufma_ref = { .name = "fma-ref", .ops = &gnn_update_fma_ref, .flags = 0 };
 static const gnn_oracle_impl k_ufma_scalar = { .name = "fma-scalar", .ops = &gnn_update_fma_scalar,
                                                .flags = GNN_ORACLE_THREADED };
 static const gnn_oracle_impl k_ufma_avx2 = { .name = "fma-avx2", .ops = &gnn_update_fma_avx2,

@@ -222,6 +222,10 @@ static const struct {
     { "gat.bwd.dattn", "grad.gat" },
     { "spmm.dw", "grad.train" },       /* the CSR input layer's weight gradient: sparse=1 presets */
     { "distagg.bwd", "grad.fullbatch" }, /* SuperGCN's distributed aggregation, under its trainer */
+    /* the fma kernel's backward: dense.bwd holds every path bitwise to fma-ref, and grad.linear
+     * runs fma-ref against central differences */
+    { "dense.bwd", "grad.linear" },
+    { "update.fma.bwd", "grad.update" }, /* the same: update.fma.bwd to fma-ref, grad.update runs fma-ref */
 };
 
 START_TEST(grad_paths)
