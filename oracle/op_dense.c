@@ -54,10 +54,9 @@ static const char *const k_bwd_presets[] = {
     NULL,
 };
 
-/* a path this CPU lacks is skipped, naming what it needs */
-static gnn_oracle_outcome path_check(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
+gnn_oracle_outcome gnn_oracle_dense_path_check(gnn_oracle_ctx *ctx, const void *ops)
 {
-    const int p = gnn_dense_path_of(c->impl->ops);
+    const int p = gnn_dense_path_of(ops);
     if (p >= 0 && !gnn_dense_path_supported((gnn_dense_path)p))
         return gnn_oracle_skip(ctx, "this CPU (or build) cannot run the %s path (%s)",
                                gnn_dense_path_name((gnn_dense_path)p),
@@ -67,13 +66,13 @@ static gnn_oracle_outcome path_check(gnn_oracle_ctx *ctx, const gnn_oracle_case 
 
 static gnn_oracle_outcome dense_fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
-    const gnn_oracle_outcome o = path_check(ctx, c);
+    const gnn_oracle_outcome o = gnn_oracle_dense_path_check(ctx, c->impl->ops);
     return o != GNN_ORACLE_PASS ? o : gnn_oracle_linear_fwd_run(ctx, c);
 }
 
 static gnn_oracle_outcome dense_bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
-    const gnn_oracle_outcome o = path_check(ctx, c);
+    const gnn_oracle_outcome o = gnn_oracle_dense_path_check(ctx, c->impl->ops);
     return o != GNN_ORACLE_PASS ? o : gnn_oracle_linear_bwd_run(ctx, c);
 }
 

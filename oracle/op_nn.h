@@ -27,6 +27,10 @@ gnn_oracle_outcome gnn_oracle_compare_rounding(gnn_oracle_ctx *ctx, const gnn_or
                                                const float *want, const float *got, const double *mag, int64_t terms,
                                                int64_t count, int64_t cols);
 
+/* the fma kernel's entries (op_dense.c, op_update.c): SKIP, naming what is missing, when the
+ * case's table is a dense-kernel path this CPU (or build) cannot run; PASS otherwise */
+gnn_oracle_outcome gnn_oracle_dense_path_check(gnn_oracle_ctx *ctx, const void *ops);
+
 /* n = 16384 rows, 128 -> 128: the forward, and the training backward (dw, db, dx) */
 extern const gnn_oracle_bench gnn_oracle_lin_bench_fwd, gnn_oracle_lin_bench_bwd;
 

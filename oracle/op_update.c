@@ -382,25 +382,15 @@ static const gnn_oracle_impl k_ufma_avx512 = { .name = "fma-avx512", .ops = &gnn
 static const gnn_oracle_impl *const k_ufma_impls[] = { &k_ufma_ref, &k_upd_fma, &k_ufma_scalar, &k_ufma_avx2,
                                                        &k_ufma_avx512, NULL };
 
-static gnn_oracle_outcome fma_path_check(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
-{
-    const int p = gnn_dense_path_of(c->impl->ops);
-    if (p >= 0 && !gnn_dense_path_supported((gnn_dense_path)p))
-        return gnn_oracle_skip(ctx, "this CPU (or build) cannot run the %s path (%s)",
-                               gnn_dense_path_name((gnn_dense_path)p),
-                               p == GNN_DENSE_AVX512 ? "needs AVX-512F" : "needs AVX2 and FMA");
-    return GNN_ORACLE_PASS;
-}
-
 static gnn_oracle_outcome fma_fwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
-    const gnn_oracle_outcome o = fma_path_check(ctx, c);
+    const gnn_oracle_outcome o = gnn_oracle_dense_path_check(ctx, c->impl->ops);
     return o != GNN_ORACLE_PASS ? o : fwd_run(ctx, c);
 }
 
 static gnn_oracle_outcome fma_bwd_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
-    const gnn_oracle_outcome o = fma_path_check(ctx, c);
+    const gnn_oracle_outcome o = gnn_oracle_dense_path_check(ctx, c->impl->ops);
     return o != GNN_ORACLE_PASS ? o : bwd_run(ctx, c);
 }
 
