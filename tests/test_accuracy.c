@@ -333,9 +333,10 @@ END_TEST
 
 /* ---- full batch on partitions (SuperGCN, issue 22; docs/fullbatch.md) ------------------------- */
 
-/* The figures of a full-batch run's report: test accuracy and the "fullbatch" object. */
 #define FB_MAX_STEPS 256
 
+/* The figures of a full-batch run's report: test accuracy, the step losses and the "fullbatch"
+ * object. */
 typedef struct fb_fig {
     double test_acc;
     int64_t epoch_bytes, epoch_formula, rows_pre, rows_post, rows_hybrid;
@@ -385,10 +386,6 @@ static int facebook_native(char *data, size_t cap)
     return 1;
 }
 
-/* The issue's accuracy acceptance: GCN on Facebook (split 50/25/25), 4 simulated ranks, hybrid
- * plan, 200 epochs, mean over seeds 1-5 of the final test accuracy: fp32 within 0.5 point of
- * the single-rank full batch, int2 with stochastic rounding within 1 point of fp32. int2 with
- * nearest rounding is printed beside them (not asserted). */
 /* docs/fullbatch.md section 4: 4 ranks and one rank in fp32 compute the same function summed
  * in another order, so their step losses part by rounding, and training amplifies the parting
  * step after step. What the docs state for Facebook, seeds 1 to 5, 200 steps: within 1e-6
@@ -420,6 +417,11 @@ static void assert_fp32_drift(const fb_fig *four, const fb_fig *one, int seed)
                   seed, max_rel, FB_DRIFT_MAX);
 }
 
+/* The issue's accuracy acceptance: GCN on Facebook (split 50/25/25), 4 simulated ranks, hybrid
+ * plan, 200 epochs, mean over seeds 1-5 of the final test accuracy: fp32 within 0.5 point of
+ * the single-rank full batch, int2 with stochastic rounding within 1 point of fp32. int2 with
+ * nearest rounding is printed beside them (not asserted); per seed, the fp32 runs' step losses
+ * against one rank's (assert_fp32_drift). */
 START_TEST(fullbatch_facebook_accuracy)
 {
     NEED_TOOL();
