@@ -409,10 +409,12 @@ check-noomp:
 # leak or timeout fails it (ci/fuzz.sh, docs/fuzzing.md)
 check-fuzz:
 	+$(Q)$(STAGE) $@ env MAKE="$(MAKE)" BUILD="$(BUILD)" bash ci/fuzz.sh
-# in the full tier the native build goes first, so that the stages that need it (the slow
-# suites above all) are not held up behind the sanitizer builds
+# in the full tier the native build goes first, and every stage but check-slow waits for all
+# of it (the test runner too): then the stages start in FULL_STAGES' order, the longest first.
+# Without that wait, the stages that need only the tool (or nothing) took the job slots while
+# the test runner was built, and check-slow started 25 minutes late behind them.
 ifneq ($(filter check-full,$(GOALS)),)
-check-asan-build check-tsan check-tsan-omp check-fuzz check-noomp: | $(TOOL) $(TESTS)
+$(filter-out check-slow,$(FULL_STAGES)): | $(TOOL) $(TESTS)
 endif
 # MPI vs simulator under mpirun: np 1 and 2 and the 4-rank training (quick), or all of it
 check-mpi-quick: $(TOOL)
