@@ -588,6 +588,34 @@ done:
     return st;
 }
 
+/* T from the configuration, then its setup; a rank whose setup fails must not leave the others
+ * waiting, so every rank agrees on the outcome before the first step. */
+static gnn_status fb_start(fbtrainer *T, gnn_comm *comm, const gnn_fb_input *in, const gnn_train_config *cfg,
+                           const gnn_fb_config *fc, gnn_err *err)
+{
+    memset(T, 0, sizeof *T);
+    T->comm = comm;
+    T->P = gnn_comm_size(comm);
+    T->rank = gnn_comm_rank(comm);
+    T->cfg = *cfg;
+    T->cfg.comm = NULL;
+    gnn_train_resolve(&T->cfg);
+    T->fc = *fc;
+    T->impl = gnn_config_impl(&T->cfg);
+    T->ds = in->ds;
+    T->err = err;
+    gnn_status st = fb_setup(T, in);
+    double bad = st ? 1.0 : 0.0;
+    if (T->P > 1) {
+        gnn_status cst = gnn_comm_allreduce(comm, &bad, &bad, 1, GNN_DT_F64);
+        if (!st && cst)
+            st = cst;
+    }
+    if (!st && bad > 0.0)
+        st = gnn_err_set(err, GNN_ERR_INVAL, "another rank failed to set up full-batch training");
+    return st;
+}
+
 gnn_status gnn_train_fullbatch_dist(gnn_comm *comm, const gnn_fb_input *in, const gnn_train_config *cfg,
                                     const gnn_fb_config *fc, gnn_epoch_cb cb, void *ctx, gnn_train_result *res,
                                     gnn_fb_report *rep, gnn_err *err)
@@ -597,28 +625,7 @@ gnn_status gnn_train_fullbatch_dist(gnn_comm *comm, const gnn_fb_input *in, cons
     if (st)
         return st;
     fbtrainer T;
-    memset(&T, 0, sizeof T);
-    T.comm = comm;
-    T.P = gnn_comm_size(comm);
-    T.rank = gnn_comm_rank(comm);
-    T.cfg = *cfg;
-    T.cfg.comm = NULL;
-    gnn_train_resolve(&T.cfg);
-    T.fc = *fc;
-    T.impl = gnn_config_impl(&T.cfg);
-    T.ds = in->ds;
-    T.err = err;
-    /* a rank whose setup fails must not leave the others waiting: agree on the outcome first */
-    st = fb_setup(&T, in);
-    double bad = st ? 1.0 : 0.0;
-    if (T.P > 1) {
-        gnn_status cst = gnn_comm_allreduce(comm, &bad, &bad, 1, GNN_DT_F64);
-        if (!st && cst)
-            st = cst;
-    }
-    if (!st && bad > 0.0)
-        st = gnn_err_set(err, GNN_ERR_INVAL, "another rank failed to set up full-batch training");
-    if (st)
+    if ((st = fb_start(&T, comm, in, cfg, fc, err)))
         goto done;
     res->majority_rate = gnn_majority_rate(in->ds);
     const epoch_plan plan = { .cfg = &T.cfg, .steps = 1, .train = NULL, .n_train = T.n_train, .shuffle_id = 0,
@@ -658,26 +665,7 @@ gnn_status gnn_fb_grad_probe(gnn_comm *comm, const gnn_fb_input *in, const gnn_t
     if (st)
         return st;
     fbtrainer T;
-    memset(&T, 0, sizeof T);
-    T.comm = comm;
-    T.P = gnn_comm_size(comm);
-    T.rank = gnn_comm_rank(comm);
-    T.cfg = *cfg;
-    T.cfg.comm = NULL;
-    gnn_train_resolve(&T.cfg);
-    T.fc = *fc;
-    T.impl = gnn_config_impl(&T.cfg);
-    T.ds = in->ds;
-    T.err = err;
-    st = fb_setup(&T, in);
-    double bad = st ? 1.0 : 0.0; /* as gnn_train_fullbatch_dist: agree on the setup first */
-    if (T.P > 1) {
-        gnn_status cst = gnn_comm_allreduce(comm, &bad, &bad, 1, GNN_DT_F64);
-        if (!st && cst)
-            st = cst;
-    }
-    if (!st && bad > 0.0)
-        st = gnn_err_set(err, GNN_ERR_INVAL, "another rank failed to set up full-batch training");
+    st = fb_start(&T, comm, in, cfg, fc, err);
     for (int t = 0; t < probe->warmup && !st; t++) {
         gnn_epoch_stats E;
         memset(&E, 0, sizeof E);
