@@ -7,10 +7,11 @@
 #                     preset at 1 and 2 threads, a stress run of the entries with atomics, the
 #                     Check suites without `slow`, a short MPI check, the install check, the
 #                     doc checks
-#   make check-full   the full tier (.ci/run runs make check, then this): the oracle's full
-#                     presets, ASan+UBSan, TSan (the simulator's threads, and the OpenMP
-#                     kernels with clang and archer), a NO_OPENMP=1 build and its suites, the
-#                     slow suites too, the whole MPI check, the install and doc checks
+#   make check-full   the full tier (what .ci/run runs): the oracle's full presets, ASan+UBSan,
+#                     TSan (the simulator's threads, and the OpenMP kernels with clang and
+#                     archer), a NO_OPENMP=1 build and its suites, the slow suites too, the
+#                     whole MPI check, each fuzzer for 60 s, resume under mpirun, the plugin
+#                     ABI, the install and doc checks
 #                     (make -j2 check-full overlaps the stages; each logs to build/logs/)
 #   make bench        build/bin/gnnref-bench (Google Benchmark over the oracle registry) and run it
 #   make bench-peers  gnnref side by side with DGL and PyTorch (bench/peers/; not in any check

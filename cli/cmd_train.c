@@ -1,4 +1,4 @@
-/* cli/cmd_train.c -- `gnnref train`: GraphSAGE, GCN, GAT or GIN, mini-batch or full-batch
+/* cli/cmd_train.c -- `gnnref train`: GraphSAGE, GCN, GAT, GIN or RGCN, mini-batch or full-batch
  * (docs/models.md), on one rank or data-parallel on P ranks of the simulator or MPI
  * (docs/comm.md), or on partitions (--partitions DIR or --remote MODE: every rank trains on
  * its own part, include/gnnref/train_part.h, docs/hec.md), or full batch on partitions

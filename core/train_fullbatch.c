@@ -387,9 +387,11 @@ static gnn_status check_config(const gnn_comm *comm, const gnn_fb_input *in, con
         return gnn_err_set(err, GNN_ERR_INVAL, "full batch on partitions: NULL communicator, input or configuration");
     const gnn_dataset *ds = in->ds;
     if (c->model != GNN_MODEL_SAGE && c->model != GNN_MODEL_GCN && c->model != GNN_MODEL_GIN)
-        return gnn_err_set(err, GNN_ERR_INVAL, "--model %s: full batch on partitions trains sage, gcn or gin (gat's "
-                                               "attention needs every in-edge's source row: not built)",
-                           gnn_model_name(c->model));
+        return gnn_err_set(err, GNN_ERR_INVAL, "--model %s: full batch on partitions trains sage, gcn or gin (%s: not "
+                                               "built)",
+                           gnn_model_name(c->model),
+                           c->model == GNN_MODEL_GAT ? "gat's attention needs every in-edge's source row"
+                                                     : "rgcn's aggregation per relation");
     if (c->layers < 1 || c->layers > GNN_MAX_LAYERS || c->hidden < 1 || c->epochs < 1)
         return gnn_err_set(err, GNN_ERR_INVAL, "layers 1..%d, hidden and epochs >= 1", GNN_MAX_LAYERS);
     if (!(c->dropout >= 0.0f && c->dropout < 1.0f) || !(c->lr > 0.0f) || !(c->weight_decay >= 0.0f) ||

@@ -37,7 +37,7 @@ typedef enum gnn_rng_tag {
     GNN_TAG_DROPOUT = 3,  /* dropout mask; id = row (global vertex id), draw = column */
     GNN_TAG_INIT = 4,     /* weight init (docs/determinism.md): sage step 0, layer 2l + r; others step 16 + l,
                              layer = the tensor's role; id = row i, draw = column j */
-    GNN_TAG_QUANT = 5,    /* stochastic quantization (SuperGCN int2) */
+    GNN_TAG_QUANT = 5,    /* stochastic quantization (SuperGCN's int2; int4 and int8 too) */
     GNN_TAG_HEC_PUSH = 6, /* DistGNN-MB push selection */
     GNN_TAG_SPLIT = 7,    /* random train/val/test split; id = 0, draw = position */
     GNN_TAG_GEN = 8,      /* graph generators; id = edge/vertex index per generator docs */
