@@ -433,11 +433,15 @@ check-install: all
 # good PASS / bad FAIL (ci/plugin-check.sh, docs/plugin.md)
 check-plugin: all
 	+$(Q)$(STAGE) $@ env MAKE="$(MAKE)" BUILD="$(BUILD)" bash ci/plugin-check.sh
-# the docs' paths and names exist, the paper anchors are well formed and docs/anchors.md is
-# current
-check-docs:
-	$(Q)$(STAGE) $@ sh -c 'python3 ci/check-doc-paths.py && python3 ci/anchors.py --check && \
-	    echo "docs: PASS (every path and name the docs give exists; anchors well formed, docs/anchors.md current)"'
+# the docs say what the tree holds: their paths, names and functions exist, architecture.md
+# names every file of include/gnnref/, core/ and ref/ and every member of gnn_impl, every page is
+# linked, README's commands and models are the tool's (so the tool comes first); the self-test
+# plants one fault at a time in a copy and requires each reported; the paper anchors are well
+# formed and docs/anchors.md is current (ci/check-doc-paths.py, ci/anchors.py)
+check-docs: $(TOOL)
+	$(Q)$(STAGE) $@ sh -c 'python3 ci/check-doc-paths.py --tool $(TOOL) && \
+	    python3 ci/check-doc-paths.py --self-test --tool $(TOOL) && python3 ci/anchors.py --check && \
+	    echo "docs: PASS (the docs name what exists, architecture.md every file and context table, README the commands and models of the tool; the self-test caught every planted fault; anchors current)"'
 
 # AddressSanitizer + UBSan build in $(BUILD)/asan, oracle and Check suites (ci/sanitize.sh)
 sanitize:
