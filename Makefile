@@ -129,8 +129,9 @@ endif
 ifeq ($(HAVE_CUDA),1)
 DEFS += -DGNN_HAVE_CUDA_BUILD=1
 endif
+# opt/mpi/ alone sees whether OpenMPI is there (its flags stamp: below)
 ifeq ($(HAVE_MPI),1)
-DEFS += -DGNN_HAVE_MPI_BUILD=1
+MPI_DEFS := -DGNN_HAVE_MPI_BUILD=1
 endif
 
 ifneq ($(BUILDING),)
@@ -213,36 +214,40 @@ BENCH  := $(BUILD)/bin/gnnref-bench
 GPU_BENCH := $(BUILD)/bin/gnnref-gpu-bench
 
 # ---- the flags stamps: a change of flags (NATIVE=1, NO_OPENMP=1, COVFLAGS, a new compiler,
-# OpenMPI installed, ...) rebuilds everything. $(BUILD)/flags.stamp holds the effective
-# flags; it is rewritten only when they differ from what it holds, and every object and link
-# depends on it. $(BUILD)/flags-check.stamp does the same for Check's flags and the test
-# objects, so that installing Check rebuilds the tests alone.
+# ...) rebuilds everything. $(BUILD)/flags.stamp holds the effective compile flags; it is
+# rewritten only when they differ from what it holds, and every object and link depends on it.
+# Two more do the same for what only some targets read, so that installing a package rebuilds
+# only those: $(BUILD)/flags-check.stamp, Check's flags (the test objects); and
+# $(BUILD)/flags-link.stamp, the libraries the links name and OpenMPI's compile flags (every
+# link, and the objects of opt/mpi/). `make run` installs the build's packages and `make check`
+# then adds Check and OpenMPI: without these two stamps the whole tree was built twice.
 FLAGS_STAMP := $(BUILD)/flags.stamp
 FLAGS_NOW := $(strip CC=$(CC) CXX=$(CXX) REF: $(CFLAGS_REF) OPT: $(CFLAGS_OPT) $(OMPFLAGS) DEFS: $(DEFS) \
-    PKG: $(PKG_CFLAGS) MPI: $(MPI_CFLAGS) NVCC: $(NVCC) $(NVCCFLAGS) LIBS: $(LIBS))
+    PKG: $(PKG_CFLAGS) NVCC: $(NVCC) $(NVCCFLAGS))
 CHECK_STAMP := $(BUILD)/flags-check.stamp
 CHECK_NOW := $(strip CHECK: $(CHECK_CFLAGS) $(CHECK_LIBS))
+LINK_STAMP := $(BUILD)/flags-link.stamp
+LINK_NOW := $(strip MPI: $(MPI_DEFS) $(MPI_CFLAGS) LIBS: $(LIBS))
 # (make -n records nothing: it shows the rebuild a changed stamp would cause)
 DRY_RUN := $(findstring n,$(firstword -$(MAKEFLAGS)))
+# $(call write_stamp,FILE_VAR,CONTENT_VAR): the file rewritten when the content differs from
+# what it holds (variable names, not values: the flags hold commas)
+define write_stamp
+ifneq ($$($(2)),$$(strip $$(file < $$($(1)))))
+ifeq ($$(DRY_RUN),)
+$$(shell mkdir -p $$(BUILD))
+$$(file > $$($(1)),$$($(2)))
+else
+.PHONY: $$($(1))
+endif
+endif
+endef
 ifneq ($(BUILDING),)
-ifneq ($(FLAGS_NOW),$(strip $(file < $(FLAGS_STAMP))))
-ifeq ($(DRY_RUN),)
-$(shell mkdir -p $(BUILD))
-$(file > $(FLAGS_STAMP),$(FLAGS_NOW))
-else
-.PHONY: $(FLAGS_STAMP)
+$(eval $(call write_stamp,FLAGS_STAMP,FLAGS_NOW))
+$(eval $(call write_stamp,CHECK_STAMP,CHECK_NOW))
+$(eval $(call write_stamp,LINK_STAMP,LINK_NOW))
 endif
-endif
-ifneq ($(CHECK_NOW),$(strip $(file < $(CHECK_STAMP))))
-ifeq ($(DRY_RUN),)
-$(shell mkdir -p $(BUILD))
-$(file > $(CHECK_STAMP),$(CHECK_NOW))
-else
-.PHONY: $(CHECK_STAMP)
-endif
-endif
-endif
-$(FLAGS_STAMP) $(CHECK_STAMP): ;
+$(FLAGS_STAMP) $(CHECK_STAMP) $(LINK_STAMP): ;
 
 .PHONY: all run tests check check-full bench bench-peers coverage sanitize tsan fuzz install uninstall clean help
 all: $(TOOL) $(LIB) $(SHLIB) $(SHLINKS)
@@ -252,10 +257,10 @@ $(BUILD)/obj/ref/%.o: ref/%.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
 	$(Q)$(CC) $(CFLAGS_REF) $(DEFS) $(PKG_CFLAGS) -MMD -MP -c $< -o $@
-$(BUILD)/obj/opt/mpi/%.o: opt/mpi/%.c $(FLAGS_STAMP)
+$(BUILD)/obj/opt/mpi/%.o: opt/mpi/%.c $(FLAGS_STAMP) $(LINK_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
-	$(Q)$(CC) $(CFLAGS_OPT) $(OMPFLAGS) $(DEFS) $(MPI_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS_OPT) $(OMPFLAGS) $(DEFS) $(MPI_DEFS) $(MPI_CFLAGS) -MMD -MP -c $< -o $@
 $(BUILD)/obj/tests/%.o: tests/%.c $(FLAGS_STAMP) $(CHECK_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  CC      $<"
@@ -279,7 +284,7 @@ $(LIB): $(LIB_OBJ)
 
 # the shared library: the same objects; -z defs: every symbol it uses resolved by its own
 # dependencies (the pkg-config file then links it with -lgnnref alone)
-$(SHLIB): $(LIB_OBJ) $(FLAGS_STAMP)
+$(SHLIB): $(LIB_OBJ) $(FLAGS_STAMP) $(LINK_STAMP)
 	@echo "  LD      $@"
 	$(Q)$(CC) -shared -Wl,-soname,$(SONAME) -Wl,-z,defs $(CFLAGS_OPT) $(OMPFLAGS) $(LIB_OBJ) $(LIBS) -o $@
 $(BUILD)/$(SONAME): $(SHLIB)
@@ -288,7 +293,7 @@ $(BUILD)/libgnnref.so: $(BUILD)/$(SONAME)
 	$(Q)ln -sf $(notdir $<) $@
 
 # the tool links the static library: build/bin/gnnref runs from anywhere
-$(TOOL): $(CLI_OBJ) $(LIB) $(FLAGS_STAMP)
+$(TOOL): $(CLI_OBJ) $(LIB) $(FLAGS_STAMP) $(LINK_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS_OPT) $(OMPFLAGS) $(CLI_OBJ) $(LIB) $(LIBS) -o $@
@@ -302,19 +307,19 @@ $(BUILD)/obj/tests/main.o: $(BUILD)/gen/suites.h
 # the tests link the tool's objects too (not its main): tests/test_resume_flags.c walks the
 # flag tables of `gnnref train` (cli_train_command) that parsing, help and the report read
 TEST_CLI_OBJ := $(filter-out %/cli/main.o,$(CLI_OBJ))
-$(TESTS): $(TEST_OBJ) $(TEST_CLI_OBJ) $(LIB) $(FLAGS_STAMP) $(CHECK_STAMP)
+$(TESTS): $(TEST_OBJ) $(TEST_CLI_OBJ) $(LIB) $(FLAGS_STAMP) $(CHECK_STAMP) $(LINK_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS_OPT) $(OMPFLAGS) $(TEST_OBJ) $(TEST_CLI_OBJ) $(LIB) $(CHECK_LIBS) $(LIBS) -o $@
 
-$(BENCH): $(BENCH_OBJ) $(LIB) $(FLAGS_STAMP)
+$(BENCH): $(BENCH_OBJ) $(LIB) $(FLAGS_STAMP) $(LINK_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CXX) $(OMPFLAGS) $(BENCH_OBJ) $(LIB) -lbenchmark -lpthread $(LIBS) -o $@
 
 # the GPU benchmarks (ci/gpu-check.sh, docs/cuda.md): CUDA builds only; cuSPARSE when found
 $(BUILD)/obj/bench/gpu_bench.cu.o: NVCCFLAGS += $(if $(CUSPARSE_LIBS),-DGNN_HAVE_CUSPARSE=1)
-$(GPU_BENCH): $(BUILD)/obj/bench/gpu_bench.cu.o $(LIB) $(FLAGS_STAMP)
+$(GPU_BENCH): $(BUILD)/obj/bench/gpu_bench.cu.o $(LIB) $(FLAGS_STAMP) $(LINK_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
 	$(Q)$(CC) $(CFLAGS_OPT) $(OMPFLAGS) $< $(LIB) $(CUSPARSE_LIBS) $(LIBS) -o $@
