@@ -163,7 +163,7 @@ NVCCFLAGS := -std=c++17 -O3 -g -lineinfo --fmad=false --ftz=false --prec-div=tru
     $(CUDA_GENCODE) -Xcompiler -fPIC,-ffp-contract=off,-fno-strict-aliasing -Iinclude -I. \
     -Wno-deprecated-gpu-targets
 CUDA_LIBS := -L$(CUDA_LIBDIR) -lcudart_static -lstdc++ -ldl -lrt -lpthread
-# cuSPARSE: the GPU benchmark alone (bench/gpu_bench.cu); without it that column says SKIP
+# cuSPARSE: the GPU benchmark alone (bench/gpu_bench_agg.cu); without it that column says SKIP
 ifneq ($(wildcard $(CUDA_LIBDIR)/libcusparse.so),)
 CUSPARSE_LIBS := -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcusparse
 endif
@@ -311,12 +311,14 @@ $(BENCH): $(BENCH_OBJ) $(LIB) $(FLAGS_STAMP)
 	@echo "  LD      $@"
 	$(Q)$(CXX) $(OMPFLAGS) $(BENCH_OBJ) $(LIB) -lbenchmark -lpthread $(LIBS) -o $@
 
-# the GPU benchmarks (ci/gpu-check.sh, docs/cuda.md): CUDA builds only; cuSPARSE when found
-$(BUILD)/obj/bench/gpu_bench.cu.o: NVCCFLAGS += $(if $(CUSPARSE_LIBS),-DGNN_HAVE_CUSPARSE=1)
-$(GPU_BENCH): $(BUILD)/obj/bench/gpu_bench.cu.o $(LIB) $(FLAGS_STAMP)
+# the GPU benchmarks (ci/gpu-check.sh, docs/cuda.md): CUDA builds only; cuSPARSE when found.
+# One program from bench/*.cu (bench/gpu_bench.cu: main; one file per benchmark besides).
+GPU_BENCH_OBJ := $(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(sort $(wildcard bench/*.cu)))
+$(GPU_BENCH_OBJ): NVCCFLAGS += $(if $(CUSPARSE_LIBS),-DGNN_HAVE_CUSPARSE=1)
+$(GPU_BENCH): $(GPU_BENCH_OBJ) $(LIB) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(CFLAGS_OPT) $(OMPFLAGS) $< $(LIB) $(CUSPARSE_LIBS) $(LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS_OPT) $(OMPFLAGS) $(GPU_BENCH_OBJ) $(LIB) $(CUSPARSE_LIBS) $(LIBS) -o $@
 .PHONY: gpu-bench
 ifeq ($(HAVE_CUDA),1)
 gpu-bench: $(GPU_BENCH)
