@@ -6,11 +6,11 @@
 #   make check        the fast tier (under 5 minutes on 2 cores): the oracle at one case per
 #                     preset at 1 and 2 threads, a stress run of the entries with atomics, the
 #                     Check suites without `slow`, a short MPI check, the install check, the
-#                     doc checks
+#                     doc checks, the size check
 #   make check-full   the full tier (.ci/run runs make check, then this): the oracle's full
 #                     presets, ASan+UBSan, TSan (the simulator's threads, and the OpenMP
 #                     kernels with clang and archer), a NO_OPENMP=1 build and its suites, the
-#                     slow suites too, the whole MPI check, the install and doc checks
+#                     slow suites too, the whole MPI check, the install, doc and size checks
 #                     (make -j2 check-full overlaps the stages; each logs to build/logs/)
 #   make bench        build/bin/gnnref-bench (Google Benchmark over the oracle registry) and run it
 #   make bench-peers  gnnref side by side with DGL and PyTorch (bench/peers/; not in any check
@@ -350,10 +350,11 @@ run: $(TOOL)
 # tests; benchmarks keep the default policy).
 LOGDIR := $(BUILD)/logs
 STAGE  := bash ci/stage.sh $(LOGDIR)
-CHECK_STAGES := check-oracle check-stress check-suites check-mpi-quick check-install check-docs
+CHECK_STAGES := check-oracle check-stress check-suites check-mpi-quick check-install check-docs check-size
 # longest first: under -jN make starts the stages in this order as job slots free up
 FULL_STAGES  := check-slow check-tsan-omp check-fuzz check-asan-build check-asan-suites check-asan-oracle check-tsan \
-    check-noomp check-oracle-full check-stress check-suites check-mpi check-resume check-install check-plugin check-docs
+    check-noomp check-oracle-full check-stress check-suites check-mpi check-resume check-install check-plugin check-docs \
+    check-size
 STAGES := $(sort $(CHECK_STAGES) $(FULL_STAGES))
 .PHONY: $(STAGES) check-asan
 $(STAGES): export OMP_WAIT_POLICY = passive
@@ -439,6 +440,10 @@ check-plugin: all
 check-docs:
 	$(Q)$(STAGE) $@ sh -c 'python3 ci/check-doc-paths.py && python3 ci/anchors.py --check && \
 	    echo "docs: PASS (every path and name the docs give exists; anchors well formed, docs/anchors.md current)"'
+# no function body over 120 lines and no C/C++/CUDA file over 800, unless the file's header
+# comment says why (`size: NAME -- REASON`); the checker's self-test first (ci/size-check.py)
+check-size:
+	$(Q)$(STAGE) $@ sh -c 'python3 ci/size-check.py --self-test && python3 ci/size-check.py'
 
 # AddressSanitizer + UBSan build in $(BUILD)/asan, oracle and Check suites (ci/sanitize.sh)
 sanitize:

@@ -24,19 +24,26 @@ The excuse: the file's header comment (its first comment block, a /* */ comment 
     size: file -- REASON         the file may be over 800 lines
     size: NAME -- REASON         function NAME may be over 120 lines
 
-REASON must be given (a few words). An excuse that excuses nothing (the file is within its
-limit, or no function NAME over the limit exists in the file) is reported too, so excuses do
-not outlive their cause:
+REASON must be given (two words at least). An excuse that excuses nothing (the file is within
+its limit, or no function NAME over the limit exists in the file) is reported too, so excuses
+do not outlive their cause:
 
     FILE:LINE: size: NAME excuses nothing (...)
+
+A file whose braces do not balance once comments, literals and preprocessor lines are set
+aside (an opening brace written twice in two #if branches, say) is reported as one the brace
+matcher cannot follow: write the brace once, outside the branches.
 
 Usage:
     python3 ci/size-check.py [--root DIR]   check the tree (exit 1 on any offence, 0 clean)
     python3 ci/size-check.py --self-test    plant a 121-line function and an 801-line file in
                                             a temporary copy of a small file of the tree and
                                             show each is reported, and that a 120-line
-                                            function and an excused file pass
+                                            function and an excused file pass; then check a
+                                            temporary tree of each (exit 1, then exit 0)
 """
+import contextlib
+import io
 import os
 import re
 import shutil
@@ -366,7 +373,7 @@ def self_test(root):
                 fh.write(text)
             got = check_file(p, name)
             ok = sorted(got) == sorted(want)
-            print("  %-52s %s%s" % (label, "ok" if ok else "WRONG", "" if not got else ": " + "; ".join(got)))
+            print("  %-56s %s%s" % (label, "ok" if ok else "WRONG", "" if not got else ": " + "; ".join(got)))
             if not ok:
                 failures.append("%s: expected %s, got %s" % (label, want or "nothing", got or "nothing"))
 
@@ -398,6 +405,20 @@ def self_test(root):
                 ["%s:%d: size: file excuses nothing (the file is %d lines)" % (name, fl, len(mlines)),
                  "%s:%d: size: planted_long excuses nothing (no function planted_long over %d lines here)"
                  % (name, fl + 1, FUNC_LIMIT)])
+        # the whole check on a tree of one planted file: exit 1 with the offence, then exit 0
+        for label, text, want_rc in (("a tree with the 121-line function exits 1", f121, 1),
+                                     ("a tree with the 120-line function exits 0", f120, 0)):
+            root = os.path.join(tmp, "tree-%d" % want_rc)
+            os.makedirs(os.path.join(root, "src"))
+            with open(os.path.join(root, "src", name), "w", encoding="utf-8") as fh:
+                fh.write(text)
+            buf = io.StringIO()
+            with contextlib.redirect_stdout(buf):
+                rc = main(["--root", root])
+            ok = rc == want_rc
+            print("  %-56s %s: exit %d" % (label, "ok" if ok else "WRONG", rc))
+            if not ok:
+                failures.append("%s: exit %d; it printed %r" % (label, rc, buf.getvalue()))
     finally:
         shutil.rmtree(tmp)
     if failures:
@@ -429,7 +450,7 @@ def main(argv):
               % (n_off, n_files, FUNC_LIMIT, FILE_LIMIT))
         return 1
     print("size-check: PASS (%d C, C++ and CUDA files: no function over %d lines, no file over "
-          "%d lines, but those their header excuses)" % (n_files, FUNC_LIMIT, FILE_LIMIT))
+          "%d lines, except where a file's header excuses it)" % (n_files, FUNC_LIMIT, FILE_LIMIT))
     return 0
 
 
