@@ -8,7 +8,7 @@
 #ifdef QUANT_X86
 /* SSE2 (every x86-64): 4 values a step. max_ps(r, -1) is fmaxf(r, -1) for every r, a NaN
  * included (max_ps returns its second operand when one is NaN); floor is the truncation minus
- * one where that is above r; nearbyint is (r + 2^23) - 2^23 (see the file header). */
+ * one where that is above r; nearbyint is (r + 2^23) - 2^23 (opt/cpu/quant.c's header says why). */
 /* Four codes (bytes of v, first in the low byte) packed at out as chunk_pack does. */
 static inline void put4(uint32_t v, int bits, uint8_t *out)
 {
