@@ -6,12 +6,12 @@
 #   make check        the fast tier (under 5 minutes on 2 cores): the oracle at one case per
 #                     preset at 1 and 2 threads, a stress run of the entries with atomics, the
 #                     Check suites without `slow`, a short MPI check, the install check, the
-#                     doc checks
+#                     doc checks, the size check
 #   make check-full   the full tier (what .ci/run runs): the oracle's full presets, ASan+UBSan,
 #                     TSan (the simulator's threads, and the OpenMP kernels with clang and
 #                     archer), a NO_OPENMP=1 build and its suites, the slow suites too, the
 #                     whole MPI check, each fuzzer for 60 s, resume under mpirun, the plugin
-#                     ABI, the install and doc checks
+#                     ABI, the install, doc and size checks
 #                     (make -j2 check-full overlaps the stages; each logs to build/logs/)
 #   make bench        build/bin/gnnref-bench (Google Benchmark over the oracle registry) and run it
 #   make bench-peers  gnnref side by side with DGL and PyTorch (bench/peers/; not in any check
@@ -165,7 +165,7 @@ NVCCFLAGS := -std=c++17 -O3 -g -lineinfo --fmad=false --ftz=false --prec-div=tru
     $(CUDA_GENCODE) -Xcompiler -fPIC,-ffp-contract=off,-fno-strict-aliasing -Iinclude -I. \
     -Wno-deprecated-gpu-targets
 CUDA_LIBS := -L$(CUDA_LIBDIR) -lcudart_static -lstdc++ -ldl -lrt -lpthread
-# cuSPARSE: the GPU benchmark alone (bench/gpu_bench.cu); without it that column says SKIP
+# cuSPARSE: the GPU benchmark alone (bench/gpu_bench_agg.cu); without it that column says SKIP
 ifneq ($(wildcard $(CUDA_LIBDIR)/libcusparse.so),)
 CUSPARSE_LIBS := -L$(CUDA_LIBDIR) -Wl,-rpath,$(CUDA_LIBDIR) -lcusparse
 endif
@@ -317,12 +317,14 @@ $(BENCH): $(BENCH_OBJ) $(LIB) $(FLAGS_STAMP) $(LINK_STAMP)
 	@echo "  LD      $@"
 	$(Q)$(CXX) $(OMPFLAGS) $(BENCH_OBJ) $(LIB) -lbenchmark -lpthread $(LIBS) -o $@
 
-# the GPU benchmarks (ci/gpu-check.sh, docs/cuda.md): CUDA builds only; cuSPARSE when found
-$(BUILD)/obj/bench/gpu_bench.cu.o: NVCCFLAGS += $(if $(CUSPARSE_LIBS),-DGNN_HAVE_CUSPARSE=1)
-$(GPU_BENCH): $(BUILD)/obj/bench/gpu_bench.cu.o $(LIB) $(FLAGS_STAMP) $(LINK_STAMP)
+# the GPU benchmarks (ci/gpu-check.sh, docs/cuda.md): CUDA builds only; cuSPARSE when found.
+# One program from bench/*.cu (bench/gpu_bench.cu: main; one file per benchmark besides).
+GPU_BENCH_OBJ := $(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(sort $(wildcard bench/*.cu)))
+$(GPU_BENCH_OBJ): NVCCFLAGS += $(if $(CUSPARSE_LIBS),-DGNN_HAVE_CUSPARSE=1)
+$(GPU_BENCH): $(GPU_BENCH_OBJ) $(LIB) $(FLAGS_STAMP) $(LINK_STAMP)
 	@mkdir -p $(dir $@)
 	@echo "  LD      $@"
-	$(Q)$(CC) $(CFLAGS_OPT) $(OMPFLAGS) $< $(LIB) $(CUSPARSE_LIBS) $(LIBS) -o $@
+	$(Q)$(CC) $(CFLAGS_OPT) $(OMPFLAGS) $(GPU_BENCH_OBJ) $(LIB) $(CUSPARSE_LIBS) $(LIBS) -o $@
 .PHONY: gpu-bench
 ifeq ($(HAVE_CUDA),1)
 gpu-bench: $(GPU_BENCH)
@@ -354,10 +356,11 @@ run: $(TOOL)
 # tests; benchmarks keep the default policy).
 LOGDIR := $(BUILD)/logs
 STAGE  := bash ci/stage.sh $(LOGDIR)
-CHECK_STAGES := check-oracle check-stress check-suites check-mpi-quick check-install check-docs
+CHECK_STAGES := check-oracle check-stress check-suites check-mpi-quick check-install check-docs check-size
 # longest first: under -jN make starts the stages in this order as job slots free up
 FULL_STAGES  := check-slow check-tsan-omp check-fuzz check-asan-build check-asan-suites check-asan-oracle check-tsan \
-    check-noomp check-oracle-full check-stress check-suites check-mpi check-resume check-install check-plugin check-docs
+    check-noomp check-oracle-full check-stress check-suites check-mpi check-resume check-install check-plugin check-docs \
+    check-size
 STAGES := $(sort $(CHECK_STAGES) $(FULL_STAGES))
 .PHONY: $(STAGES) check-asan
 $(STAGES): export OMP_WAIT_POLICY = passive
@@ -447,6 +450,10 @@ check-docs: $(TOOL)
 	$(Q)$(STAGE) $@ sh -c 'python3 ci/check-doc-paths.py --tool $(TOOL) && \
 	    python3 ci/check-doc-paths.py --self-test --tool $(TOOL) && python3 ci/anchors.py --check && \
 	    echo "docs: PASS (the docs name what exists, architecture.md every file and context table, README the commands and models of the tool; the self-test caught every planted fault; anchors current)"'
+# no function body over 120 lines and no C/C++/CUDA file over 800, unless the file's header
+# comment says why (`size: NAME -- REASON`); the checker's self-test first (ci/size-check.py)
+check-size:
+	$(Q)$(STAGE) $@ sh -c 'python3 ci/size-check.py --self-test && python3 ci/size-check.py'
 
 # AddressSanitizer + UBSan build in $(BUILD)/asan, oracle and Check suites (ci/sanitize.sh)
 sanitize:

@@ -35,8 +35,8 @@ $MAKE --no-print-directory $JOBS BUILD="$B" COVFLAGS="$SAN" "$B/bin/gnnref" "$B/
 export OMP_NUM_THREADS=1
 export TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1"
 T=$B/bin/gnnref
-echo "== tsan: Check suites sim, sim_faults, comm, train_part_cli (CK_FORK=no: one process per suite) =="
-for s in sim sim_faults comm train_part_cli; do
+echo "== tsan: Check suites sim, sim_faults, sim_golden, comm, train_part_cli (CK_FORK=no: one process per suite) =="
+for s in sim sim_faults sim_golden comm train_part_cli; do
     CK_FORK=no CK_DEFAULT_TIMEOUT=600 CK_RUN_SUITE=$s GNN_TOOL=$T $B/bin/gnnref-tests | tail -1
 done
 echo "== tsan: commcheck and training on partitions under the simulator =="

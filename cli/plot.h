@@ -1,6 +1,8 @@
 /* cli/plot.h -- `gnnref plot` (docs/plot.md), shared by its files: cli/cmd_plot.c (the flags,
- * reading the inputs, choosing the picture), cli/plot_draw.c (the data files and the gnuplot
- * script of each kind) and cli/plot_run.c (the private temporary directory, running gnuplot
+ * reading the inputs, choosing the picture), the data files and the gnuplot script of each
+ * kind in cli/plot_draw.c (the pictures of one report, and the helpers the picture files
+ * share), cli/plot_scaling.c (one job at several rank counts) and cli/plot_bench.c
+ * (gnnref-bench JSON), and cli/plot_run.c (the private temporary directory, running gnuplot
  * with a timeout, checking the PNG). Nothing here is library code: gnuplot is found on PATH at
  * run time and never linked. */
 #ifndef GNNREF_CLI_PLOT_H
@@ -75,16 +77,37 @@ int plot_install(const char *src, const char *out);
 /* s as a gnuplot single-quoted string ('' for ', control characters as spaces). */
 void plot_gp_string(FILE *f, const char *s);
 
-/* ---- cli/plot_draw.c: each writes its data files and its part of the script, or prints
+/* ---- the pictures: each writes its data files and its part of the script, or prints
  * `gnnref: error: FILE: ...` naming the missing key and returns CLI_USAGE ---- */
+/* cli/plot_draw.c: one report */
 int plot_loss(const plot_ctx *c, const plot_input *in);
 int plot_phases(const plot_ctx *c, const plot_input *in);
 int plot_traffic(const plot_ctx *c, const plot_input *in);
 int plot_ranks(const plot_ctx *c, const plot_input *in);
+/* cli/plot_scaling.c */
 int plot_scaling(const plot_ctx *c, const plot_input *in, int n);
-/* The bench picture's rows (to size it): the bars it would draw and the entries of its key. */
+/* cli/plot_bench.c. The bench picture's rows (to size it): the bars it would draw and the
+ * entries of its key. */
 int plot_bench_rows(const plot_input *in, int n);
 int plot_bench(const plot_ctx *c, const plot_input *in, int n);
+
+/* ---- cli/plot_draw.c: what the picture files share ---- */
+/* v is a JSON number (int or double). */
+int plot_is_num(json_object *v);
+/* `FILE: no "KEY" (WANT) in it: WHY`, exit 2 (returns CLI_USAGE). */
+int plot_no_key(const plot_input *in, const char *key, const char *want, const char *why);
+/* The panel's title: its description in a multiplot, --title as given, else the report's
+ * title and the description. on_canvas: centred on the picture, not on the plot. */
+void plot_panel_title_at(const plot_ctx *c, const char *desc, int on_canvas);
+void plot_panel_title(const plot_ctx *c, const char *desc);
+/* A data file of the temporary directory, named in the script by its full path; NULL: error
+ * printed. plot_close_data closes it: 0, or an error printed (CLI_FAIL). */
+FILE *plot_data_file(const plot_ctx *c, const char *name, char *path, size_t cap);
+int plot_close_data(FILE *f, const char *path);
+/* " %.9g", or " ?" (gnuplot's missing value) when v is not finite. */
+void plot_put_num(FILE *f, double v);
+/* A train report's "epochs" list, one epoch at least: 0, or the message printed (CLI_USAGE). */
+int plot_epochs_of(const plot_input *in, json_object **list);
 
 /* The JSON helpers the checks share: o's member at a dotted path ("comm.matrix.bytes"), NULL
  * when missing (or null). */

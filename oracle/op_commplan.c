@@ -298,6 +298,221 @@ static int kuhn_try(kuhn *K, int64_t s)
 
 #define BAD(...) return gnn_oracle_fail(ctx, __VA_ARGS__)
 
+/* One slot of a plan under check: its pair i -> j (pid = i k + j), its edges [e0, e1) and
+ * its post and pre rows. */
+typedef struct cp_slot {
+    int64_t p, pid, i, j, e0, e1;
+    const int64_t *post, *pre; /* (npost), (npre) ascending vertex ids */
+    int64_t npost, npre;
+} cp_slot;
+
+static cp_slot slot_of(const gnn_commplan *P, int64_t k, int64_t p)
+{
+    cp_slot S;
+    S.p = p;
+    S.pid = P->pair[p];
+    S.i = S.pid / k;
+    S.j = S.pid % k;
+    S.e0 = P->edge_ptr[p];
+    S.e1 = P->edge_ptr[p + 1];
+    S.post = P->post_rows + P->post_ptr[p];
+    S.pre = P->pre_rows + P->pre_ptr[p];
+    S.npost = P->post_ptr[p + 1] - P->post_ptr[p];
+    S.npre = P->pre_ptr[p + 1] - P->pre_ptr[p];
+    return S;
+}
+
+/* 1. the number of distinct cut edges: each row's cut sources sorted, counted distinct, and
+ * compared with the plan's total. row: (nnz + 1) scratch. */
+static gnn_oracle_outcome check_cut_count(gnn_oracle_ctx *ctx, const cp_input *in, const gnn_commplan *P,
+                                          const char *kn, int64_t *row)
+{
+    const gnn_csr *g = in->g;
+    int64_t distinct = 0;
+    for (int64_t v = 0; v < g->n; v++) {
+        int64_t r = 0;
+        for (int64_t e = g->indptr[v]; e < g->indptr[v + 1]; e++)
+            if (in->part[g->indices[e]] != in->part[v])
+                row[r++] = g->indices[e];
+        qsort(row, (size_t)r, sizeof(int64_t), cmp_i64);
+        for (int64_t i = 0; i < r; i++)
+            distinct += i == 0 || row[i] != row[i - 1];
+    }
+    if (distinct != P->n_edges)
+        BAD("%s: the plan lists %lld cut edges, the graph has %lld distinct ones", kn, (long long)P->n_edges,
+            (long long)distinct);
+    return GNN_ORACLE_PASS;
+}
+
+/* 2a. the slots: one per pair with cut edges, in ascending pair id, never the diagonal, never
+ * empty (nothing is stored for a pair without cut edges); 2. every edge: a real edge of g, of
+ * this pair, in strictly increasing (u, v). */
+static gnn_oracle_outcome check_slot_edges(gnn_oracle_ctx *ctx, const cp_input *in, const gnn_commplan *P,
+                                           const char *kn, const cp_slot *S)
+{
+    const gnn_csr *g = in->g;
+    const int64_t n = g->n, kk = in->k * in->k, p = S->p, pid = S->pid, i = S->i, j = S->j;
+    const int64_t e0 = S->e0, e1 = S->e1;
+    if (pid < 0 || pid >= kk || (p > 0 && pid <= P->pair[p - 1]))
+        BAD("%s: slot %lld holds pair id %lld (after %lld; expected ascending ids in [0, %lld))", kn,
+            (long long)p, (long long)pid, (long long)(p > 0 ? P->pair[p - 1] : -1), (long long)kk);
+    if (e1 < e0 || S->npost < 0 || S->npre < 0)
+        BAD("%s: pair %lld -> %lld: decreasing offsets", kn, (long long)i, (long long)j);
+    if (e1 == e0)
+        BAD("%s: pair %lld -> %lld is stored with no cut edge (%lld rows): a plan keeps only the pairs with cut "
+            "edges", kn, (long long)i, (long long)j, (long long)(S->npost + S->npre));
+    if (i == j)
+        BAD("%s: pair %lld -> %lld (itself) has %lld edges and %lld rows", kn, (long long)i, (long long)j,
+            (long long)(e1 - e0), (long long)(S->npost + S->npre));
+    for (int64_t e = e0; e < e1; e++) {
+        const int64_t u = P->edge_src[e], v = P->edge_dst[e];
+        if (u < 0 || u >= n || v < 0 || v >= n || in->part[u] != i || in->part[v] != j)
+            BAD("%s: pair %lld -> %lld: edge %lld -> %lld is not of this pair", kn, (long long)i, (long long)j,
+                (long long)u, (long long)v);
+        if (e > e0 && (P->edge_src[e - 1] > u || (P->edge_src[e - 1] == u && P->edge_dst[e - 1] >= v)))
+            BAD("%s: pair %lld -> %lld: edge %lld -> %lld after %lld -> %lld (not strictly increasing)", kn,
+                (long long)i, (long long)j, (long long)u, (long long)v, (long long)P->edge_src[e - 1],
+                (long long)P->edge_dst[e - 1]);
+        int found = 0;
+        for (int64_t x = g->indptr[v]; x < g->indptr[v + 1] && !found; x++)
+            found = g->indices[x] == u;
+        if (!found)
+            BAD("%s: pair %lld -> %lld: edge %lld -> %lld is not in the graph", kn, (long long)i, (long long)j,
+                (long long)u, (long long)v);
+    }
+    return GNN_ORACLE_PASS;
+}
+
+/* Distinct values of a[0..n), sorted in place. */
+static int64_t count_distinct(int64_t *a, int64_t n)
+{
+    qsort(a, (size_t)n, sizeof(int64_t), cmp_i64);
+    int64_t d = 0;
+    for (int64_t x = 0; x < n; x++)
+        d += x == 0 || a[x] != a[x - 1];
+    return d;
+}
+
+/* 3. rows: strictly ascending; exactly the post sources and the pre destinations (every edge
+ * covered on its side, no row that no edge needs). Writes the naive |U_ij| (distinct sources)
+ * and |W_ij| (distinct destinations) to *nu, *nw. scratch: (n_edges + 1). */
+static gnn_oracle_outcome check_slot_rows(gnn_oracle_ctx *ctx, const gnn_commplan *P, const char *kn,
+                                          const cp_slot *S, int64_t *scratch, int64_t *nu_out, int64_t *nw_out)
+{
+    const int64_t i = S->i, j = S->j, e0 = S->e0, e1 = S->e1, npost = S->npost, npre = S->npre;
+    const int64_t *post = S->post, *pre = S->pre;
+    for (int64_t r = 1; r < npost; r++)
+        if (post[r] <= post[r - 1])
+            BAD("%s: pair %lld -> %lld: post rows not ascending at %lld", kn, (long long)i, (long long)j,
+                (long long)r);
+    for (int64_t r = 1; r < npre; r++)
+        if (pre[r] <= pre[r - 1])
+            BAD("%s: pair %lld -> %lld: pre rows not ascending at %lld", kn, (long long)i, (long long)j,
+                (long long)r);
+    int64_t used_post = 0, nu = 0, last_post = -1;
+    for (int64_t e = e0; e < e1; e++) {
+        const int64_t u = P->edge_src[e], v = P->edge_dst[e];
+        if (P->edge_post[e] > 1)
+            BAD("%s: edge %lld -> %lld has side %d", kn, (long long)u, (long long)v, P->edge_post[e]);
+        if (P->edge_post[e] ? !in_sorted(post, npost, u) : !in_sorted(pre, npre, v))
+            BAD("%s: pair %lld -> %lld: %s edge %lld -> %lld but %lld is not among its %s rows: the rows do not "
+                "cover the edge", kn, (long long)i, (long long)j, P->edge_post[e] ? "post" : "pre", (long long)u,
+                (long long)v, (long long)(P->edge_post[e] ? u : v), P->edge_post[e] ? "post" : "pre");
+        if (P->edge_post[e] && u != last_post) { /* the edges ascend in u: count each source once */
+            used_post++;
+            last_post = u;
+        }
+        nu += e == e0 || P->edge_src[e - 1] != u;
+    }
+    int64_t ns = 0;
+    for (int64_t e = e0; e < e1; e++)
+        if (!P->edge_post[e])
+            scratch[ns++] = P->edge_dst[e];
+    const int64_t used_pre = count_distinct(scratch, ns);
+    for (int64_t e = e0; e < e1; e++)
+        scratch[e - e0] = P->edge_dst[e];
+    const int64_t nw = count_distinct(scratch, e1 - e0);
+    if (used_post != npost || used_pre != npre)
+        BAD("%s: pair %lld -> %lld: %lld post rows and %lld pre rows, the edges use %lld and %lld (a row no "
+            "edge needs)", kn, (long long)i, (long long)j, (long long)npost, (long long)npre,
+            (long long)used_post, (long long)used_pre);
+    *nu_out = nu;
+    *nw_out = nw;
+    return GNN_ORACLE_PASS;
+}
+
+/* 4, degree: an edge is post exactly when its source's out-degree in the pair exceeds its
+ * destination's in-degree. indeg: (n) zeros, left zero. */
+static gnn_oracle_outcome check_degree_rule(gnn_oracle_ctx *ctx, const gnn_commplan *P, const cp_slot *S,
+                                            int64_t *indeg)
+{
+    const int64_t i = S->i, j = S->j, e0 = S->e0, e1 = S->e1;
+    for (int64_t e = e0; e < e1; e++)
+        indeg[P->edge_dst[e]]++;
+    for (int64_t e = e0, a = e0; e < e1; e = a) {
+        while (a < e1 && P->edge_src[a] == P->edge_src[e])
+            a++;
+        for (int64_t x = e; x < a; x++)
+            if (P->edge_post[x] != (a - e > indeg[P->edge_dst[x]]))
+                BAD("degree: pair %lld -> %lld: edge %lld -> %lld (outdeg %lld, indeg %lld) is %s", (long long)i,
+                    (long long)j, (long long)P->edge_src[x], (long long)P->edge_dst[x], (long long)(a - e),
+                    (long long)indeg[P->edge_dst[x]], P->edge_post[x] ? "post" : "pre");
+    }
+    for (int64_t e = e0; e < e1; e++)
+        indeg[P->edge_dst[e]] = 0;
+    return GNN_ORACLE_PASS;
+}
+
+/* 4, hybrid: the matching is edges of the pair, no vertex twice, as large as the cover (a
+ * cover and a matching of the same size: both optimal, Konig), and as large as the maximum
+ * matching Kuhn's augmenting paths find (written to *nu_out). K: the search's arrays (mate
+ * all -1, left so); scratch: (n_edges + 1). */
+static gnn_oracle_outcome check_hybrid_matching(gnn_oracle_ctx *ctx, const gnn_commplan *P, const cp_slot *S,
+                                                kuhn *K, int64_t *scratch, int64_t *nu_out)
+{
+    const int64_t i = S->i, j = S->j, e0 = S->e0, e1 = S->e1;
+    const int64_t nm = P->match_ptr[S->p + 1] - P->match_ptr[S->p];
+    const int64_t *ms = P->match_src + P->match_ptr[S->p], *md = P->match_dst + P->match_ptr[S->p];
+    for (int64_t x = 0; x < nm; x++) {
+        if (!has_edge(P, e0, e1, ms[x], md[x]))
+            BAD("hybrid: pair %lld -> %lld: matched pair %lld -> %lld is not an edge", (long long)i,
+                (long long)j, (long long)ms[x], (long long)md[x]);
+        if (x > 0 && ms[x] <= ms[x - 1])
+            BAD("hybrid: pair %lld -> %lld: matching not in ascending source at %lld", (long long)i,
+                (long long)j, (long long)x);
+        scratch[x] = md[x];
+    }
+    qsort(scratch, (size_t)nm, sizeof(int64_t), cmp_i64);
+    for (int64_t x = 1; x < nm; x++)
+        if (scratch[x] == scratch[x - 1])
+            BAD("hybrid: pair %lld -> %lld: destination %lld matched twice", (long long)i, (long long)j,
+                (long long)scratch[x]);
+    if (nm != S->npost + S->npre)
+        BAD("hybrid: pair %lld -> %lld: cover of %lld rows but matching of %lld: no optimality certificate",
+            (long long)i, (long long)j, (long long)(S->npost + S->npre), (long long)nm);
+    /* Kuhn's algorithm on the pair's edges, source groups in edge order; one new stamp per
+     * search (K->stamp carries on from slot to slot) */
+    K->e0 = e0;
+    K->e1 = e1;
+    int64_t ng = 0;
+    for (int64_t e = e0; e < e1; e++)
+        if (e == e0 || P->edge_src[e] != P->edge_src[e - 1])
+            K->grp[ng++] = e;
+    K->grp[ng] = e1;
+    int64_t size = 0;
+    for (int64_t s = 0; s < ng; s++) {
+        K->stamp++;
+        size += kuhn_try(K, s);
+    }
+    for (int64_t e = e0; e < e1; e++)
+        K->mate[P->edge_dst[e]] = -1;
+    *nu_out = size;
+    if (size != nm)
+        BAD("hybrid: pair %lld -> %lld: %lld rows, Kuhn's maximum matching has %lld", (long long)i,
+            (long long)j, (long long)nm, (long long)size);
+    return GNN_ORACLE_PASS;
+}
+
 /* Checks of one plan. rows_out (n_pairs) receives its rows per slot; u_cnt, w_cnt (n_pairs) the
  * naive |U_ij| and |W_ij|; nu_out (n_pairs, hybrid only) Kuhn's maximum matching size. */
 static gnn_oracle_outcome verify_plan(gnn_oracle_ctx *ctx, const cp_input *in, const gnn_commplan *P,
@@ -312,7 +527,6 @@ static gnn_oracle_outcome verify_plan(gnn_oracle_ctx *ctx, const cp_input *in, c
         BAD("%s: header k %lld n %lld kind %d, %lld pairs, edge_ptr ends %lld..%lld of %lld edges", kn,
             (long long)P->k, (long long)P->n, (int)P->kind, (long long)np, (long long)P->edge_ptr[0],
             (long long)(np >= 0 && np <= kk ? P->edge_ptr[np] : -1), (long long)P->n_edges);
-    /* 1. the number of distinct cut edges: each row's cut sources sorted, counted distinct */
     int64_t *row = gnn_oracle_alloc(ctx, (size_t)(g->nnz + 1) * sizeof(int64_t));
     int64_t *scratch = gnn_oracle_alloc(ctx, (size_t)(P->n_edges + 1) * sizeof(int64_t));
     int64_t *mate = gnn_oracle_alloc(ctx, (size_t)(n + 1) * sizeof(int64_t));
@@ -321,163 +535,36 @@ static gnn_oracle_outcome verify_plan(gnn_oracle_ctx *ctx, const cp_input *in, c
     int64_t *indeg = gnn_oracle_alloc(ctx, (size_t)(n + 1) * sizeof(int64_t));
     if (!row || !scratch || !mate || !seen || !grp || !indeg)
         BAD("out of memory");
-    int64_t distinct = 0;
-    for (int64_t v = 0; v < n; v++) {
-        int64_t r = 0;
-        for (int64_t e = g->indptr[v]; e < g->indptr[v + 1]; e++)
-            if (in->part[g->indices[e]] != in->part[v])
-                row[r++] = g->indices[e];
-        qsort(row, (size_t)r, sizeof(int64_t), cmp_i64);
-        for (int64_t i = 0; i < r; i++)
-            distinct += i == 0 || row[i] != row[i - 1];
-    }
-    if (distinct != P->n_edges)
-        BAD("%s: the plan lists %lld cut edges, the graph has %lld distinct ones", kn, (long long)P->n_edges,
-            (long long)distinct);
-    int64_t stamp = 0; /* Kuhn's visit marks: one new stamp per search */
+    gnn_oracle_outcome o = check_cut_count(ctx, in, P, kn, row); /* 1 */
+    if (o != GNN_ORACLE_PASS)
+        return o;
+    kuhn K = { P, 0, 0, grp, mate, seen, 0 }; /* Kuhn's visit marks: one new stamp per search */
     for (int64_t v = 0; v < n; v++)
         mate[v] = -1, seen[v] = 0;
     for (int64_t p = 0; p < np; p++) { /* p: the slot */
-        const int64_t pid = P->pair[p], i = pid / k, j = pid % k, e0 = P->edge_ptr[p], e1 = P->edge_ptr[p + 1];
-        const int64_t *post = P->post_rows + P->post_ptr[p], *pre = P->pre_rows + P->pre_ptr[p];
-        const int64_t npost = P->post_ptr[p + 1] - P->post_ptr[p], npre = P->pre_ptr[p + 1] - P->pre_ptr[p];
-        /* 2a. the slots: one per pair with cut edges, in ascending pair id, never the diagonal,
-         * never empty (nothing is stored for a pair without cut edges) */
-        if (pid < 0 || pid >= kk || (p > 0 && pid <= P->pair[p - 1]))
-            BAD("%s: slot %lld holds pair id %lld (after %lld; expected ascending ids in [0, %lld))", kn,
-                (long long)p, (long long)pid, (long long)(p > 0 ? P->pair[p - 1] : -1), (long long)kk);
-        if (e1 < e0 || npost < 0 || npre < 0)
-            BAD("%s: pair %lld -> %lld: decreasing offsets", kn, (long long)i, (long long)j);
-        if (e1 == e0)
-            BAD("%s: pair %lld -> %lld is stored with no cut edge (%lld rows): a plan keeps only the pairs with cut "
-                "edges", kn, (long long)i, (long long)j, (long long)(npost + npre));
-        if (i == j)
-            BAD("%s: pair %lld -> %lld (itself) has %lld edges and %lld rows", kn, (long long)i, (long long)j,
-                (long long)(e1 - e0), (long long)(npost + npre));
-        /* 2. every edge: a real edge of g, of this pair, in strictly increasing (u, v) */
-        for (int64_t e = e0; e < e1; e++) {
-            const int64_t u = P->edge_src[e], v = P->edge_dst[e];
-            if (u < 0 || u >= n || v < 0 || v >= n || in->part[u] != i || in->part[v] != j)
-                BAD("%s: pair %lld -> %lld: edge %lld -> %lld is not of this pair", kn, (long long)i, (long long)j,
-                    (long long)u, (long long)v);
-            if (e > e0 && (P->edge_src[e - 1] > u || (P->edge_src[e - 1] == u && P->edge_dst[e - 1] >= v)))
-                BAD("%s: pair %lld -> %lld: edge %lld -> %lld after %lld -> %lld (not strictly increasing)", kn,
-                    (long long)i, (long long)j, (long long)u, (long long)v, (long long)P->edge_src[e - 1],
-                    (long long)P->edge_dst[e - 1]);
-            int found = 0;
-            for (int64_t x = g->indptr[v]; x < g->indptr[v + 1] && !found; x++)
-                found = g->indices[x] == u;
-            if (!found)
-                BAD("%s: pair %lld -> %lld: edge %lld -> %lld is not in the graph", kn, (long long)i, (long long)j,
-                    (long long)u, (long long)v);
-        }
-        /* 3. rows: strictly ascending; exactly the post sources and the pre destinations */
-        for (int64_t r = 1; r < npost; r++)
-            if (post[r] <= post[r - 1])
-                BAD("%s: pair %lld -> %lld: post rows not ascending at %lld", kn, (long long)i, (long long)j,
-                    (long long)r);
-        for (int64_t r = 1; r < npre; r++)
-            if (pre[r] <= pre[r - 1])
-                BAD("%s: pair %lld -> %lld: pre rows not ascending at %lld", kn, (long long)i, (long long)j,
-                    (long long)r);
-        int64_t used_post = 0, nu = 0, last_post = -1;
-        for (int64_t e = e0; e < e1; e++) {
-            const int64_t u = P->edge_src[e], v = P->edge_dst[e];
-            if (P->edge_post[e] > 1)
-                BAD("%s: edge %lld -> %lld has side %d", kn, (long long)u, (long long)v, P->edge_post[e]);
-            if (P->edge_post[e] ? !in_sorted(post, npost, u) : !in_sorted(pre, npre, v))
-                BAD("%s: pair %lld -> %lld: %s edge %lld -> %lld but %lld is not among its %s rows: the rows do not "
-                    "cover the edge", kn, (long long)i, (long long)j, P->edge_post[e] ? "post" : "pre", (long long)u,
-                    (long long)v, (long long)(P->edge_post[e] ? u : v), P->edge_post[e] ? "post" : "pre");
-            if (P->edge_post[e] && u != last_post) { /* the edges ascend in u: count each source once */
-                used_post++;
-                last_post = u;
-            }
-            nu += e == e0 || P->edge_src[e - 1] != u;
-        }
-        int64_t used_pre = 0, nw = 0, ns = 0;
-        for (int64_t e = e0; e < e1; e++)
-            if (!P->edge_post[e])
-                scratch[ns++] = P->edge_dst[e];
-        qsort(scratch, (size_t)ns, sizeof(int64_t), cmp_i64);
-        for (int64_t x = 0; x < ns; x++)
-            used_pre += x == 0 || scratch[x] != scratch[x - 1];
-        for (int64_t e = e0; e < e1; e++)
-            scratch[e - e0] = P->edge_dst[e];
-        qsort(scratch, (size_t)(e1 - e0), sizeof(int64_t), cmp_i64);
-        for (int64_t x = 0; x < e1 - e0; x++)
-            nw += x == 0 || scratch[x] != scratch[x - 1];
-        if (used_post != npost || used_pre != npre)
-            BAD("%s: pair %lld -> %lld: %lld post rows and %lld pre rows, the edges use %lld and %lld (a row no "
-                "edge needs)", kn, (long long)i, (long long)j, (long long)npost, (long long)npre,
-                (long long)used_post, (long long)used_pre);
+        const cp_slot S = slot_of(P, k, p);
+        int64_t nu = 0, nw = 0;
+        if ((o = check_slot_edges(ctx, in, P, kn, &S)) != GNN_ORACLE_PASS || /* 2a, 2 */
+            (o = check_slot_rows(ctx, P, kn, &S, scratch, &nu, &nw)) != GNN_ORACLE_PASS) /* 3 */
+            return o;
         u_cnt[p] = nu;
         w_cnt[p] = nw;
-        rows_out[p] = npost + npre;
+        rows_out[p] = S.npost + S.npre;
         /* 4. the plan's own rule */
         const int64_t nm = P->match_ptr[p + 1] - P->match_ptr[p];
         if (kind != GNN_PLAN_HYBRID && nm != 0)
-            BAD("%s: pair %lld -> %lld has a matching of %lld", kn, (long long)i, (long long)j, (long long)nm);
-        if (kind == GNN_PLAN_PRE && (npost != 0 || npre != nw))
-            BAD("pre: pair %lld -> %lld: %lld post and %lld pre rows, |W| = %lld", (long long)i, (long long)j,
-                (long long)npost, (long long)npre, (long long)nw);
-        if (kind == GNN_PLAN_POST && (npre != 0 || npost != nu))
-            BAD("post: pair %lld -> %lld: %lld post and %lld pre rows, |U| = %lld", (long long)i, (long long)j,
-                (long long)npost, (long long)npre, (long long)nu);
-        if (kind == GNN_PLAN_DEGREE) {
-            for (int64_t e = e0; e < e1; e++)
-                indeg[P->edge_dst[e]]++;
-            for (int64_t e = e0, a = e0; e < e1; e = a) {
-                while (a < e1 && P->edge_src[a] == P->edge_src[e])
-                    a++;
-                for (int64_t x = e; x < a; x++)
-                    if (P->edge_post[x] != (a - e > indeg[P->edge_dst[x]]))
-                        BAD("degree: pair %lld -> %lld: edge %lld -> %lld (outdeg %lld, indeg %lld) is %s", (long long)i,
-                            (long long)j, (long long)P->edge_src[x], (long long)P->edge_dst[x], (long long)(a - e),
-                            (long long)indeg[P->edge_dst[x]], P->edge_post[x] ? "post" : "pre");
-            }
-            for (int64_t e = e0; e < e1; e++)
-                indeg[P->edge_dst[e]] = 0;
-        }
-        if (kind == GNN_PLAN_HYBRID) {
-            /* the matching: edges of the pair, no vertex twice, as large as the cover */
-            const int64_t *ms = P->match_src + P->match_ptr[p], *md = P->match_dst + P->match_ptr[p];
-            for (int64_t x = 0; x < nm; x++) {
-                if (!has_edge(P, e0, e1, ms[x], md[x]))
-                    BAD("hybrid: pair %lld -> %lld: matched pair %lld -> %lld is not an edge", (long long)i,
-                        (long long)j, (long long)ms[x], (long long)md[x]);
-                if (x > 0 && ms[x] <= ms[x - 1])
-                    BAD("hybrid: pair %lld -> %lld: matching not in ascending source at %lld", (long long)i,
-                        (long long)j, (long long)x);
-                scratch[x] = md[x];
-            }
-            qsort(scratch, (size_t)nm, sizeof(int64_t), cmp_i64);
-            for (int64_t x = 1; x < nm; x++)
-                if (scratch[x] == scratch[x - 1])
-                    BAD("hybrid: pair %lld -> %lld: destination %lld matched twice", (long long)i, (long long)j,
-                        (long long)scratch[x]);
-            if (nm != npost + npre)
-                BAD("hybrid: pair %lld -> %lld: cover of %lld rows but matching of %lld: no optimality certificate",
-                    (long long)i, (long long)j, (long long)(npost + npre), (long long)nm);
-            /* Kuhn's algorithm on the pair's edges, source groups in edge order */
-            kuhn K = { P, e0, e1, grp, mate, seen, 0 };
-            int64_t ng = 0;
-            for (int64_t e = e0; e < e1; e++)
-                if (e == e0 || P->edge_src[e] != P->edge_src[e - 1])
-                    grp[ng++] = e;
-            grp[ng] = e1;
-            int64_t size = 0;
-            for (int64_t s = 0; s < ng; s++) {
-                K.stamp = ++stamp;
-                size += kuhn_try(&K, s);
-            }
-            for (int64_t e = e0; e < e1; e++)
-                mate[P->edge_dst[e]] = -1;
-            nu_out[p] = size;
-            if (size != nm)
-                BAD("hybrid: pair %lld -> %lld: %lld rows, Kuhn's maximum matching has %lld", (long long)i,
-                    (long long)j, (long long)nm, (long long)size);
-        }
+            BAD("%s: pair %lld -> %lld has a matching of %lld", kn, (long long)S.i, (long long)S.j, (long long)nm);
+        if (kind == GNN_PLAN_PRE && (S.npost != 0 || S.npre != nw))
+            BAD("pre: pair %lld -> %lld: %lld post and %lld pre rows, |W| = %lld", (long long)S.i, (long long)S.j,
+                (long long)S.npost, (long long)S.npre, (long long)nw);
+        if (kind == GNN_PLAN_POST && (S.npre != 0 || S.npost != nu))
+            BAD("post: pair %lld -> %lld: %lld post and %lld pre rows, |U| = %lld", (long long)S.i, (long long)S.j,
+                (long long)S.npost, (long long)S.npre, (long long)nu);
+        if (kind == GNN_PLAN_DEGREE && (o = check_degree_rule(ctx, P, &S, indeg)) != GNN_ORACLE_PASS)
+            return o;
+        if (kind == GNN_PLAN_HYBRID &&
+            (o = check_hybrid_matching(ctx, P, &S, &K, scratch, &nu_out[p])) != GNN_ORACLE_PASS)
+            return o;
     }
     return GNN_ORACLE_PASS;
 }

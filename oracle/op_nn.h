@@ -1,7 +1,8 @@
 /* oracle/op_nn.h -- what the linear layer's entries (oracle/op_nn.c: linear.fwd, linear.bwd)
  * share with the fma kernel's (oracle/op_dense.c: dense.fwd, dense.bwd): the case parameters,
  * the run functions (c->entry->ref against c->impl, at the case's tolerance) and the
- * benchmarks. Internal to oracle/. */
+ * benchmarks; and what oracle/op_nn.c shares with its gradient checks (oracle/op_nn_grad.c):
+ * xent's parameters and inputs. Internal to oracle/. */
 #ifndef GNNREF_ORACLE_OP_NN_H
 #define GNNREF_ORACLE_OP_NN_H
 #include <stdint.h>
@@ -26,6 +27,15 @@ double *gnn_oracle_gemm_magnitude(gnn_oracle_ctx *ctx, int64_t M, int64_t N, int
 gnn_oracle_outcome gnn_oracle_compare_rounding(gnn_oracle_ctx *ctx, const gnn_oracle_tol *tol, const char *name,
                                                const float *want, const float *got, const double *mag, int64_t terms,
                                                int64_t count, int64_t cols);
+
+/* xent's parameters and inputs (op_nn.c: xent; op_nn_grad.c: grad.xent): rows, classes,
+ * every unl-th row unlabelled, logits in [-scale, scale] */
+enum { X_N, X_C, X_UNL, X_SCALE, N_XENT_PARAMS };
+extern const gnn_oracle_param gnn_oracle_xent_params[N_XENT_PARAMS];
+/* Logits z (n, cls): multiples of 2^-quantum_shift in [-scale, scale]; labels (n) uniform, with
+ * every unl-th row unlabelled (-1). */
+void gnn_oracle_xent_inputs(const gnn_oracle_case *c, float *z, int32_t *labels, int64_t n, int64_t cls,
+                            int quantum_shift);
 
 /* the fma kernel's entries (op_dense.c, op_update.c): SKIP, naming what is missing, when the
  * case's table is a dense-kernel path this CPU (or build) cannot run; PASS otherwise */

@@ -98,6 +98,142 @@ static int64_t weighted_count(int64_t P, const gnn_sample_params *p)
     return P < p->fanout ? P : p->fanout;
 }
 
+/* Pass 1 (the rules' preamble): each seed's weights checked (>= 0 and finite), P counted and
+ * its sample count written: offsets[i + 1] = offsets[i] + count(v), dst_gid[i] = v. Sets
+ * *max_deg to the largest degree, the size of the per-vertex scratch. */
+static gnn_status count_samples(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
+                                const gnn_sample_params *p, int64_t *offsets /* (n_seeds + 1) */,
+                                int64_t *dst_gid /* (n_seeds) */, int64_t *max_deg)
+{
+    offsets[0] = 0;
+    *max_deg = 0;
+    for (int64_t i = 0; i < n_seeds; i++) {
+        const int64_t v = seeds[i];
+        const float *w = p->weights + g->indptr[v];
+        const int64_t d = gnn_csr_degree(g, v);
+        int64_t P = 0;
+        for (int64_t e = 0; e < d; e++) {
+            if (!weight_ok(w[e]))
+                return GNN_ERR_INVAL;
+            if (w[e] > 0.0f)
+                P++;
+        }
+        if (d > *max_deg)
+            *max_deg = d;
+        dst_gid[i] = v;
+        offsets[i + 1] = offsets[i] + weighted_count(P, p);
+    }
+    return GNN_OK;
+}
+
+/* k < 0, or without replacement and P <= k: every positive-weight neighbor in CSR order, no
+ * draws. */
+static void take_all_positive(const int64_t *adj, const float *w, int64_t d, int64_t *out_v)
+{
+    int64_t m = 0;
+    for (int64_t e = 0; e < d; e++)
+        if (w[e] > 0.0f)
+            out_v[m++] = adj[e];
+}
+
+/* prefix[e] = w[0] + ... + w[e], summed in double in CSR order (the order is the contract:
+ * opt/ sums alike, so the draws land on the same positions); returns W = prefix[d-1]. */
+static double prefix_sums(const float *w, int64_t d, double *prefix /* (d) */)
+{
+    double acc = 0.0;
+    for (int64_t e = 0; e < d; e++) {
+        acc += (double)w[e];
+        prefix[e] = acc;
+    }
+    return acc;
+}
+
+/* Whether position e is among picked[0..m). */
+static int is_picked(const int64_t *picked, int64_t m, int64_t e)
+{
+    int64_t q = 0;
+    while (q < m && picked[q] != e)
+        q++;
+    return q < m;
+}
+
+/* Without replacement, the first stage: successive sampling (docs/sampling.md section 5.2),
+ * i.i.d. inversion draws j = 0 .. B-1 with a repeat dropped, until k distinct positions or
+ * the budget B = 4k is spent. picked[] lists the positions taken, in draw order; out_v gets
+ * their neighbors. Returns m, the number picked. */
+static int64_t successive_draws(const int64_t *adj, const double *prefix, int64_t d, double W,
+                                const gnn_rng_stream *s, int64_t k, int64_t *picked /* (d) */,
+                                int64_t *out_v)
+{
+    const int64_t B = weighted_budget(k);
+    int64_t m = 0;
+    for (int64_t j = 0; j < B && m < k; j++) {
+        const int64_t e = inverse_draw(prefix, d, W, s, j);
+        if (!is_picked(picked, m, e)) {
+            picked[m] = e;
+            out_v[m++] = adj[e];
+        }
+    }
+    return m;
+}
+
+/* Without replacement, the fallback when successive sampling picked m < k after its budget:
+ * A-ES (Efraimidis-Spirakis 2006) over the positive positions not picked, key_i = log(u_i) /
+ * w_i with u_i from integer draw B + i; out_v[m..k) gets the k - m largest keys, in
+ * decreasing key order, a tie going to the lower position. */
+static void aes_fallback(const int64_t *adj, const float *w, int64_t d, const gnn_rng_stream *s,
+                         int64_t k, const int64_t *picked, int64_t m, keyed *items /* (d) */,
+                         int64_t *out_v)
+{
+    const int64_t B = weighted_budget(k);
+    int64_t n_keys = 0;
+    for (int64_t e = 0; e < d; e++) {
+        if (!(w[e] > 0.0f))
+            continue; /* weight 0: never drawn, its draw index stays unused */
+        if (is_picked(picked, m, e))
+            continue; /* picked: its draw index stays unused */
+        const double u = ((double)(draw_word(s, B + e) >> 12) + 0.5) * 0x1p-52; /* (0, 1) */
+        items[n_keys].key = log(u) / (double)w[e];
+        items[n_keys].pos = e;
+        n_keys++;
+    }
+    qsort(items, (size_t)n_keys, sizeof *items, by_key_desc);
+    for (int64_t j = 0; m < k; j++)
+        out_v[m++] = adj[items[j].pos];
+}
+
+/* Pass 2 for one seed v: its count samples into out_v, by the rule its case takes (the
+ * header's list). prefix, picked and items are (max_deg) scratch. */
+static void sample_vertex(const gnn_csr *g, int64_t v, const gnn_sample_params *p, int64_t count,
+                          double *prefix, int64_t *picked, keyed *items, int64_t *out_v)
+{
+    const int64_t *adj = g->indices + g->indptr[v];
+    const float *w = p->weights + g->indptr[v];
+    const int64_t d = gnn_csr_degree(g, v);
+    const int64_t k = p->fanout;
+    const gnn_rng_stream s = gnn_rng_stream_make(p->seed, GNN_TAG_SAMPLE, p->step, p->layer,
+                                               gnn_sample_rng_id(p, v));
+    int64_t P = 0;
+    for (int64_t e = 0; e < d; e++)
+        P += w[e] > 0.0f;
+
+    if (k < 0 || (!p->replace && P <= k)) {
+        take_all_positive(adj, w, d, out_v);
+        return;
+    }
+    /* inversion of the prefix sums: t_j = u_j * W with integer draw j; the first
+     * prefix[e] > t_j is the drawn position */
+    const double W = prefix_sums(w, d, prefix);
+    if (p->replace) {
+        for (int64_t j = 0; j < count; j++)
+            out_v[j] = adj[inverse_draw(prefix, d, W, &s, j)];
+        return;
+    }
+    const int64_t m = successive_draws(adj, prefix, d, W, &s, k, picked, out_v);
+    if (m < k)
+        aes_fallback(adj, w, d, &s, k, picked, m, items, out_v);
+}
+
 gnn_status gnn_sample_weighted_ref(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
                                    const gnn_sample_params *p, gnn_sampled *out)
 {
@@ -110,7 +246,6 @@ gnn_status gnn_sample_weighted_ref(const gnn_csr *g, const int64_t *seeds, int64
         if (seeds[i] < 0 || seeds[i] >= g->n)
             return GNN_ERR_RANGE;
 
-    /* pass 1: validate each seed's weights, count its samples */
     int64_t *offsets = gnn_malloc(((size_t)n_seeds + 1) * sizeof(int64_t));
     int64_t *dst_gid = gnn_malloc((size_t)n_seeds * sizeof(int64_t));
     int64_t *nbr = NULL;
@@ -120,26 +255,12 @@ gnn_status gnn_sample_weighted_ref(const gnn_csr *g, const int64_t *seeds, int64
     gnn_status st = GNN_ERR_NOMEM;
     if (!offsets || !dst_gid)
         goto fail;
-    offsets[0] = 0;
+    /* pass 1: validate each seed's weights, count its samples */
     int64_t max_deg = 0;
-    for (int64_t i = 0; i < n_seeds; i++) {
-        const int64_t v = seeds[i];
-        const float *w = p->weights + g->indptr[v];
-        const int64_t d = gnn_csr_degree(g, v);
-        int64_t P = 0;
-        for (int64_t e = 0; e < d; e++) {
-            if (!weight_ok(w[e])) {
-                st = GNN_ERR_INVAL;
-                goto fail;
-            }
-            if (w[e] > 0.0f)
-                P++;
-        }
-        if (d > max_deg)
-            max_deg = d;
-        dst_gid[i] = v;
-        offsets[i + 1] = offsets[i] + weighted_count(P, p);
-    }
+    st = count_samples(g, seeds, n_seeds, p, offsets, dst_gid, &max_deg);
+    if (st != GNN_OK)
+        goto fail;
+    st = GNN_ERR_NOMEM;
     const int64_t nnz = offsets[n_seeds];
     nbr = gnn_malloc((size_t)nnz * sizeof(int64_t));
     items = gnn_malloc((size_t)max_deg * sizeof(keyed));
@@ -148,78 +269,9 @@ gnn_status gnn_sample_weighted_ref(const gnn_csr *g, const int64_t *seeds, int64
     if (!nbr || !items || !prefix || !picked)
         goto fail;
 
-    /* pass 2: draw */
-    for (int64_t i = 0; i < n_seeds; i++) {
-        const int64_t v = seeds[i];
-        const int64_t *adj = g->indices + g->indptr[v];
-        const float *w = p->weights + g->indptr[v];
-        const int64_t d = gnn_csr_degree(g, v);
-        const int64_t k = p->fanout;
-        const int64_t count = offsets[i + 1] - offsets[i];
-        int64_t *out_v = nbr + offsets[i];
-        const gnn_rng_stream s = gnn_rng_stream_make(p->seed, GNN_TAG_SAMPLE, p->step, p->layer,
-                                                   gnn_sample_rng_id(p, v));
-        int64_t P = 0;
-        for (int64_t e = 0; e < d; e++)
-            P += w[e] > 0.0f;
-
-        if (k < 0 || (!p->replace && P <= k)) {
-            /* all positive-weight neighbors in CSR order, no draws */
-            int64_t m = 0;
-            for (int64_t e = 0; e < d; e++)
-                if (w[e] > 0.0f)
-                    out_v[m++] = adj[e];
-        } else {
-            /* inversion of the prefix sums (summed in CSR order, in double): t_j = u_j * W with
-             * integer draw j; the first prefix[e] > t_j is the drawn position */
-            double acc = 0.0;
-            for (int64_t e = 0; e < d; e++) {
-                acc += (double)w[e];
-                prefix[e] = acc;
-            }
-            const double W = acc;
-            if (p->replace) {
-                for (int64_t j = 0; j < count; j++)
-                    out_v[j] = adj[inverse_draw(prefix, d, W, &s, j)];
-            } else {
-                /* successive sampling: i.i.d. draws, a repeat dropped, until k distinct or the
-                 * budget B = 4k is spent (picked[] lists the positions taken, in draw order) */
-                const int64_t B = weighted_budget(k);
-                int64_t m = 0;
-                for (int64_t j = 0; j < B && m < k; j++) {
-                    const int64_t e = inverse_draw(prefix, d, W, &s, j);
-                    int64_t q = 0;
-                    while (q < m && picked[q] != e)
-                        q++;
-                    if (q == m) { /* not picked yet */
-                        picked[m] = e;
-                        out_v[m++] = adj[e];
-                    }
-                }
-                if (m < k) {
-                    /* fallback, A-ES over the positive positions not picked: key_i =
-                     * log(u_i) / w_i with draw B + i; the k - m largest keys, decreasing */
-                    int64_t n_keys = 0;
-                    for (int64_t e = 0; e < d; e++) {
-                        if (!(w[e] > 0.0f))
-                            continue; /* weight 0: never drawn, its draw index stays unused */
-                        int64_t q = 0;
-                        while (q < m && picked[q] != e)
-                            q++;
-                        if (q < m)
-                            continue; /* picked: its draw index stays unused */
-                        const double u = ((double)(draw_word(&s, B + e) >> 12) + 0.5) * 0x1p-52; /* (0, 1) */
-                        items[n_keys].key = log(u) / (double)w[e];
-                        items[n_keys].pos = e;
-                        n_keys++;
-                    }
-                    qsort(items, (size_t)n_keys, sizeof *items, by_key_desc);
-                    for (int64_t j = 0; m < k; j++)
-                        out_v[m++] = adj[items[j].pos];
-                }
-            }
-        }
-    }
+    /* pass 2: draw, seed by seed */
+    for (int64_t i = 0; i < n_seeds; i++)
+        sample_vertex(g, seeds[i], p, offsets[i + 1] - offsets[i], prefix, picked, items, nbr + offsets[i]);
     gnn_free(items);
     gnn_free(prefix);
     gnn_free(picked);

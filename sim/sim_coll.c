@@ -128,6 +128,143 @@ static double coll_cost(const sim_world *W, gnn_comm_op kind, double *sr)
     return cost;
 }
 
+/* The messages of one collective between the put and the delivery (complete's steps):
+ * the staging copy and, per message src -> dst at i = src * P + dst, where it sits, the
+ * CRC32C it left with and whether the drop-blocking fault lost it; and the first lost and
+ * the first corrupted message, for the abort's report. */
+typedef struct coll_wire {
+    char *bytes;         /* (total + 1) every message, in (src, dst) order */
+    size_t *off;         /* (P * P) message i's offset in bytes */
+    uint32_t *crc;       /* (P * P) message i's CRC32C when sent (when checksums are on) */
+    unsigned char *lost; /* (P * P) message i lost to the drop-blocking fault */
+    int lost_src, lost_dst; /* the first lost message (-1: none) */
+    int64_t lost_seq, n_lost;
+    size_t lost_bytes;
+    int bad_src, bad_dst; /* the first message whose CRC32C failed on delivery (-1: none) */
+    uint32_t bad_got;
+    size_t bad_bytes;
+} coll_wire;
+
+/* Step 1 of complete: every message onto the wire first: a rank's receive buffer may overlap
+ * its send buffer, so no delivery may happen before every send has been read. A modelled
+ * message between two ranks is counted (bytes_moved), numbered (its fault step) and
+ * checksummed, then may be lost (drop-blocking) or flipped; a lost message still used the
+ * link but is never flipped nor delivered. */
+static void put_on_wire(sim_world *W, int modelled, coll_wire *cw)
+{
+    const int P = W->P;
+    size_t pos = 0;
+    for (int src = 0; src < P; src++)
+        for (int dst = 0; dst < P; dst++) {
+            const size_t i = (size_t)src * (size_t)P + (size_t)dst;
+            const char *from;
+            char *to;
+            const size_t bytes = transfer(W, src, dst, &from, &to);
+            cw->off[i] = pos;
+            if (bytes == 0)
+                continue;
+            memcpy(cw->bytes + pos, from, bytes);
+            if (src != dst && modelled) {
+                W->bytes_moved[i] += (int64_t)bytes;
+                const int64_t seq = W->msg_seq[i]++; /* the message's fault step */
+                cw->crc[i] = W->checksums ? gnn_crc32c(0, cw->bytes + pos, bytes) : 0;
+                if (sim_fault_hit(W, SIM_FAULT_LAYER_BLOCKING, 0, seq, src, dst, SIM_DRAW_DROP,
+                                  W->cfg.faults.drop_blocking_p)) {
+                    cw->lost[i] = 1;
+                    W->faults_dropped++;
+                    if (cw->n_lost++ == 0) {
+                        cw->lost_src = src;
+                        cw->lost_dst = dst;
+                        cw->lost_seq = seq;
+                        cw->lost_bytes = bytes;
+                    }
+                } else if (sim_fault_hit(W, SIM_FAULT_LAYER_BLOCKING, 0, seq, src, dst, SIM_DRAW_FLIP,
+                                         W->cfg.faults.flip_p)) {
+                    sim_fault_flip(W, SIM_FAULT_LAYER_BLOCKING, 0, seq, src, dst, cw->bytes + pos, bytes);
+                    W->faults_flipped++;
+                }
+            }
+            pos += bytes;
+        }
+}
+
+/* Step 2 of complete: deliver every message not lost, checking the CRC32C of every message
+ * between two ranks (when checksums are on); a corrupted one is counted and not delivered. */
+static void deliver(sim_world *W, int modelled, coll_wire *cw)
+{
+    const int P = W->P;
+    for (int src = 0; src < P; src++)
+        for (int dst = 0; dst < P; dst++) {
+            const size_t i = (size_t)src * (size_t)P + (size_t)dst;
+            const char *from;
+            char *to;
+            const size_t bytes = transfer(W, src, dst, &from, &to);
+            if (bytes == 0 || cw->lost[i])
+                continue;
+            if (src != dst && modelled && W->checksums) {
+                const uint32_t got = gnn_crc32c(0, cw->bytes + cw->off[i], bytes);
+                if (got != cw->crc[i]) {
+                    W->faults_detected++;
+                    if (cw->bad_src < 0) {
+                        cw->bad_src = src;
+                        cw->bad_dst = dst;
+                        cw->bad_got = got;
+                        cw->bad_bytes = bytes;
+                    }
+                    continue;
+                }
+            }
+            memcpy(to, cw->bytes + cw->off[i], bytes);
+        }
+}
+
+/* After delivery: a lost or a corrupted message aborts the run, charged to its receiver.
+ * A lost message of a blocking collective: on a real network its receiver would wait for it
+ * forever (or until a transport timeout). The simulator knows at once, so it stops the run
+ * now, naming both ranks. */
+static void abort_on_bad_message(sim_world *W, const coll_wire *cw)
+{
+    const int P = W->P;
+    const gnn_comm_op op = W->ranks[0].slot.call.op;
+    if (cw->lost_src >= 0) {
+        char call[192];
+        gnn_comm_call_str(&W->ranks[cw->lost_dst].slot.call, call, sizeof call);
+        sim_abort(W, cw->lost_dst, GNN_ERR_COMM,
+                  "lost message: %s from rank %d to rank %d dropped (%zu bytes, blocking message #%lld from rank %d "
+                  "to rank %d): rank %d, in %s, would wait for it forever (%lld message%s of this collective lost)",
+                  gnn_comm_op_name(op), cw->lost_src, cw->lost_dst, cw->lost_bytes, (long long)cw->lost_seq,
+                  cw->lost_src, cw->lost_dst, cw->lost_dst, call, (long long)cw->n_lost, cw->n_lost == 1 ? "" : "s");
+    }
+    if (cw->bad_src >= 0) {
+        const size_t i = (size_t)cw->bad_src * (size_t)P + (size_t)cw->bad_dst;
+        sim_abort(W, cw->bad_dst, GNN_ERR_COMM,
+                  "corrupted message: CRC32C mismatch in %s from rank %d to rank %d (%zu bytes, sent 0x%08x, "
+                  "received 0x%08x)",
+                  gnn_comm_op_name(op), cw->bad_src, cw->bad_dst, cw->bad_bytes, cw->crc[i], cw->bad_got);
+    }
+}
+
+/* Step 3 of complete: the clocks: everybody leaves at T0 + cost, T0 the latest entry. */
+static void advance_clocks(sim_world *W, gnn_comm_op kind, double *sr /* (2P) scratch */)
+{
+    double t0 = 0;
+    for (int q = 0; q < W->P; q++)
+        if (W->ranks[q].slot.entry_clock > t0)
+            t0 = W->ranks[q].slot.entry_clock;
+    const double t1 = t0 + coll_cost(W, kind, sr);
+    for (int q = 0; q < W->P; q++)
+        W->ranks[q].clock = t1;
+}
+
+static void free_wire(coll_wire *cw, double *sr)
+{
+    free(cw->bytes);
+    free(cw->off);
+    free(cw->crc);
+    free(cw->lost);
+    free(sr);
+}
+
 /* The last rank has arrived (mutex held): move the data, check it, account it, advance the
  * clocks, release everybody. On a corrupted message the collective does not complete:
  * the run aborts and every rank fails with the message. */
@@ -147,125 +284,25 @@ static gnn_status complete(sim_world *W, sim_rank *me)
             char *to;
             total += transfer(W, src, dst, &from, &to);
         }
-    char *wire = malloc(total + 1);
-    size_t *off = malloc(sizeof(size_t) * PP);
-    uint32_t *crc = malloc(sizeof(uint32_t) * PP);
+    coll_wire cw = { .lost_src = -1, .lost_dst = -1, .bad_src = -1, .bad_dst = -1 };
+    cw.bytes = malloc(total + 1);
+    cw.off = malloc(sizeof(size_t) * PP);
+    cw.crc = malloc(sizeof(uint32_t) * PP);
+    cw.lost = calloc(PP, 1);
     double *sr = malloc(sizeof(double) * 2 * (size_t)P);
-    unsigned char *lost = calloc(PP, 1); /* [P][P] messages lost to the drop-blocking fault */
-    if (!wire || !off || !crc || !sr || !lost) {
-        free(wire);
-        free(off);
-        free(crc);
-        free(sr);
-        free(lost);
+    if (!cw.bytes || !cw.off || !cw.crc || !sr || !cw.lost) {
+        free_wire(&cw, sr);
         sim_abort(W, me->rank, GNN_ERR_NOMEM, "%s: out of memory for %zu bytes of messages",
                   gnn_comm_op_name(first->call.op), total);
         return sim_aborted(me);
     }
 
-    /* 1. every message onto the wire first: a rank's receive buffer may overlap its send
-     *    buffer, so no delivery may happen before every send has been read. A message the
-     *    drop-blocking fault loses still used the link (bytes_moved) but is never flipped
-     *    nor delivered. */
-    size_t pos = 0;
-    int lost_src = -1, lost_dst = -1;
-    int64_t lost_seq = 0, n_lost = 0;
-    size_t lost_bytes = 0;
-    for (int src = 0; src < P; src++)
-        for (int dst = 0; dst < P; dst++) {
-            const size_t i = (size_t)src * (size_t)P + (size_t)dst;
-            const char *from;
-            char *to;
-            const size_t bytes = transfer(W, src, dst, &from, &to);
-            off[i] = pos;
-            if (bytes == 0)
-                continue;
-            memcpy(wire + pos, from, bytes);
-            if (src != dst && modelled) {
-                W->bytes_moved[i] += (int64_t)bytes;
-                const int64_t seq = W->msg_seq[i]++; /* the message's fault step */
-                crc[i] = W->checksums ? gnn_crc32c(0, wire + pos, bytes) : 0;
-                if (sim_fault_hit(W, SIM_FAULT_LAYER_BLOCKING, 0, seq, src, dst, SIM_DRAW_DROP,
-                                  W->cfg.faults.drop_blocking_p)) {
-                    lost[i] = 1;
-                    W->faults_dropped++;
-                    if (n_lost++ == 0) {
-                        lost_src = src;
-                        lost_dst = dst;
-                        lost_seq = seq;
-                        lost_bytes = bytes;
-                    }
-                } else if (sim_fault_hit(W, SIM_FAULT_LAYER_BLOCKING, 0, seq, src, dst, SIM_DRAW_FLIP,
-                                         W->cfg.faults.flip_p)) {
-                    sim_fault_flip(W, SIM_FAULT_LAYER_BLOCKING, 0, seq, src, dst, wire + pos, bytes);
-                    W->faults_flipped++;
-                }
-            }
-            pos += bytes;
-        }
-
-    /* 2. deliver, checking the CRC32C of every message between two ranks (when flips are on) */
-    int bad_src = -1, bad_dst = -1;
-    uint32_t bad_got = 0;
-    size_t bad_bytes = 0;
-    for (int src = 0; src < P; src++)
-        for (int dst = 0; dst < P; dst++) {
-            const size_t i = (size_t)src * (size_t)P + (size_t)dst;
-            const char *from;
-            char *to;
-            const size_t bytes = transfer(W, src, dst, &from, &to);
-            if (bytes == 0 || lost[i])
-                continue;
-            if (src != dst && modelled && W->checksums) {
-                const uint32_t got = gnn_crc32c(0, wire + off[i], bytes);
-                if (got != crc[i]) {
-                    W->faults_detected++;
-                    if (bad_src < 0) {
-                        bad_src = src;
-                        bad_dst = dst;
-                        bad_got = got;
-                        bad_bytes = bytes;
-                    }
-                    continue;
-                }
-            }
-            memcpy(to, wire + off[i], bytes);
-        }
-    /* A lost message of a blocking collective: on a real network its receiver would wait
-     * for it forever (or until a transport timeout). The simulator knows at once, so it
-     * stops the run now, charged to the rank that would wait, naming both ranks. */
-    if (lost_src >= 0) {
-        char call[192];
-        gnn_comm_call_str(&W->ranks[lost_dst].slot.call, call, sizeof call);
-        sim_abort(W, lost_dst, GNN_ERR_COMM,
-                  "lost message: %s from rank %d to rank %d dropped (%zu bytes, blocking message #%lld from rank %d "
-                  "to rank %d): rank %d, in %s, would wait for it forever (%lld message%s of this collective lost)",
-                  gnn_comm_op_name(first->call.op), lost_src, lost_dst, lost_bytes, (long long)lost_seq, lost_src,
-                  lost_dst, lost_dst, call, (long long)n_lost, n_lost == 1 ? "" : "s");
-    }
-    if (bad_src >= 0) {
-        const size_t i = (size_t)bad_src * (size_t)P + (size_t)bad_dst;
-        sim_abort(W, bad_dst, GNN_ERR_COMM,
-                  "corrupted message: CRC32C mismatch in %s from rank %d to rank %d (%zu bytes, sent 0x%08x, "
-                  "received 0x%08x)",
-                  gnn_comm_op_name(first->call.op), bad_src, bad_dst, bad_bytes, crc[i], bad_got);
-    }
-
-    /* 3. the clocks: everybody leaves at T0 + cost, T0 the latest entry */
-    if (!W->aborted && modelled) {
-        double t0 = 0;
-        for (int q = 0; q < P; q++)
-            if (W->ranks[q].slot.entry_clock > t0)
-                t0 = W->ranks[q].slot.entry_clock;
-        const double t1 = t0 + coll_cost(W, first->kind, sr);
-        for (int q = 0; q < P; q++)
-            W->ranks[q].clock = t1;
-    }
-    free(wire);
-    free(off);
-    free(crc);
-    free(sr);
-    free(lost);
+    put_on_wire(W, modelled, &cw);       /* 1. every message onto the wire */
+    deliver(W, modelled, &cw);           /* 2. deliver, checking each CRC32C */
+    abort_on_bad_message(W, &cw);
+    if (!W->aborted && modelled)
+        advance_clocks(W, first->kind, sr); /* 3. the clocks */
+    free_wire(&cw, sr);
     if (W->aborted)
         return sim_aborted(me);
 

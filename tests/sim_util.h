@@ -1,7 +1,7 @@
-/* tests/sim_util.h -- what the simulator suites share (tests/test_sim.c, tests/test_sim_faults.c):
- * the run configuration and the rank-side assertions. Rank functions run on the simulator's
- * threads, where Check's assertions must not be used: they return GNN_ERR_MISMATCH with a
- * message (REQUIRE) and the test asserts on the run. */
+/* tests/sim_util.h -- what the simulator suites share (tests/test_sim.c, tests/test_sim_faults.c,
+ * tests/test_sim_golden.c): the run configuration and the rank-side assertions. Rank functions
+ * run on the simulator's threads, where Check's assertions must not be used: they return
+ * GNN_ERR_MISMATCH with a message (REQUIRE) and the test asserts on the run. */
 #ifndef GNNREF_TESTS_SIM_UTIL_H
 #define GNNREF_TESTS_SIM_UTIL_H
 

@@ -89,9 +89,10 @@ static json_object *get(json_object *o, const char *key)
     return v;
 }
 
-START_TEST(train_json_report)
+/* sage, mini-batch: the report's top-level keys, the effective configuration, each epoch's
+ * keys and phases, the steps, the final accuracies and the kept model (acc: the best epoch's) */
+static void check_sage_report(void)
 {
-    NEED_TOOL();
     char args[1024];
     snprintf(args, sizeof args,
              "train --data builtin --epochs 2 --batch 1024 --fanouts 5,5 --hidden 16 --split 0.05,0.1,0.1 "
@@ -147,14 +148,19 @@ START_TEST(train_json_report)
     ck_assert(json_object_get_double(get(fin, "test_acc_restored")) ==
               json_object_get_double(get(fin, "test_acc_at_best_val")));
     json_object_put(r);
-    /* gat, full-batch, early stopping under acc: effective values in config, the stop in final */
+}
+
+/* gat, full-batch, early stopping under acc: effective values in config, the stop in final */
+static void check_gat_early_stop(void)
+{
+    char args[1024];
     snprintf(args, sizeof args,
              "train --data builtin --model gat --mode fullbatch --heads 2 --hidden 4 --epochs 50 --patience 1 "
              "--split 0.05,0.1,0.1 --stop-rule acc --quiet --json %s", tmp("gat.json"));
     ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
-    r = json_object_from_file(tmp("gat.json"));
+    json_object *r = json_object_from_file(tmp("gat.json"));
     ck_assert_ptr_nonnull(r);
-    cfg = get(r, "config");
+    json_object *cfg = get(r, "config");
     ck_assert_str_eq(json_object_get_string(get(cfg, "model")), "gat");
     ck_assert_str_eq(json_object_get_string(get(cfg, "mode")), "fullbatch");
     ck_assert_ptr_null(get(cfg, "fanouts"));
@@ -164,7 +170,7 @@ START_TEST(train_json_report)
     ck_assert_str_eq(json_object_get_string(get(cfg, "gat_variant")), "velickovic");
     ck_assert(json_object_get_double(get(cfg, "attn_dropout")) == json_object_get_double(get(cfg, "dropout")));
     ck_assert_str_eq(json_object_get_string(get(cfg, "normalize_features")), "row");
-    fin = get(r, "final");
+    json_object *fin = get(r, "final");
     ck_assert(json_object_get_boolean(get(fin, "stopped_early"))); /* patience 1 over 50 epochs */
     const int stop = json_object_get_int(get(fin, "stop_epoch"));
     ck_assert_int_eq(json_object_get_int(get(fin, "epochs_run")), stop + 1);
@@ -173,18 +179,23 @@ START_TEST(train_json_report)
     ck_assert_int_eq(json_object_get_int(get(fin, "best_epoch")), stop - 1);
     ck_assert_str_eq(json_object_get_string(get(cfg, "stop_rule")), "acc");
     json_object_put(r);
-    /* the same under gat's default rule: its val loss falls every epoch, so patience 1 never runs
-     * out; the kept model is the last epoch where the val accuracy and loss both reached their
-     * extremes, its test accuracy reported as test_acc_restored */
+}
+
+/* the same under gat's default rule: its val loss falls every epoch, so patience 1 never runs
+ * out; the kept model is the last epoch where the val accuracy and loss both reached their
+ * extremes, its test accuracy reported as test_acc_restored */
+static void check_gat_default_rule(void)
+{
+    char args[1024];
     snprintf(args, sizeof args,
              "train --data builtin --model gat --mode fullbatch --heads 2 --hidden 4 --epochs 50 --patience 1 "
              "--split 0.05,0.1,0.1 --quiet --json %s", tmp("gat.json"));
     ck_assert_msg(tool(args, out, sizeof out) == 0, "%s", out);
     ck_assert_ptr_nonnull(strstr(out, "kept model (--stop-rule gat): epoch "));
-    r = json_object_from_file(tmp("gat.json"));
+    json_object *r = json_object_from_file(tmp("gat.json"));
     ck_assert_ptr_nonnull(r);
     ck_assert_str_eq(json_object_get_string(get(get(r, "config"), "stop_rule")), "gat");
-    fin = get(r, "final");
+    json_object *fin = get(r, "final");
     ck_assert(!json_object_get_boolean(get(fin, "stopped_early")));
     json_object *ge = get(r, "epochs");
     const int n = (int)json_object_array_length(ge), kept = json_object_get_int(get(fin, "restored_epoch"));
@@ -203,13 +214,23 @@ START_TEST(train_json_report)
     ck_assert(json_object_get_double(get(fin, "test_acc_restored")) ==
               json_object_get_double(get(json_object_array_get_idx(ge, kept), "test_acc")));
     json_object_put(r);
-    /* empty val and test splits: accuracies of 0 that measure nothing, said on stderr */
+}
+
+/* empty val and test splits: accuracies of 0 that measure nothing, said on stderr */
+static void check_empty_splits(void)
+{
     ck_assert_int_eq(tool("train --epochs 1 --quiet --split 1,0,0", out, sizeof out), 0);
     ck_assert_ptr_nonnull(strstr(out, "warning: builtin: no labelled validation vertex"));
     ck_assert_ptr_nonnull(strstr(out, "warning: builtin: no labelled test vertex"));
     ck_assert_int_eq(tool("train --epochs 1 --quiet", out, sizeof out), 0);
     ck_assert_ptr_null(strstr(out, "warning"));
-    /* an unwritable report path is bad input, found before the work (not after a long run) */
+}
+
+/* bad output paths and rank counts are usage errors found before the work (not after a long
+ * run): an unwritable report path, a directory as the report, output files and directories
+ * that cannot be made, --ranks past the simulator's limit */
+static void check_bad_report_paths(void)
+{
     static const char *const cmds[] = {
         "train --data builtin --epochs 1", "sample --data builtin --batches 1", "partition builtin --parts 2",
         "gen sbm --nodes 100 -o /tmp/gnnref-cli-g.gnn", "info builtin", "oracle --op hec.ops --cases 1",
@@ -241,6 +262,16 @@ START_TEST(train_json_report)
     for (size_t i = 0; i < sizeof too_many / sizeof too_many[0]; i++)
         expect_usage_error(too_many[i], "--ranks", out, sizeof out);
     ck_assert_ptr_nonnull(strstr(out, "1..1024"));
+}
+
+START_TEST(train_json_report)
+{
+    NEED_TOOL();
+    check_sage_report();
+    check_gat_early_stop();
+    check_gat_default_rule();
+    check_empty_splits();
+    check_bad_report_paths();
 }
 END_TEST
 
