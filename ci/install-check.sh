@@ -17,29 +17,13 @@
 # Exit status 0 when all hold, 1 otherwise.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-MAKE=${MAKE:-make}
-BUILD=${BUILD:-build}
-CC=${CC:-cc}
-for t in pkg-config "$CC"; do
-    if ! command -v "$t" >/dev/null 2>&1; then
-        echo "install-check: FAIL ($t not found; bash ci/install-deps.sh build installs it)"
-        exit 1
-    fi
-done
-T=$(mktemp -d "${TMPDIR:-/tmp}/gnnref-install-check.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-P=$T/prefix
-fail() {
-    echo "install-check: FAIL ($*)"
-    exit 1
-}
+CHECK_NAME=install-check
+# MAKE BUILD CC, T and P, fail, install_prefix, uninstall_prefix
+. ci/install-prefix.sh
 
 # ---- 1. install ------------------------------------------------------------------------------
-$MAKE --no-print-directory BUILD="$BUILD" PREFIX="$P" install || fail "make install PREFIX=$P failed"
-for f in lib/libgnnref.so.0.1.0 lib/libgnnref.so.0 lib/libgnnref.so lib/libgnnref.a bin/gnnref \
-    include/gnnref/rng.h include/gnnref/dataset.h lib/pkgconfig/gnnref.pc; do
-    [ -e "$P/$f" ] || fail "make install did not install $f"
-done
+install_prefix "" lib/libgnnref.so.0.1.0 lib/libgnnref.so.0 lib/libgnnref.so lib/libgnnref.a bin/gnnref \
+    include/gnnref/rng.h include/gnnref/dataset.h lib/pkgconfig/gnnref.pc
 [ "$(readlink "$P/lib/libgnnref.so.0")" = libgnnref.so.0.1.0 ] || fail "libgnnref.so.0 does not point to libgnnref.so.0.1.0"
 # (the outputs go through variables: under pipefail, `cmd | grep -q` fails when grep stops
 # reading early)
@@ -111,7 +95,7 @@ fi
 echo "static: $(tr '\n' ' ' <"$T/got-static")"
 
 # ---- 4. uninstall ----------------------------------------------------------------------------
-$MAKE --no-print-directory BUILD="$BUILD" PREFIX="$P" uninstall || fail "make uninstall PREFIX=$P failed"
+uninstall_prefix
 left=$(cd "$P" && find . \( -name '*gnnref*' -o -type f \) | sort)
 if [ -n "$left" ]; then
     echo "left after make uninstall:"

@@ -15,29 +15,12 @@
 # Exit status 0 when all hold, 1 otherwise.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-MAKE=${MAKE:-make}
-BUILD=${BUILD:-build}
-CC=${CC:-cc}
-for t in pkg-config "$CC"; do
-    if ! command -v "$t" >/dev/null 2>&1; then
-        echo "plugin-check: FAIL ($t not found; bash ci/install-deps.sh build installs it)"
-        exit 1
-    fi
-done
-T=$(mktemp -d "${TMPDIR:-/tmp}/gnnref-plugin-check.XXXXXX")
-trap 'rm -rf "$T"' EXIT
-P=$T/prefix
-fail() {
-    echo "plugin-check: FAIL ($*)"
-    exit 1
-}
+CHECK_NAME=plugin-check
+# MAKE BUILD CC, T and P, fail, install_prefix, uninstall_prefix
+. ci/install-prefix.sh
 
 # ---- 1. install --------------------------------------------------------------------------------
-$MAKE --no-print-directory BUILD="$BUILD" PREFIX="$P" install >"$T/install.log" 2>&1 ||
-    { cat "$T/install.log"; fail "make install PREFIX=$P failed"; }
-for f in bin/gnnref include/gnnref/plugin.h include/gnnref/aggregate.h lib/pkgconfig/gnnref.pc; do
-    [ -e "$P/$f" ] || fail "make install did not install $f"
-done
+install_prefix "$T/install.log" bin/gnnref include/gnnref/plugin.h include/gnnref/aggregate.h lib/pkgconfig/gnnref.pc
 echo "installed into $P"
 
 # ---- 2. the examples, out of the tree, against the installed gnnref ------------------------------
@@ -100,6 +83,6 @@ rc=$?
 echo "refused: $(cat "$T/old.txt")"
 
 # ---- 6. uninstall --------------------------------------------------------------------------------
-$MAKE --no-print-directory BUILD="$BUILD" PREFIX="$P" uninstall >/dev/null 2>&1 || fail "make uninstall PREFIX=$P failed"
+uninstall_prefix "$T/uninstall.log"
 echo "plugin-check: PASS (make install, examples/plugin built through pkg-config, good.so PASS, bad.so FAIL naming" \
     "$case_str, replayed; wrong ABI and missing file refused)"
