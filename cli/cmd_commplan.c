@@ -18,6 +18,7 @@
 #include "gnnref/partition.h"
 #include "gnnref/quant.h"
 #include "gnnref/tensor.h"
+#include "core/cmp.h"
 
 #define MAX_WIDTHS 8
 /* The most parts: --parts' bound, and K's when it comes from a .part file's largest id */
@@ -216,12 +217,6 @@ static int build_plans(const commplan_opts *o, plan_run *R)
     return CLI_OK;
 }
 
-static int cmp_i64(const void *x, const void *y)
-{
-    const int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return (a > b) - (a < b);
-}
-
 /* |U_ij| and |W_ij| of slot s from a plan's edge list (any plan lists the same edges). */
 static void pair_uw(const gnn_commplan *P, int64_t s, int64_t *nu, int64_t *nw, int64_t *scratch)
 {
@@ -232,7 +227,7 @@ static void pair_uw(const gnn_commplan *P, int64_t s, int64_t *nu, int64_t *nw, 
         *nu += e == e0 || P->edge_src[e] != P->edge_src[e - 1];
         scratch[e - e0] = P->edge_dst[e];
     }
-    qsort(scratch, (size_t)(e1 - e0), sizeof(int64_t), cmp_i64);
+    qsort(scratch, (size_t)(e1 - e0), sizeof(int64_t), gnn_cmp_i64);
     for (int64_t x = 0; x < e1 - e0; x++)
         *nw += x == 0 || scratch[x] != scratch[x - 1];
 }

@@ -3,18 +3,13 @@
 #include <string.h>
 #include "gnnref/graph.h"
 #include "gnnref/tensor.h"
-
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
+#include "core/cmp.h"
 
 /* Sort a short row by insertion sort, a long one by qsort. */
 static void sort_row(int64_t *v, int64_t n)
 {
     if (n > 32) {
-        qsort(v, (size_t)n, sizeof(int64_t), cmp_i64);
+        qsort(v, (size_t)n, sizeof(int64_t), gnn_cmp_i64);
         return;
     }
     for (int64_t i = 1; i < n; i++) {

@@ -5,6 +5,7 @@
 #include <string.h>
 #include "gnnref/reorder.h"
 #include "gnnref/tensor.h"
+#include "core/cmp.h"
 
 const char *gnn_match_norm_name(gnn_match_norm m)
 {
@@ -54,12 +55,6 @@ int gnn_match_frac_cmp(int64_t a, int64_t b, int64_t c, int64_t d)
     return (l > r) - (l < r);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* a set: ids >= 0 (GNN_ERR_RANGE), none repeated (GNN_ERR_INVAL); tmp holds len ids */
 static gnn_status check_set(const int64_t *s, int64_t len, int64_t *tmp)
 {
@@ -70,7 +65,7 @@ static gnn_status check_set(const int64_t *s, int64_t len, int64_t *tmp)
             return GNN_ERR_RANGE;
     if (len > 0)
         memcpy(tmp, s, (size_t)len * sizeof(int64_t));
-    qsort(tmp, (size_t)len, sizeof(int64_t), cmp_i64);
+    qsort(tmp, (size_t)len, sizeof(int64_t), gnn_cmp_i64);
     for (int64_t i = 1; i < len; i++)
         if (tmp[i] == tmp[i - 1])
             return GNN_ERR_INVAL;

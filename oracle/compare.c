@@ -16,6 +16,7 @@
 #include <string.h>
 #include "gnnref/oracle.h"
 #include "gnnref/tensor.h"
+#include "core/cmp.h"
 
 #define SHOW_MISMATCHES 5
 
@@ -536,12 +537,6 @@ gnn_oracle_outcome gnn_oracle_compare_blocks(gnn_oracle_ctx *ctx, gnn_oracle_cmp
 
 /* ---- ID maps ------------------------------------------------------------------------------- */
 
-static int cmp_i64_asc(const void *a, const void *b)
-{
-    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* Relabel one side to first-appearance order (see gnn_oracle_compare_idmap) after checking
  * that it is a bijection between local ids and global ids. */
 static gnn_oracle_outcome idmap_canonical(gnn_oracle_ctx *ctx, const char *name, const char *side, int64_t n_dst,
@@ -582,7 +577,7 @@ static gnn_oracle_outcome idmap_canonical(gnn_oracle_ctx *ctx, const char *name,
     for (int64_t i = 0; i < n_src; i++)
         out_src_gid[relabel[i]] = src_gid[i];
     memcpy(sorted, src_gid, (size_t)n_src * sizeof(int64_t));
-    qsort(sorted, (size_t)n_src, sizeof(int64_t), cmp_i64_asc);
+    qsort(sorted, (size_t)n_src, sizeof(int64_t), gnn_cmp_i64);
     for (int64_t i = 1; i < n_src; i++)
         if (sorted[i] == sorted[i - 1]) {
             o = gnn_oracle_fail(ctx, "%s (%s): global id %lld has two local ids: not a bijection", name, side,

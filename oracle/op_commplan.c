@@ -34,6 +34,7 @@
 #include "gnnref/oracle.h"
 #include "gnnref/partition.h"
 #include "gnnref/tensor.h"
+#include "core/cmp.h"
 
 static const gnn_oracle_impl k_cp_ref = { .name = "ref", .ops = &gnn_commplan_ref, .flags = 0 };
 static const gnn_oracle_impl k_cp_cpu = { .name = "cpu", .ops = &gnn_commplan_cpu, .flags = GNN_ORACLE_THREADED };
@@ -244,16 +245,10 @@ static gnn_oracle_outcome build_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
 
 /* ---- commplan.verify: a checker written differently -------------------------------------------- */
 
-static int cmp_i64(const void *a, const void *b)
-{
-    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* is x in the ascending a[0..n)? */
 static int in_sorted(const int64_t *a, int64_t n, int64_t x)
 {
-    const int64_t *p = bsearch(&x, a, (size_t)n, sizeof(int64_t), cmp_i64);
+    const int64_t *p = bsearch(&x, a, (size_t)n, sizeof(int64_t), gnn_cmp_i64);
     return p != NULL;
 }
 
@@ -334,7 +329,7 @@ static gnn_oracle_outcome check_cut_count(gnn_oracle_ctx *ctx, const cp_input *i
         for (int64_t e = g->indptr[v]; e < g->indptr[v + 1]; e++)
             if (in->part[g->indices[e]] != in->part[v])
                 row[r++] = g->indices[e];
-        qsort(row, (size_t)r, sizeof(int64_t), cmp_i64);
+        qsort(row, (size_t)r, sizeof(int64_t), gnn_cmp_i64);
         for (int64_t i = 0; i < r; i++)
             distinct += i == 0 || row[i] != row[i - 1];
     }
@@ -386,7 +381,7 @@ static gnn_oracle_outcome check_slot_edges(gnn_oracle_ctx *ctx, const cp_input *
 /* Distinct values of a[0..n), sorted in place. */
 static int64_t count_distinct(int64_t *a, int64_t n)
 {
-    qsort(a, (size_t)n, sizeof(int64_t), cmp_i64);
+    qsort(a, (size_t)n, sizeof(int64_t), gnn_cmp_i64);
     int64_t d = 0;
     for (int64_t x = 0; x < n; x++)
         d += x == 0 || a[x] != a[x - 1];
@@ -482,7 +477,7 @@ static gnn_oracle_outcome check_hybrid_matching(gnn_oracle_ctx *ctx, const gnn_c
                 (long long)j, (long long)x);
         scratch[x] = md[x];
     }
-    qsort(scratch, (size_t)nm, sizeof(int64_t), cmp_i64);
+    qsort(scratch, (size_t)nm, sizeof(int64_t), gnn_cmp_i64);
     for (int64_t x = 1; x < nm; x++)
         if (scratch[x] == scratch[x - 1])
             BAD("hybrid: pair %lld -> %lld: destination %lld matched twice", (long long)i, (long long)j,

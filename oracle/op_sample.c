@@ -18,6 +18,7 @@
 #include "gnnref/rng.h"
 #include "gnnref/sample.h"
 #include "oracle/op_sample.h"
+#include "core/cmp.h"
 
 static const gnn_oracle_impl k_sample_ref = { .name = "ref", .ops = &gnn_sample_ref, .flags = 0 };
 /* the CUDA tier (opt/cuda/, docs/cuda_sampling.md): the count, scan and draw kernels and the ordered
@@ -380,12 +381,6 @@ static const char *const k_b_presets[] = {
     NULL,
 };
 
-static int cmp_i64(const void *a, const void *b)
-{
-    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 typedef struct gid_first {
     int64_t gid, first; /* first position in nbr_gid */
 } gid_first;
@@ -465,7 +460,7 @@ static gnn_oracle_outcome build_check_edges(gnn_oracle_ctx *ctx, const gnn_block
 static gnn_oracle_outcome build_check_unique(gnn_oracle_ctx *ctx, const gnn_block *b, int64_t *ids)
 {
     memcpy(ids, b->src_gid, (size_t)b->n_src * sizeof(int64_t));
-    qsort(ids, (size_t)b->n_src, sizeof(int64_t), cmp_i64);
+    qsort(ids, (size_t)b->n_src, sizeof(int64_t), gnn_cmp_i64);
     for (int64_t i = 1; i < b->n_src; i++)
         if (ids[i] == ids[i - 1])
             return gnn_oracle_fail(ctx, "src vertex %lld appears twice", (long long)ids[i]);
@@ -484,11 +479,11 @@ static gnn_oracle_outcome build_check_first_appearance(gnn_oracle_ctx *ctx, cons
         firsts[e] = (gid_first){ s->nbr_gid[e], e };
     qsort(firsts, (size_t)s->nnz, sizeof *firsts, cmp_gid_first);
     memcpy(sorted, s->dst_gid, (size_t)n_dst * sizeof(int64_t));
-    qsort(sorted, (size_t)n_dst, sizeof(int64_t), cmp_i64);
+    qsort(sorted, (size_t)n_dst, sizeof(int64_t), gnn_cmp_i64);
     int64_t distinct_new = 0;
     for (int64_t e = 0; e < s->nnz; e++)
         if ((e == 0 || firsts[e].gid != firsts[e - 1].gid) &&
-            !bsearch(&firsts[e].gid, sorted, (size_t)n_dst, sizeof(int64_t), cmp_i64))
+            !bsearch(&firsts[e].gid, sorted, (size_t)n_dst, sizeof(int64_t), gnn_cmp_i64))
             distinct_new++;
     if (b->n_src != n_dst + distinct_new)
         return gnn_oracle_fail(ctx, "n_src = %lld, expected %lld seeds + %lld distinct new sampled vertices",

@@ -17,6 +17,7 @@
 #include <string.h>
 #include "gnnref/commplan.h"
 #include "gnnref/tensor.h"
+#include "core/cmp.h"
 
 #define INF INT64_MAX
 
@@ -32,12 +33,6 @@ static int cmp_cut(const void *a, const void *b)
     if (x->u != y->u)
         return x->u < y->u ? -1 : 1;
     return (x->v > y->v) - (x->v < y->v);
-}
-
-static int cmp_i64(const void *a, const void *b)
-{
-    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
 }
 
 /* position of x in the sorted a[0..n) (present by construction) */
@@ -94,7 +89,7 @@ static gnn_status bip_make(const int64_t *src, const int64_t *dst, int64_t m, bi
     }
     b->beg[b->nu] = m;
     memcpy(b->wids, dst, (size_t)m * sizeof(int64_t));
-    qsort(b->wids, (size_t)m, sizeof(int64_t), cmp_i64);
+    qsort(b->wids, (size_t)m, sizeof(int64_t), gnn_cmp_i64);
     for (int64_t e = 0; e < m; e++)
         if (b->nw == 0 || b->wids[e] != b->wids[b->nw - 1])
             b->wids[b->nw++] = b->wids[e];
@@ -318,7 +313,7 @@ static gnn_status solve_slot(gnn_commplan *c, int64_t s, int64_t *n_post, int64_
     for (int64_t e = e0; e < e1; e++)
         if (!c->edge_post[e])
             c->pre_rows[q++] = c->edge_dst[e];
-    qsort(c->pre_rows + q0, (size_t)(q - q0), sizeof(int64_t), cmp_i64);
+    qsort(c->pre_rows + q0, (size_t)(q - q0), sizeof(int64_t), gnn_cmp_i64);
     *n_pre = q0;
     for (int64_t i = q0; i < q; i++)
         if (*n_pre == q0 || c->pre_rows[*n_pre - 1] != c->pre_rows[i])

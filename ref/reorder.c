@@ -14,12 +14,7 @@
 #include <string.h>
 #include "gnnref/reorder.h"
 #include "gnnref/tensor.h"
-
-static int cmp_i64(const void *a, const void *b)
-{
-    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
+#include "core/cmp.h"
 
 /* |a ∩ b| of two sorted sets */
 static int64_t merge_count(const int64_t *a, int64_t na, const int64_t *b, int64_t nb)
@@ -56,7 +51,7 @@ static gnn_status degree_ref(const int64_t *const *sets, const int64_t *len, int
         off[i + 1] = off[i] + len[i];
         if (len[i] > 0)
             memcpy(buf + off[i], sets[i], (size_t)len[i] * sizeof(int64_t));
-        qsort(buf + off[i], (size_t)len[i], sizeof(int64_t), cmp_i64);
+        qsort(buf + off[i], (size_t)len[i], sizeof(int64_t), gnn_cmp_i64);
     }
     for (int64_t i = 0; i < n; i++) {
         overlap[i * n + i] = len[i];

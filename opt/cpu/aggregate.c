@@ -31,20 +31,9 @@
 #include "gnnref/aggregate.h"
 #include "gnnref/tensor.h"
 #include "opt/cpu/omp_stress.h"
-#ifdef GNN_HAVE_OPENMP
-#include <omp.h>
-#endif
+#include "opt/cpu/omp_compat.h"
 
 #define GNN_AGG_FB 1024 /* features per accumulator block (4 KiB: stays in L1) */
-
-static int num_threads(void)
-{
-#ifdef GNN_HAVE_OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
 
 /* Work items of the row loops: at least 8 per thread, and at most about GNN_AGG_CHUNK_NNZ
  * edges each, handed out dynamically. A thread that loses its core on a busy machine then
@@ -54,7 +43,7 @@ static int num_threads(void)
 
 static int64_t work_items(int64_t nnz)
 {
-    const int64_t by_threads = (int64_t)num_threads() * 8, by_size = nnz / GNN_AGG_CHUNK_NNZ;
+    const int64_t by_threads = (int64_t)gnn_omp_max_threads() * 8, by_size = nnz / GNN_AGG_CHUNK_NNZ;
     return by_size > by_threads ? by_size : by_threads;
 }
 

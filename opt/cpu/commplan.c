@@ -25,12 +25,8 @@
 #include "gnnref/commplan.h"
 #include "gnnref/tensor.h"
 #include "opt/cpu/omp_stress.h"
-#ifdef GNN_HAVE_OPENMP
-#include <omp.h>
-#define MAX_THREADS() omp_get_max_threads()
-#else
-#define MAX_THREADS() 1
-#endif
+#include "core/cmp.h"
+#include "opt/cpu/omp_compat.h"
 
 typedef struct cut_edge {
     int64_t pair, u, v;
@@ -46,12 +42,6 @@ static int cmp_cut(const void *a, const void *b)
     return (x->v > y->v) - (x->v < y->v);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
 static void *alloc_n(int64_t count, size_t elem) { return gnn_malloc((size_t)(count > 0 ? count : 1) * elem); }
 
 /* Step 1: the distinct cut edges in (pair, u, v) order into *edges, and the plan's slots
@@ -64,7 +54,7 @@ static gnn_status group_cut_edges(const gnn_csr *g, const int32_t *part, gnn_com
     const int64_t k = c->k, kk = k * k, n = g->n;
     const int64_t nb = kk < GNN_COMMPLAN_BUCKETS ? kk : GNN_COMMPLAN_BUCKETS;
     const int64_t width = (kk + nb - 1) / nb; /* bucket b: pairs [b * width, (b + 1) * width) */
-    const int nt_max = MAX_THREADS();
+    const int nt_max = gnn_omp_max_threads();
     int64_t *cnt = gnn_calloc((size_t)nt_max * (size_t)nb + 1, sizeof(int64_t));
     int64_t *start = gnn_calloc((size_t)nb + 1, sizeof(int64_t));
     int64_t *dcount = gnn_calloc((size_t)nb + 1, sizeof(int64_t)); /* distinct edges per bucket */
@@ -227,7 +217,7 @@ static gnn_status build_cpu(const gnn_csr *g, const int32_t *part, int64_t k, gn
             if (!c.edge_post[x])
                 pre_s[e0 + nq++] = c.edge_dst[x];
         }
-        qsort(pre_s + e0, (size_t)nq, sizeof(int64_t), cmp_i64);
+        qsort(pre_s + e0, (size_t)nq, sizeof(int64_t), gnn_cmp_i64);
         int64_t q = 0;
         for (int64_t i = 0; i < nq; i++)
             if (q == 0 || pre_s[e0 + q - 1] != pre_s[e0 + i])

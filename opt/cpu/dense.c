@@ -268,6 +268,7 @@ gnn_status gnn_dense_gemm_run(const gnn_dense_kernel *kr, const gnn_dense_gemm *
     const int64_t kblk = (g->K + PACK_ROWS - 1) / PACK_ROWS, n_pack_items = g->K > 0 ? n_packed * kblk : 0;
     const int64_t n_tiles = P.ntr * P.ntc;
     const double macs = (double)g->M * (double)g->N * (double)(g->K > 0 ? g->K : 1);
+    (void)macs; /* read by the pragma alone: unused without OpenMP */
 #pragma omp parallel if (n_tiles > 1 && macs >= PAR_MIN_MACS)
     {
         if (n_pack_items > 0) { /* (the same for every thread: no barrier when nothing is packed) */

@@ -29,21 +29,10 @@
 #include "gnnref/gat.h"
 #include "gnnref/rng.h"
 #include "gnnref/tensor.h"
-#ifdef GNN_HAVE_OPENMP
-#include <omp.h>
-#endif
+#include "opt/cpu/omp_compat.h"
 
 #define GAT_FB 64          /* floats per register block of a feature row */
 #define GAT_RED_COLS 16    /* columns of dal / dar per thread task: one 64-byte line */
-
-static int num_threads(void)
-{
-#ifdef GNN_HAVE_OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
 
 /* First row r with ptr[r] >= target (ptr non-decreasing). */
 static int64_t row_at_nnz(const int64_t *ptr, int64_t n, int64_t target)
@@ -169,7 +158,7 @@ static gnn_status gat_forward_cpu(const gnn_block *blk, const float *z, const fl
     }
     gat_logits(z, al, blk->n_src, H, F, el);
     gat_logits(z, ar, n_dst, H, F, er);
-    const int64_t chunks = (int64_t)num_threads() * 8;
+    const int64_t chunks = (int64_t)gnn_omp_max_threads() * 8;
     int nomem = 0;
 #pragma omp parallel reduction(| : nomem)
     {
@@ -399,7 +388,7 @@ static gnn_status gat_backward_cpu(const gnn_block *blk, const float *z, const f
     if (HF == 0)
         return GNN_OK; /* zero-width features: dz, dal and dar are empty */
     gat_bwd w = { .blk = blk, .p = p, .z = z, .al = al, .ar = ar, .alpha = alpha, .dout = dout,
-                  .H = H, .F = F, .HF = HF, .chunks = (int64_t)num_threads() * 8 };
+                  .H = H, .F = F, .HF = HF, .chunks = (int64_t)gnn_omp_max_threads() * 8 };
     w.el = gnn_malloc((size_t)(n_src * H) * sizeof(float));
     w.er = gnn_malloc((size_t)(n_dst * H) * sizeof(float));
     w.del = gnn_malloc((size_t)(n_src * H) * sizeof(float));

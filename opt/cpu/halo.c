@@ -18,11 +18,9 @@
  * Volume: 8 bytes per halo plus 8 (P - 1) per rank for the counts, against ref's
  * 8 (P - 1) per halo. */
 #include <string.h>
-#if defined(_OPENMP)
-#include <omp.h>
-#endif
 #include "gnnref/halo.h"
 #include "gnnref/tensor.h"
+#include "opt/cpu/omp_compat.h"
 #include "opt/cpu/omp_stress.h"
 
 /* Stable grouping of the halos by owner: ids[pos] = global ids grouped, scount[o] per owner. */
@@ -31,22 +29,14 @@ static gnn_status group_by_owner(const gnn_part_local *me, int P, int64_t *ids, 
     const int64_t nh = me->n_halo;
     const int32_t *owner = me->halo_owner;
     const int64_t *hv = me->vid_o + me->n_solid;
-#if defined(_OPENMP)
-    const int T = omp_get_max_threads();
-#else
-    const int T = 1;
-#endif
+    const int T = gnn_omp_max_threads();
     int64_t *cnt = gnn_calloc((size_t)T * (size_t)P, sizeof(int64_t)); /* (T, P): thread t's count of owner o */
     if (!cnt)
         return gnn_err_set(err, GNN_ERR_NOMEM, "db_halo: out of memory");
     memset(scount, 0, sizeof(int64_t) * (size_t)P);
 #pragma omp parallel num_threads(T)
     {
-#if defined(_OPENMP)
-        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-#else
-        const int t = 0, nt = 1;
-#endif
+        const int t = gnn_omp_thread_num(), nt = gnn_omp_num_threads();
         const int64_t lo = nh * t / nt, hi = nh * (t + 1) / nt;
         int64_t *mine = cnt + (size_t)t * P;
         GNN_OMP_STRESS_POINT(); /* opt/cpu/omp_stress.h: a late count, a late sum under stress */

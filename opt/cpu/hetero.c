@@ -18,16 +18,7 @@
 #include "gnnref/hetero.h"
 #include "gnnref/tensor.h"
 #include "opt/cpu/omp_stress.h"
-#ifdef GNN_HAVE_OPENMP
-#include <omp.h>
-#define MAX_THREADS() omp_get_max_threads()
-#define THREAD_ID() omp_get_thread_num()
-#define NUM_THREADS() omp_get_num_threads()
-#else
-#define MAX_THREADS() 1
-#define THREAD_ID() 0
-#define NUM_THREADS() 1
-#endif
+#include "opt/cpu/omp_compat.h"
 
 /* the same as ref's: the last i in [0, count) with a[i * stride] <= x */
 static inline int64_t last_le(const int64_t *a, int64_t count, int64_t stride, int64_t x)
@@ -61,7 +52,7 @@ static gnn_status hetero_cpu_build(const int32_t *part, const int32_t *type, int
                                    gnn_hetero_book *b, int64_t *new_of_old, gnn_err *err)
 {
     const int64_t C = P * T;
-    const int nt_max = MAX_THREADS();
+    const int nt_max = gnn_omp_max_threads();
     /* per-thread counts only where they are small next to the ids they count */
     const int parallel = nt_max > 1 && (int64_t)nt_max * C <= 4 * n + 4096;
     b->P = P, b->T = T, b->n = n;
@@ -82,7 +73,7 @@ static gnn_status hetero_cpu_build(const int32_t *part, const int32_t *type, int
     } else {
 #pragma omp parallel
         {
-            const int t = THREAD_ID(), nt = NUM_THREADS();
+            const int t = gnn_omp_thread_num(), nt = gnn_omp_num_threads();
             const int64_t lo = (int64_t)((__int128)n * t / nt), hi = (int64_t)((__int128)n * (t + 1) / nt);
             int64_t *my = cnt + (size_t)t * (size_t)C;
             GNN_OMP_STRESS_POINT();

@@ -19,23 +19,12 @@
 #include "gnnref/aggregate.h"
 #include "gnnref/tensor.h"
 #include "opt/cpu/omp_stress.h"
-#ifdef GNN_HAVE_OPENMP
-#include <omp.h>
-#endif
+#include "opt/cpu/omp_compat.h"
 
 #define GNN_IA_FB 1024    /* widest column block (a 4 KiB accumulator: stays in L1) */
 #define GNN_IA_PF 4       /* src rows prefetched ahead */
 #define GNN_IA_DIGIT 16   /* radix bits per LSD pass when n_out is large */
 #define GNN_IA_CHUNK 4096 /* entries per row chunk, at most (about): see the 2D split */
-
-static int num_threads(void)
-{
-#ifdef GNN_HAVE_OPENMP
-    return omp_get_max_threads();
-#else
-    return 1;
-#endif
-}
 
 /* First k with ptr[k] >= target (ptr non-decreasing, n entries). */
 static int64_t first_at_least(const int64_t *ptr, int64_t n, int64_t target)
@@ -126,7 +115,7 @@ static gnn_status index_add_cpu(float *out, int64_t n_out, int64_t d, const int6
      * for every thread to have work (few distinct rows, or a hub holding most entries), in
      * blocks of at least 16 floats (a 64-byte line), since every column block re-reads the
      * segment's index list and fetches its own part of each src row */
-    const int64_t threads = num_threads();
+    const int64_t threads = gnn_omp_max_threads();
     /* at least 8 chunks per thread and at most about GNN_IA_CHUNK entries each: a thread that
      * loses its core on a busy machine holds one small task, the others take the rest */
     int64_t chunks = threads * 8;

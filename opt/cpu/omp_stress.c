@@ -5,9 +5,7 @@
 #include <time.h>
 
 #include "gnnref/rng.h"
-#ifdef GNN_HAVE_OPENMP
-#include <omp.h>
-#endif
+#include "opt/cpu/omp_compat.h"
 
 int gnn_omp_stress_chunk_;
 int gnn_omp_stress_on_;
@@ -39,11 +37,7 @@ static double now_us(void)
  * (low 8 bits), id = (line, thread), draw = the thread's call count in this run. */
 void gnn_omp_stress_pause(unsigned site)
 {
-#ifdef GNN_HAVE_OPENMP
-    const uint64_t thread = (uint64_t)omp_get_thread_num();
-#else
-    const uint64_t thread = 0;
-#endif
+    const uint64_t thread = (uint64_t)gnn_omp_thread_num();
     const uint32_t run = __atomic_load_n(&g_run, __ATOMIC_RELAXED);
     if (t_run != run) {
         t_run = run;

@@ -26,16 +26,7 @@
 #include "gnnref/partition.h"
 #include "gnnref/tensor.h"
 #include "opt/cpu/omp_stress.h"
-#ifdef GNN_HAVE_OPENMP
-#include <omp.h>
-#define MAX_THREADS() omp_get_max_threads()
-#define THREAD_ID() omp_get_thread_num()
-#define NUM_THREADS() omp_get_num_threads()
-#else
-#define MAX_THREADS() 1
-#define THREAD_ID() 0
-#define NUM_THREADS() 1
-#endif
+#include "opt/cpu/omp_compat.h"
 
 #define MARK_HALO (-2)
 
@@ -45,13 +36,13 @@ static void *alloc_n(int64_t count, size_t elem) { return gnn_malloc((size_t)(co
 static gnn_status prefix_sum(int64_t *a, int64_t m)
 {
     a[0] = 0;
-    const int T = MAX_THREADS();
+    const int T = gnn_omp_max_threads();
     int64_t *sums = gnn_calloc((size_t)T + 1, sizeof(int64_t));
     if (!sums)
         return GNN_ERR_NOMEM;
 #pragma omp parallel
     {
-        const int t = THREAD_ID(), nt = NUM_THREADS();
+        const int t = gnn_omp_thread_num(), nt = gnn_omp_num_threads();
         const int64_t lo = 1 + (int64_t)((__int128)m * t / nt), hi = 1 + (int64_t)((__int128)m * (t + 1) / nt);
         int64_t run = 0;
         GNN_OMP_STRESS_POINT();
@@ -80,13 +71,13 @@ static gnn_status prefix_sum(int64_t *a, int64_t m)
 static gnn_status group_by_part(const int32_t *part, int64_t n, int64_t k, int64_t *by_part, int64_t *owner_rank,
                                 int64_t *base)
 {
-    const int T = MAX_THREADS();
+    const int T = gnn_omp_max_threads();
     int64_t *cnt = gnn_calloc((size_t)T * (size_t)k, sizeof(int64_t)); /* cnt[t * k + p] */
     if (!cnt)
         return GNN_ERR_NOMEM;
 #pragma omp parallel
     {
-        const int t = THREAD_ID(), nt = NUM_THREADS();
+        const int t = gnn_omp_thread_num(), nt = gnn_omp_num_threads();
         const int64_t lo = (int64_t)((__int128)n * t / nt), hi = (int64_t)((__int128)n * (t + 1) / nt);
         int64_t *c = cnt + (size_t)t * (size_t)k;
         GNN_OMP_STRESS_POINT();
@@ -152,7 +143,7 @@ static gnn_status compact_halo(gnn_part_local *L, int64_t *vid_p, int64_t n, int
     int64_t n_halo = 0;
 #pragma omp parallel
     {
-        const int t = THREAD_ID(), nt = NUM_THREADS();
+        const int t = gnn_omp_thread_num(), nt = gnn_omp_num_threads();
         const int64_t lo = (int64_t)((__int128)n * t / nt), hi = (int64_t)((__int128)n * (t + 1) / nt);
         int64_t c = 0;
         GNN_OMP_STRESS_POINT();
@@ -244,7 +235,7 @@ static gnn_status split_lists(gnn_part_local *L, const uint8_t *split, const int
     if (split) {
 #pragma omp parallel
         {
-            const int t = THREAD_ID(), nt = NUM_THREADS();
+            const int t = gnn_omp_thread_num(), nt = gnn_omp_num_threads();
             const int64_t lo = (int64_t)((__int128)n_solid * t / nt), hi = (int64_t)((__int128)n_solid * (t + 1) / nt);
             int64_t c[3] = { 0, 0, 0 };
             GNN_OMP_STRESS_POINT();
@@ -318,7 +309,7 @@ static gnn_status build_cpu(gnn_partition *out, const gnn_csr *g, const uint8_t 
     gnn_status s = GNN_OK;
     int64_t *by_part = alloc_n(n, sizeof(int64_t)), *owner_rank = alloc_n(n, sizeof(int64_t));
     int64_t *base = gnn_malloc(((size_t)k + 1) * sizeof(int64_t));
-    int64_t *tcount = gnn_malloc((3 * (size_t)MAX_THREADS() + 3) * sizeof(int64_t));
+    int64_t *tcount = gnn_malloc((3 * (size_t)gnn_omp_max_threads() + 3) * sizeof(int64_t));
     out->n = n;
     out->k = k;
     out->trainers = 1;

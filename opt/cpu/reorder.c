@@ -18,16 +18,7 @@
 #include "gnnref/reorder.h"
 #include "gnnref/tensor.h"
 #include "opt/cpu/omp_stress.h"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
-static int cmp_i64(const void *a, const void *b)
-{
-    const int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
+#include "core/cmp.h"
 
 static int64_t merge_count(const int64_t *a, int64_t na, const int64_t *b, int64_t nb)
 {
@@ -58,7 +49,7 @@ static gnn_status degree_cpu(const int64_t *const *sets, const int64_t *len, int
     for (int64_t i = 0; i < n; i++) {
         if (len[i] > 0)
             memcpy(buf + off[i], sets[i], (size_t)len[i] * sizeof(int64_t));
-        qsort(buf + off[i], (size_t)len[i], sizeof(int64_t), cmp_i64);
+        qsort(buf + off[i], (size_t)len[i], sizeof(int64_t), gnn_cmp_i64);
         overlap[i * n + i] = len[i];
     }
     /* row i counts the pairs (i, j > i): rows shrink, so they are handed out dynamically */

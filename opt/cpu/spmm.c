@@ -21,13 +21,7 @@
 #include "gnnref/rng.h"
 #include "gnnref/spmm.h"
 #include "opt/cpu/omp_stress.h"
-#ifdef GNN_HAVE_OPENMP
-#include <omp.h>
-#else
-static int omp_get_max_threads(void) { return 1; }
-static int omp_get_thread_num(void) { return 0; }
-static int omp_get_num_threads(void) { return 1; }
-#endif
+#include "opt/cpu/omp_compat.h"
 
 static void fwd_cpu(const gnn_fcsr *x, const float *w, const float *b, int64_t k, float *y)
 {
@@ -68,7 +62,7 @@ static void dw_cpu(const gnn_fcsr *xt, const float *dz, int64_t k, float *dw)
 static void transpose_cpu(const gnn_fcsr *x, gnn_fcsr *xt)
 {
     const int64_t C = x->cols;
-    const int T = x->nnz < 65536 ? 1 : omp_get_max_threads();
+    const int T = x->nnz < 65536 ? 1 : gnn_omp_max_threads();
     int64_t *cnt = calloc((size_t)T * (size_t)(C + 1), sizeof(int64_t));
     if (!cnt) { /* no scratch: the serial sort gives the same result */
         gnn_spmm_transpose_ref(x, xt);
@@ -76,7 +70,7 @@ static void transpose_cpu(const gnn_fcsr *x, gnn_fcsr *xt)
     }
 #pragma omp parallel num_threads(T)
     {
-        const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+        const int t = gnn_omp_thread_num(), nt = gnn_omp_num_threads();
         const int64_t r0 = x->rows * t / nt, r1 = x->rows * (t + 1) / nt;
         int64_t *my = cnt + (int64_t)t * (C + 1);
         GNN_OMP_STRESS_POINT(); /* opt/cpu/omp_stress.h: a late count, a late sum under stress */

@@ -34,9 +34,7 @@
 #include "gnnref/update.h"
 #include "opt/cpu/clones.h"
 #include "opt/cpu/update_impl.h"
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "opt/cpu/omp_compat.h"
 
 
 #define BN 64
@@ -162,11 +160,7 @@ static gnn_status update_fwd_blocked(const float *x, int64_t n, int64_t c, const
 static void update_dw_db(const float *x, const float *y, const float *dy, int64_t n, int64_t c, int64_t k,
                          float scale, float *dw, float *db, float *scratch, size_t per)
 {
-#ifdef _OPENMP
-    const int64_t T = omp_get_max_threads();
-#else
-    const int64_t T = 1;
-#endif
+    const int64_t T = gnn_omp_max_threads();
     const int64_t jt = k < DW_JT ? k : DW_JT, njt = k > 0 ? (k + jt - 1) / jt : 0;
     /* tile rows: 64, halved (down to 4, the register tile) until there are a few tiles per
      * thread; the tiling never changes a sum, only who computes it */
@@ -176,11 +170,7 @@ static void update_dw_db(const float *x, const float *y, const float *dy, int64_
     const int64_t nct = c > 0 ? (c + ct - 1) / ct : 0;
 #pragma omp parallel
     {
-#ifdef _OPENMP
-        float *dzc = scratch + (size_t)omp_get_thread_num() * per; /* dz[BN][jt] of a row block */
-#else
-        float *dzc = scratch;
-#endif
+        float *dzc = scratch + (size_t)gnn_omp_thread_num() * per; /* dz[BN][jt] of a row block */
 #pragma omp for schedule(dynamic, 1) nowait
         for (int64_t t = 0; t < nct * njt; t++) {
             const int64_t c0 = (t / njt) * ct, j0 = (t % njt) * jt;
@@ -219,11 +209,7 @@ static gnn_status update_bwd_blocked(const float *x, const float *y, const float
     const float scale = 1.0f / (1.0f - p);
     const int64_t bc = block_of(c), bk = block_of(k);
     const int64_t nc = bc ? c / bc : 0, nk = bk ? k / bk : 0, nn = (n + BN - 1) / BN;
-#ifdef _OPENMP
-    const int T = omp_get_max_threads();
-#else
-    const int T = 1;
-#endif
+    const int T = gnn_omp_max_threads();
     const size_t ck = (size_t)c * (size_t)k;
     /* per thread: a dz row block (BWD_D), which also holds the dz tile of update_dw_db */
     const size_t per = (size_t)BN * (size_t)(k > DW_JT ? k : DW_JT);
@@ -237,11 +223,7 @@ static gnn_status update_bwd_blocked(const float *x, const float *y, const float
     if (dx) {
 #pragma omp parallel num_threads(T)
         {
-#ifdef _OPENMP
-            float *dz = scratch + (size_t)omp_get_thread_num() * per;
-#else
-            float *dz = scratch;
-#endif
+            float *dz = scratch + (size_t)gnn_omp_thread_num() * per;
 #pragma omp for schedule(static) collapse(2)
             for (int64_t cb = 0; cb < nc; cb++)
                 for (int64_t kb = 0; kb < nk; kb++) {
