@@ -6,12 +6,12 @@
 #   make check        the fast tier (under 5 minutes on 2 cores): the oracle at one case per
 #                     preset at 1 and 2 threads, a stress run of the entries with atomics, the
 #                     Check suites without `slow`, a short MPI check, the install check, the
-#                     doc checks, the size check
+#                     doc checks, the size check, the mutants' check
 #   make check-full   the full tier (what .ci/run runs): the oracle's full presets, ASan+UBSan,
 #                     TSan (the simulator's threads, and the OpenMP kernels with clang and
 #                     archer), a NO_OPENMP=1 build and its suites, the slow suites too, the
 #                     whole MPI check, each fuzzer for 60 s, resume under mpirun, the plugin
-#                     ABI, the install, doc and size checks
+#                     ABI, the install, doc, size and mutants' checks
 #                     (make -j2 check-full overlaps the stages; each logs to build/logs/)
 #   make bench        build/bin/gnnref-bench (Google Benchmark over the oracle registry) and run it
 #   make bench-peers  gnnref side by side with DGL and PyTorch (bench/peers/; not in any check
@@ -356,11 +356,11 @@ run: $(TOOL)
 # tests; benchmarks keep the default policy).
 LOGDIR := $(BUILD)/logs
 STAGE  := bash ci/stage.sh $(LOGDIR)
-CHECK_STAGES := check-oracle check-stress check-suites check-mpi-quick check-install check-docs check-size
+CHECK_STAGES := check-oracle check-stress check-suites check-mpi-quick check-install check-docs check-size check-mutants
 # longest first: under -jN make starts the stages in this order as job slots free up
 FULL_STAGES  := check-slow check-tsan-omp check-fuzz check-asan-build check-asan-suites check-asan-oracle check-tsan \
     check-noomp check-oracle-full check-stress check-suites check-mpi check-resume check-install check-plugin check-docs \
-    check-size
+    check-size check-mutants
 STAGES := $(sort $(CHECK_STAGES) $(FULL_STAGES))
 .PHONY: $(STAGES) check-asan
 $(STAGES): export OMP_WAIT_POLICY = passive
@@ -454,6 +454,11 @@ check-docs: $(TOOL)
 # comment says why (`size: NAME -- REASON`); the checker's self-test first (ci/size-check.py)
 check-size:
 	$(Q)$(STAGE) $@ sh -c 'python3 ci/size-check.py --self-test && python3 ci/size-check.py'
+# every mutant of ci/mutants.txt still applies (its find text once in its file): code that
+# moves carries its mutants along (ci/mutation.py --check-applies; the mutation run itself is
+# not part of any tier)
+check-mutants:
+	$(Q)$(STAGE) $@ python3 ci/mutation.py --check-applies
 
 # AddressSanitizer + UBSan build in $(BUILD)/asan, oracle and Check suites (ci/sanitize.sh)
 sanitize:

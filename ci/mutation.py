@@ -20,6 +20,7 @@ time limit, and restores the file. A mutant is
 Usage:
     python3 ci/mutation.py [--only ID[,ID...]] [--repeat N] [--timeout S] [--cmd "make -j2 check"]
                            [--scratch DIR] [--report FILE]
+    python3 ci/mutation.py --check-applies   (every mutant's `find` once in its file; runs nothing)
 --repeat 2 runs every killed mutant again, so each kill is shown to be reproducible.
 The tier stops at its first failed stage (GNN_STAGE_FAIL_FAST=1, ci/stage.sh): the verdict is
 the one of the whole tier, since a tier fails iff one of its stages does.
@@ -116,6 +117,25 @@ def first_failure(log):
     return ""
 
 
+def check_applies(mutants):
+    """--check-applies: every mutant still applies to the tree as it is, its `find` once in its
+    file; no test runs (a stage of make check: a refactor that moves code must carry its
+    mutants along, or the next mutation run finds them stale). Returns the exit status."""
+    bad = []
+    for m in mutants:
+        path = os.path.join(ROOT, m["file"])
+        if not os.path.exists(path):
+            bad.append(f"{m['id']}: {m['file']} does not exist")
+            continue
+        n = open(path, encoding="utf-8").read().count(m["find"])
+        if n != 1:
+            bad.append(f"{m['id']}: its find text occurs {n} times in {m['file']} (once expected)")
+    for b in bad:
+        print(f"ci/mutants.txt: {b}")
+    print(f"mutants: {'FAIL' if bad else 'PASS'} ({len(mutants) - len(bad)} of {len(mutants)} mutants apply to the tree)")
+    return 1 if bad else 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--only", default="")
@@ -124,8 +144,11 @@ def main():
     ap.add_argument("--cmd", default="make -j2 check")
     ap.add_argument("--scratch", default="/tmp/gnnref-mutation/main")
     ap.add_argument("--report", default="")
+    ap.add_argument("--check-applies", action="store_true")
     a = ap.parse_args()
     mutants = parse_mutants(os.path.join(ROOT, "ci", "mutants.txt"))
+    if a.check_applies:
+        sys.exit(check_applies(mutants))
     if a.only:
         keep = set(a.only.split(","))
         mutants = [m for m in mutants if m["id"] in keep]
