@@ -68,8 +68,9 @@ static const cli_flag k_flags[] = {
       .help = "seeds per mini-batch" },
     { .name = "batches", .type = CLI_INT, CLI_AT(sample_opts, batches), .meta = "M", .lo = 0, .hi = INT32_MAX,
       .note = "0 = one epoch, every seed once", .help = "mini-batches to sample" },
-    CLI_FLAG_IMPL(sample_opts, impl, "the implementation context's sampler: ref, the serial specification, or "
-                                     "opt, the optimized sampler"),
+    CLI_FLAG_IMPL(sample_opts, impl, "the implementation context's sampler: ref, the serial specification, "
+                                     "opt, the optimized sampler, or the CUDA sampler (uniform only): cuda on a GPU, "
+                                     "cuda-emu its kernels emulated on the CPU (docs/cuda_sampling.md)"),
     { .name = "variant", .type = CLI_CHOICE, CLI_AT(sample_opts, variant), .choices = k_variants, .bits = TAG_OPT,
       .help = "opt only: sample and map in one pass, or sample/unique/relabel as separate passes" },
     { .name = "idmap", .type = CLI_CHOICE, CLI_AT(sample_opts, idmap), .choices = k_idmaps, .bits = TAG_OPT,
@@ -159,6 +160,9 @@ static int sample_options(int argc, char **argv, sample_opts *o, cli_args *a)
     const char *mflag = cli_given_tag(a, TAG_MATCH);
     if (mflag && !o->match)
         return cli_error(CLI_USAGE, "%s applies to --match", mflag);
+    if (o->weighted && (o->impl->sampler == &gnn_sampler_cuda || o->impl->sampler == &gnn_sampler_cuda_emu))
+        return cli_error(CLI_USAGE, "--weights random: the %s sampler is uniform only (docs/cuda_sampling.md); "
+                         "use --impl opt or ref", o->impl->name);
     return cli_report_check(o->json) ? CLI_USAGE : CLI_CONTINUE;
 }
 
@@ -395,7 +399,7 @@ static void print_result(const sample_opts *o, const sample_run *R, int nthreads
     if (is_ref(o))
         printf("sample: ref threads=1: ");
     else
-        printf("sample: opt %s/%s threads=%d: ", gnn_sampler_variant_name((gnn_sampler_variant)o->variant),
+        printf("sample: %s %s/%s threads=%d: ", o->impl->name, gnn_sampler_variant_name((gnn_sampler_variant)o->variant),
                gnn_idmap_kind_name((gnn_idmap_kind)o->idmap), nthreads);
     printf("%lld edges in %.3f s = %.1f M edges/s\n", (long long)R->edges_sampled, R->seconds, eps * 1e-6);
     const double nb = (double)o->batches;

@@ -105,7 +105,8 @@ static double load_real(const void *src, size_t size)
  * final one ("|" twice for the meta). */
 static void choice_list(const cli_flag *f, const char *sep, const char *last, char *buf, size_t cap)
 {
-    static const cli_choice impl_choices[] = { { "ref", 0, 0 }, { "opt", 1, 0 }, { "fma", 3, 0 }, { "blas", 2, 0 },
+    static const cli_choice impl_choices[] = { { "ref", 0, 0 },  { "opt", 1, 0 },      { "fma", 3, 0 },
+                                               { "blas", 2, 0 }, { "cuda", 4, 0 },     { "cuda-emu", 5, 0 },
                                                { NULL, 0, 0 } };
     const cli_choice *c = f->type == CLI_IMPL ? impl_choices : f->choices;
     int n = 0, k = 0;
@@ -223,6 +224,10 @@ static int store(const cli_flag *f, void *dst, const char *arg, const char *type
         const gnn_impl *impl = gnn_impl_select(!strcmp(arg, "cpu") ? "opt" : arg);
         if (!impl)
             return bad_value(f, typed, arg);
+        char why[256];
+        if (!gnn_impl_runnable(impl, why, sizeof why)) /* cuda without a GPU: say so now, not mid-run */
+            return cli_error(CLI_FAIL, "%s %s: the %s context cannot run here: %s (--impl cuda-emu runs the same "
+                             "kernels on the CPU)", typed, arg, impl->name, why);
         memcpy(dst, &impl, sizeof impl);
         return 0;
     }
@@ -417,9 +422,9 @@ int cli_parse(const cli_command *cmd, int argc, char **argv, void *opts, cli_arg
     /* the values, in command-line order: the last of a repeated flag wins */
     for (int k = 0; k < n; k++) {
         const cli_flag *f = items[k].r.f;
-        if (store(f, (char *)opts + items[k].r.base + f->off, items[k].value, items[k].typed)) {
+        if ((rc = store(f, (char *)opts + items[k].r.base + f->off, items[k].value, items[k].typed))) {
             free(items);
-            return CLI_USAGE;
+            return rc; /* CLI_USAGE, or CLI_FAIL where the value is right but cannot run here */
         }
         a->seq[items[k].r.idx] = k + 1;
     }

@@ -137,7 +137,7 @@ int cli_flag_parse_split_train(const char *arg, void *dst, char *why, size_t cap
     { .name = "data", .type = CLI_STR, CLI_AT(T, m), .meta = "PATH|builtin", .bits = bits_, .help = help_ }
 #define CLI_DATA_HELP "dataset: a native file, a text-layout or OGB directory, or builtin"
 #define CLI_FLAG_IMPL(T, m, help_)                                                                                     \
-    { .name = "impl", .type = CLI_IMPL, CLI_AT(T, m), .meta = "ref|opt|fma|blas", .help = help_ }
+    { .name = "impl", .type = CLI_IMPL, CLI_AT(T, m), .meta = "ref|opt|fma|blas|cuda|cuda-emu", .help = help_ }
 #define CLI_FLAG_THREADS(T, m, help_)                                                                                  \
     { .name = "threads", .type = CLI_INT, CLI_AT(T, m), .meta = "N", .lo = 1, .hi = 4096, .dflt = "all",             \
       .help = help_ }

@@ -1,7 +1,9 @@
 /* core/impl.c -- the implementation context (include/gnnref/impl.h): the reference context,
- * and the optimized one built from it by the optimized tiers' overrides, once. */
+ * and the optimized ones built from it by the optimized tiers' overrides, once each. */
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
+#include "gnnref/cuda.h"
 #include "gnnref/impl.h"
 
 static const gnn_impl k_ref = {
@@ -57,6 +59,48 @@ static void init_fma(void)
     gnn_impl_override_fma(&g_fma);
 }
 
+static gnn_impl g_cuda, g_cuda_emu;
+static pthread_once_t g_cuda_once = PTHREAD_ONCE_INIT, g_cuda_emu_once = PTHREAD_ONCE_INIT;
+
+static void init_cuda(void)
+{
+    g_cuda = *gnn_impl_opt(); /* what the CUDA tier lacks stays opt's */
+    g_cuda.name = "cuda";
+    g_cuda.runnable = gnn_cuda_available;
+    gnn_impl_override_cuda(&g_cuda);
+}
+
+static void init_cuda_emu(void)
+{
+    g_cuda_emu = *gnn_impl_opt();
+    g_cuda_emu.name = "cuda-emu";
+    gnn_impl_override_cuda_emu(&g_cuda_emu);
+}
+
+const gnn_impl *gnn_impl_cuda(void)
+{
+    pthread_once(&g_cuda_once, init_cuda);
+    return &g_cuda;
+}
+
+const gnn_impl *gnn_impl_cuda_emu(void)
+{
+    pthread_once(&g_cuda_emu_once, init_cuda_emu);
+    return &g_cuda_emu;
+}
+
+int gnn_impl_runnable(const gnn_impl *c, char *why, size_t cap)
+{
+    if (why && cap)
+        why[0] = '\0';
+    if (!c) {
+        if (why && cap)
+            snprintf(why, cap, "no context");
+        return 0;
+    }
+    return c->runnable ? c->runnable(why, cap) : 1;
+}
+
 const gnn_impl *gnn_impl_ref(void) { return &k_ref; }
 
 const gnn_impl *gnn_impl_fma(void)
@@ -89,5 +133,9 @@ const gnn_impl *gnn_impl_select(const char *name)
         return gnn_impl_blas();
     if (!strcmp(name, "fma"))
         return gnn_impl_fma();
+    if (!strcmp(name, "cuda"))
+        return gnn_impl_cuda();
+    if (!strcmp(name, "cuda-emu"))
+        return gnn_impl_cuda_emu();
     return NULL;
 }

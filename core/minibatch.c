@@ -4,6 +4,7 @@
  * destroy, dispatched to a gnn_idmap_ops) and the synthetic edge weights used by measurements.
  * blocks[L-1] has the seeds as dst and fanout fanouts[L-1]; the src vertices of blocks[l+1]
  * are the dst vertices (the seeds) of blocks[l]. The RNG layer index is the block's model layer. */
+#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gnnref/idmap.h"
@@ -65,6 +66,7 @@ gnn_status gnn_sample_blocks(const gnn_sample_ops *ops, const gnn_csr *g, const 
 
 struct gnn_sampler {
     const gnn_sampler_ops *ops;
+    const gnn_csr *g;          /* the graph the seeds and weights are checked against */
     void *state;               /* the implementation's object */
     gnn_typed_sampler *typed;  /* instead, with gnn_sampler_options.etype: one per relation */
 };
@@ -103,6 +105,7 @@ gnn_status gnn_sampler_create(gnn_sampler **out, const gnn_sampler_ops *ops, con
     if (!s)
         return GNN_ERR_NOMEM;
     s->ops = ops;
+    s->g = g;
     gnn_status st = o->etype ? gnn_typed_sampler_create(&s->typed, ops, g, o->etype, o->relations, o, NULL)
                              : ops->create(&s->state, g, o);
     if (st) {
@@ -126,6 +129,27 @@ void gnn_sampler_destroy(gnn_sampler *s)
 
 const gnn_sampler_ops *gnn_sampler_ops_of(const gnn_sampler *s) { return s ? s->ops : NULL; }
 
+/* The data checks of every sampler body, once, in the reference's order (docs/sampling.md):
+ * a seed outside [0, g->n) is GNN_ERR_RANGE; then, with weights, a negative, NaN or infinite
+ * weight in a seed's row is GNN_ERR_INVAL. In parallel: a layer's seeds are as many as the
+ * previous layer's sampled vertices. The bodies (ref/, opt/cpu, opt/cuda) assume both. */
+static gnn_status sample_data_check(const gnn_csr *g, const int64_t *seeds, int64_t n, const gnn_sample_params *p)
+{
+    int bad = 0;
+#pragma omp parallel for schedule(static) reduction(| : bad) if (n >= 4096)
+    for (int64_t i = 0; i < n; i++)
+        bad |= seeds[i] < 0 || seeds[i] >= g->n;
+    if (bad)
+        return GNN_ERR_RANGE;
+    if (!p->weights)
+        return GNN_OK;
+#pragma omp parallel for schedule(dynamic, 256) reduction(| : bad) if (n >= 4096)
+    for (int64_t i = 0; i < n; i++)
+        for (int64_t e = g->indptr[seeds[i]]; e < g->indptr[seeds[i] + 1]; e++)
+            bad |= !(p->weights[e] >= 0.0f && p->weights[e] <= FLT_MAX);
+    return bad ? GNN_ERR_INVAL : GNN_OK;
+}
+
 gnn_status gnn_sampler_layer(gnn_sampler *s, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
                              gnn_block *out)
 {
@@ -134,9 +158,10 @@ gnn_status gnn_sampler_layer(gnn_sampler *s, const int64_t *seeds, int64_t n_see
     memset(out, 0, sizeof *out);
     if (!s || !p || n_seeds < 0 || (n_seeds > 0 && !seeds))
         return GNN_ERR_INVAL;
-    if (s->typed)
+    if (s->typed) /* each relation's sampler comes back here, and is checked then */
         return gnn_typed_sampler_layer(s->typed, seeds, n_seeds, p, NULL, out);
-    return s->ops->layer(s->state, seeds, n_seeds, p, out);
+    const gnn_status st = sample_data_check(s->g, seeds, n_seeds, p);
+    return st ? st : s->ops->layer(s->state, seeds, n_seeds, p, out);
 }
 
 static gnn_status sampler_layer_fn(void *ctx, const int64_t *dst, int64_t n_dst, const gnn_sample_params *p,
@@ -153,7 +178,8 @@ gnn_status gnn_sampler_blocks(gnn_sampler *s, const int64_t *seeds, int64_t n_se
     if (s->ops->blocks && !s->typed) {
         if (L < 1 || L > 255 || !fanouts || !base || !blocks || n_seeds < 0 || (n_seeds > 0 && !seeds))
             return GNN_ERR_INVAL;
-        return s->ops->blocks(s->state, seeds, n_seeds, fanouts, L, base, blocks);
+        const gnn_status st = sample_data_check(s->g, seeds, n_seeds, base); /* the first layer; a blocks body checks its later ones */
+        return st ? st : s->ops->blocks(s->state, seeds, n_seeds, fanouts, L, base, blocks);
     }
     return gnn_sample_layers(sampler_layer_fn, s, seeds, n_seeds, fanouts, L, base, blocks);
 }

@@ -516,7 +516,7 @@ START_TEST(impl_everywhere)
                                         "partcheck builtin --backend sim --ranks 2" };
     for (size_t i = 0; i < sizeof cmds / sizeof cmds[0]; i++) {
         snprintf(args, sizeof args, "%s --impl gpu", cmds[i]);
-        expect_usage_error(args, "--impl 'gpu': expected ref, opt, fma or blas", out, sizeof out);
+        expect_usage_error(args, "--impl 'gpu': expected ref, opt, fma, blas, cuda or cuda-emu", out, sizeof out);
     }
     /* partition -o: the same files from either builder */
     for (int k = 0; k < 2; k++) {

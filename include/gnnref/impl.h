@@ -8,13 +8,18 @@
  * contexts are opt with one more override each, for the dense layers). So an optimized tier can grow one op at a time,
  * and whatever it lacks falls back to the reference.
  *
+ * The "cuda" and "cuda-emu" contexts are opt with the CUDA tier's tables on top (opt/cuda/impl_cuda.c):
+ * aggregation, quantized rows, the sampler and the ID map run the GPU kernels (cuda) or the same
+ * kernel bodies on the CPU through the emulator (cuda-emu); every other table stays opt's.
+ *
  * The model, the trainers, the HEC, the partitioner, the samplers and the CLI take a context
- * (gnn_train_config.impl, the CLI's --impl ref|opt|fma|blas); no other code chooses between
+ * (gnn_train_config.impl, the CLI's --impl ref|opt|fma|blas|cuda|cuda-emu); no other code chooses between
  * them. The oracle still names implementations one by one (it checks each table against the
  * reference), and benchmarks time them one by one. */
 #ifndef GNNREF_IMPL_H
 #define GNNREF_IMPL_H
 
+#include <stddef.h>
 #include "gnnref/act.h"
 #include "gnnref/aep.h"
 #include "gnnref/aggregate.h"
@@ -40,7 +45,8 @@ extern "C" {
 #endif
 
 typedef struct gnn_impl {
-    const char *name;                      /* "ref", "opt", "fma", "blas" */
+    const char *name;                      /* "ref", "opt", "fma", "blas", "cuda", "cuda-emu" */
+    int (*runnable)(char *why, size_t cap); /* NULL: runs anywhere; else 0 with the reason when not here */
     const gnn_aggregate_ops *aggregate;    /* neighbor aggregation (aggregate.h) */
     const gnn_index_add_ops *index_add;    /* scatter-add by index (index_add.h) */
     const gnn_nn_ops *nn;                  /* linear layer, ReLU, dropout (nn.h) */
@@ -81,8 +87,23 @@ const gnn_impl *gnn_impl_fma(void);
  * they are the same bits at every thread count and rank count and between the simulator and
  * mpirun on one machine. For those who accept CPU-dependent bits for speed (`--impl blas`). */
 const gnn_impl *gnn_impl_blas(void);
-/* "ref", "opt", "fma" or "blas"; NULL for any other name (the CLI turns that into a usage error). */
+/* The optimized context with the CUDA tier's tables (opt/cuda/impl_cuda.c, docs/cuda.md section 7):
+ * aggregation (gnn_aggregate_cuda), quantized rows (gnn_quant_cuda), the sampler
+ * (gnn_sampler_cuda) and the ID map (gnn_idmap_cuda); everything else is opt's. Each of the four is
+ * bitwise its reference (the Fused-Map ID map kind up to its canonical relabelling, as the cpu
+ * one), so its step losses are opt's. Weighted sampling is not ported: a weighted sampler
+ * refuses with GNN_ERR_UNSUPPORTED. It needs a GPU: runnable is gnn_cuda_available. */
+const gnn_impl *gnn_impl_cuda(void);
+/* The same context with the `cuda-emu` tables: the same kernel bodies and host logic run on the
+ * CPU through the emulator (opt/cuda/emu.h). Slow, for checking; runs in every build. */
+const gnn_impl *gnn_impl_cuda_emu(void);
+/* "ref", "opt", "fma", "blas", "cuda" or "cuda-emu"; NULL for any other name (the CLI turns that
+ * into a usage error). A context is returned even where it cannot run: ask gnn_impl_runnable. */
 const gnn_impl *gnn_impl_select(const char *name);
+/* 1 when c can run on this machine; else 0 with the reason in why (cap bytes, may be NULL):
+ * the cuda context on a build without CUDA or a machine without a usable GPU
+ * (gnn_cuda_available's reason). 0 with "no context" for NULL. */
+int gnn_impl_runnable(const gnn_impl *c, char *why, size_t cap);
 
 /* The override functions of the optimized tiers, applied in order by gnn_impl_opt (each sets
  * only the fields it has an implementation for). */
@@ -91,6 +112,10 @@ void gnn_impl_override_cpu(gnn_impl *c);
 void gnn_impl_override_fma(gnn_impl *c);
 /* blas: applied after the cpu override by gnn_impl_blas */
 void gnn_impl_override_blas(gnn_impl *c);
+/* cuda, cuda-emu: applied after the cpu override by gnn_impl_cuda and gnn_impl_cuda_emu (the
+ * CUDA tier's tables, or their emulated twins; opt/cuda/impl_cuda.c) */
+void gnn_impl_override_cuda(gnn_impl *c);
+void gnn_impl_override_cuda_emu(gnn_impl *c);
 
 #ifdef __cplusplus
 }

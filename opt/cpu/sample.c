@@ -278,7 +278,8 @@ static inline int sample_vertex(const gnn_csr *g, int64_t v, const gnn_sample_pa
 
 #define GNN_PLAN_CHUNK 256 /* seeds per work item of the planning pass (the oracle's 1024-seed cases run 4) */
 
-/* Validate seeds and compute offsets (n_seeds + 1) of each dst's samples; returns nnz or < 0.
+/* Compute offsets (n_seeds + 1) of each dst's samples; returns nnz or < 0. The seeds are in
+ * range and the weights of their rows valid (gnn_sampler_layer checks both, core/minibatch.c).
  * One team counts each chunk of seeds (a random read of the row per seed) and its total, then,
  * after one barrier, writes each chunk's exclusive offsets from the sum of the totals before it
  * (gnn_run_prefix_to): the count, the scan and the offsets in one team, chunks handed out
@@ -286,7 +287,6 @@ static inline int sample_vertex(const gnn_csr *g, int64_t v, const gnn_sample_pa
 static int64_t plan_layer(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
                           gnn_wtable *wt, int64_t *offsets, gnn_status *st)
 {
-    int bad = 0;
     const int64_t chunks = (n_seeds + GNN_PLAN_CHUNK - 1) / GNN_PLAN_CHUNK;
     int64_t part_small[64];
     int64_t *part = chunks <= 64 ? part_small : gnn_malloc((size_t)chunks * sizeof(int64_t));
@@ -296,32 +296,24 @@ static int64_t plan_layer(const gnn_csr *g, const int64_t *seeds, int64_t n_seed
     }
 #pragma omp parallel if (n_seeds >= 2 * GNN_PLAN_CHUNK)
     {
-#pragma omp for schedule(dynamic, gnn_omp_chunk(1)) reduction(| : bad)
+#pragma omp for schedule(dynamic, gnn_omp_chunk(1))
         for (int64_t c = 0; c < chunks; c++) {
             const int64_t i0 = c * GNN_PLAN_CHUNK, i1 = i0 + GNN_PLAN_CHUNK < n_seeds ? i0 + GNN_PLAN_CHUNK : n_seeds;
             int64_t sum = 0;
             GNN_OMP_STRESS_POINT();
             for (int64_t i = i0; i < i1; i++) {
                 const int64_t v = seeds[i];
-                if (v < 0 || v >= g->n) {
-                    bad |= 1;
-                    offsets[i] = 0;
-                    continue;
-                }
                 const int64_t b = g->indptr[v], d = g->indptr[v + 1] - b;
                 int64_t cnt;
                 if (p->weights) {
-                    /* the row's positive count: cached, or validated and counted now
-                     * (committed below only if the whole layer is valid); -1 for a bad weight */
+                    /* the row's positive count: cached, or counted now (committed below) */
                     int64_t P = gnn_wtable_positives(wt, v);
                     wt->fresh[i] = P < 0 ? (P = gnn_cpu_weighted_positives(p->weights + b, d)) : -1;
-                    cnt = P < 0 ? -1 : gnn_cpu_weighted_count_of(P, p->fanout, p->replace);
+                    cnt = gnn_cpu_weighted_count_of(P, p->fanout, p->replace);
                 } else {
                     cnt = uniform_count(d, p->fanout, p->replace);
                 }
-                if (cnt < 0) /* a negative, NaN or infinite weight in this row */
-                    bad |= 2;
-                offsets[i] = cnt < 0 ? 0 : cnt;
+                offsets[i] = cnt;
                 sum += offsets[i];
             }
             part[c] = sum;
@@ -343,10 +335,6 @@ static int64_t plan_layer(const gnn_csr *g, const int64_t *seeds, int64_t n_seed
         nnz += part[c];
     if (part != part_small)
         gnn_free(part);
-    if (bad) { /* as the reference: a bad seed id wins over a bad weight */
-        *st = (bad & 1) ? GNN_ERR_RANGE : GNN_ERR_INVAL;
-        return -1;
-    }
     if (p->weights)
         gnn_wtable_commit(wt, seeds, n_seeds);
     offsets[n_seeds] = nnz;

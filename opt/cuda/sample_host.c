@@ -189,9 +189,11 @@ static gnn_status plan(ksampler *s, const int64_t *seeds, int64_t n, const gnn_s
     return n + *nnz > INT32_MAX ? GNN_ERR_RANGE : GNN_OK;
 }
 
-/* Weighted parameters: what the reference refuses, in its order (a seed out of range, then a
- * negative, NaN or infinite weight in a seed's row), then GNN_ERR_UNSUPPORTED: the weighted
- * sampler is not ported (docs/cuda_sampling.md). */
+/* Weighted parameters given to the one-shot gnn_sample_ops body, which no entry point checks:
+ * what the reference refuses, in its order (a seed out of range, then a negative, NaN or
+ * infinite weight in a seed's row), then GNN_ERR_UNSUPPORTED: the weighted sampler is not
+ * ported (docs/cuda_sampling.md). The sampler objects' layer gets its input checked by
+ * gnn_sampler_layer (core/minibatch.c). */
 static gnn_status refuse_weighted(const gnn_csr *g, const int64_t *seeds, int64_t n, const gnn_sample_params *p)
 {
     for (int64_t i = 0; i < n; i++)
@@ -208,8 +210,8 @@ gnn_status gnn_ksampler_layer(void *state, const int64_t *seeds, int64_t n, cons
 {
     ksampler *s = (ksampler *)state;
     const gnn_kdev *dev = s->dev;
-    if (p->weights)
-        return refuse_weighted(s->g, seeds, n, p);
+    if (p->weights) /* not ported; the seeds and the weights were checked by gnn_sampler_layer */
+        return GNN_ERR_UNSUPPORTED;
     int64_t nnz = 0, n_src = 0;
     gnn_status st;
     if ((st = plan(s, seeds, n, p, &nnz)) || (st = reserve_samples(s, nnz, n + nnz)) ||
