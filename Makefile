@@ -143,7 +143,7 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 endif
 # OpenBLAS (libopenblas-dev): cblas_sgemm for the cpu UPDATE (opt/cpu/update.c)
 BLAS_LIBS := -lopenblas
-# METIS 5 (libmetis-dev): METIS_PartGraphKway for gnnref partition (core/partition.c)
+# METIS 5 (libmetis-dev): METIS_PartGraphKway for gnnref partition (core/dist/partition.c)
 METIS_LIBS := -lmetis
 # OpenMPI (opt/mpi/ only): the compile and link flags mpicc would add
 ifeq ($(HAVE_MPI),1)
@@ -175,7 +175,15 @@ PRIVATE_LIBS := $(BLAS_LIBS) $(METIS_LIBS) $(MPI_LIBS) $(CUDA_LIBS) $(OMPFLAGS) 
 LIBS := $(PKG_LIBS) $(PRIVATE_LIBS)
 
 # ---- sources -----------------------------------------------------------------------
-CORE_SRC   := $(sort $(wildcard core/*.c))
+# core/ in rooms by meaning (docs/architecture.md, ci/layering.py): base (status, tensors, RNG,
+# CRC32C, team, timer, CSR graph), ops (the checked entry points of the kernel tables and the
+# rules ref/ and opt/ share), dist (communication, partitioning, halo, kvstore, distributed
+# sampling and aggregation), api (the implementation context: the one room that names ref/ and
+# opt/ tables), io (formats, importers, generators, partition files, checkpoints: after api, a
+# checkpoint names the context), train (models, the epoch loop, trainers). Each room depends
+# only on rooms before it in this list; ref/ and opt/ sit between dist and api.
+CORE_ROOMS := base ops dist api io train
+CORE_SRC   := $(sort $(foreach r,$(CORE_ROOMS),$(wildcard core/$(r)/*.c)))
 REF_SRC    := $(sort $(wildcard ref/*.c))
 OPT_SRC    := $(sort $(wildcard opt/cpu/*.c))
 # the CUDA tier's C side, built everywhere: the emulator and the cuda-emu implementations

@@ -2,7 +2,7 @@
  *
  * Plain C11, no intrinsics, no threads: this file is the specification; opt/cpu/distagg.c must
  * reproduce its bits at any thread count. The arguments are checked once by the entry points
- * (core/distagg.c): the functions here assume valid input.
+ * (core/dist/distagg.c): the functions here assume valid input.
  *
  * SuperGCN's Fig. 1, steps 4-6 (@sec{SuperGCN 2}, "Subgraph construction based on a hybrid of
  * pre- and post-aggregation"; the edge split of @alg{SuperGCN 2, lines 4-8} comes from the

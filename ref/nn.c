@@ -6,7 +6,7 @@
  * cross-entropy and Adam. Every accumulation order below is part of the contract (see
  * include/gnnref/nn.h): opt/cpu/nn.c keeps it, so results are bitwise equal. The table's
  * arguments are checked by its public entry points (gnn_nn_linear_fwd and _bwd,
- * gnn_nn_relu_fwd and _bwd, gnn_nn_dropout_fwd and _bwd, core/kernels.c): the functions
+ * gnn_nn_relu_fwd and _bwd, gnn_nn_dropout_fwd and _bwd, core/ops/kernels.c): the functions
  * here assume valid input. */
 #include <math.h>
 #include <string.h>

@@ -153,7 +153,7 @@ typedef struct gnn_distagg_ops {
 
 extern const gnn_distagg_ops gnn_distagg_ref, gnn_distagg_cpu;
 
-/* Checked entry points (core/distagg.c).
+/* Checked entry points (core/dist/distagg.c).
  * setup: GNN_ERR_INVAL with a message: NULL ops, g, plan or out; a malformed g; k < 1 or
  *   beyond int32; rank outside [0, k); no part vector while n > 0; a plan of another n or k; a
  *   cut edge of g the plan does not list. GNN_ERR_RANGE: a part value outside [0, k).
