@@ -9,6 +9,26 @@
 #include "gnnref/distagg.h"
 #include "gnnref/tensor.h"
 
+/* The post flag of the plan's cut edge (u, v) of pair (i, j), -1 when the plan has no such edge
+ * (include/gnnref/distagg.h; setup's rule, shared by every implementation and the oracle). */
+int gnn_distagg_edge_post(const gnn_commplan *plan, int64_t i, int64_t j, int64_t u, int64_t v)
+{
+    const int64_t s = gnn_commplan_slot(plan, i * plan->k + j);
+    if (s < 0)
+        return -1; /* a pair without cut edges */
+    int64_t lo = plan->edge_ptr[s], hi = plan->edge_ptr[s + 1];
+    while (lo < hi) { /* first edge >= (u, v): the pair's edges are sorted by (u, v) */
+        const int64_t m = lo + (hi - lo) / 2;
+        if (plan->edge_src[m] < u || (plan->edge_src[m] == u && plan->edge_dst[m] < v))
+            lo = m + 1;
+        else
+            hi = m;
+    }
+    if (lo < plan->edge_ptr[s + 1] && plan->edge_src[lo] == u && plan->edge_dst[lo] == v)
+        return plan->edge_post[lo];
+    return -1;
+}
+
 void gnn_distagg_free(gnn_distagg *da)
 {
     if (!da)

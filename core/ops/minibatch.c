@@ -10,6 +10,17 @@
 #include "gnnref/rng.h"
 #include "gnnref/sample.h"
 #include "gnnref/sample_typed.h"
+#include "gnnref/tensor.h"
+
+/* The sampled neighborhood's free: the samplers of ref/ and opt/ fill a gnn_sampled, core/
+ * and the oracle free it (here, not in ref/sample.c, so core/ never calls into ref/). */
+void gnn_sampled_free(gnn_sampled *s)
+{
+    gnn_free(s->dst_gid);
+    gnn_free(s->offsets);
+    gnn_free(s->nbr_gid);
+    memset(s, 0, sizeof *s);
+}
 
 gnn_status gnn_sample_layers(gnn_sample_layer_fn layer, void *ctx, const int64_t *seeds,
                              int64_t n_seeds, const int64_t *fanouts, int L,
