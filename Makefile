@@ -6,12 +6,12 @@
 #   make check        the fast tier (under 5 minutes on 2 cores): the oracle at one case per
 #                     preset at 1 and 2 threads, a stress run of the entries with atomics, the
 #                     Check suites without `slow`, a short MPI check, the install check, the
-#                     doc checks, the size check
+#                     doc checks, the size check, the layering check
 #   make check-full   the full tier (what .ci/run runs): the oracle's full presets, ASan+UBSan,
 #                     TSan (the simulator's threads, and the OpenMP kernels with clang and
 #                     archer), a NO_OPENMP=1 build and its suites, the slow suites too, the
 #                     whole MPI check, each fuzzer for 60 s, resume under mpirun, the plugin
-#                     ABI, the install, doc and size checks
+#                     ABI, the install, doc, size and layering checks
 #                     (make -j2 check-full overlaps the stages; each logs to build/logs/)
 #   make bench        build/bin/gnnref-bench (Google Benchmark over the oracle registry) and run it
 #   make bench-peers  gnnref side by side with DGL and PyTorch (bench/peers/; not in any check
@@ -364,11 +364,12 @@ run: $(TOOL)
 # tests; benchmarks keep the default policy).
 LOGDIR := $(BUILD)/logs
 STAGE  := bash ci/stage.sh $(LOGDIR)
-CHECK_STAGES := check-oracle check-stress check-suites check-mpi-quick check-install check-docs check-size
+CHECK_STAGES := check-oracle check-stress check-suites check-mpi-quick check-install check-docs check-size \
+    check-layering
 # longest first: under -jN make starts the stages in this order as job slots free up
 FULL_STAGES  := check-slow check-tsan-omp check-fuzz check-asan-build check-asan-suites check-asan-oracle check-tsan \
     check-noomp check-oracle-full check-stress check-suites check-mpi check-resume check-install check-plugin check-docs \
-    check-size
+    check-size check-layering
 STAGES := $(sort $(CHECK_STAGES) $(FULL_STAGES))
 .PHONY: $(STAGES) check-asan
 $(STAGES): export OMP_WAIT_POLICY = passive
@@ -462,6 +463,13 @@ check-docs: $(TOOL)
 # comment says why (`size: NAME -- REASON`); the checker's self-test first (ci/size-check.py)
 check-size:
 	$(Q)$(STAGE) $@ sh -c 'python3 ci/size-check.py --self-test && python3 ci/size-check.py'
+
+# the folders depend on each other one way only, measured at symbol level with nm on the
+# objects of the build (so after the tool): no two folders (core/<room>, ref, opt/cpu, ...)
+# use each other both ways, and no core/ file outside core/api/ (the context) calls into ref/;
+# the checker's self-test first (ci/layering.py)
+check-layering: $(TOOL)
+	$(Q)$(STAGE) $@ sh -c 'python3 ci/layering.py --self-test && python3 ci/layering.py --build $(BUILD)'
 
 # AddressSanitizer + UBSan build in $(BUILD)/asan, oracle and Check suites (ci/sanitize.sh)
 sanitize:
