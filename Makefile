@@ -6,12 +6,12 @@
 #   make check        the fast tier (under 5 minutes on 2 cores): the oracle at one case per
 #                     preset at 1 and 2 threads, a stress run of the entries with atomics, the
 #                     Check suites without `slow`, a short MPI check, the install check, the
-#                     doc checks, the size check, the mutants' check
+#                     doc checks, the size check, the mutants' check, the layering check
 #   make check-full   the full tier (what .ci/run runs): the oracle's full presets, ASan+UBSan,
 #                     TSan (the simulator's threads, and the OpenMP kernels with clang and
 #                     archer), a NO_OPENMP=1 build and its suites, the slow suites too, the
 #                     whole MPI check, each fuzzer for 60 s, resume under mpirun, the plugin
-#                     ABI, the install, doc, size and mutants' checks
+#                     ABI, the install, doc, size, mutants' and layering checks
 #                     (make -j2 check-full overlaps the stages; each logs to build/logs/)
 #   make bench        build/bin/gnnref-bench (Google Benchmark over the oracle registry) and run it
 #   make bench-peers  gnnref side by side with DGL and PyTorch (bench/peers/; not in any check
@@ -143,7 +143,7 @@ CHECK_LIBS   := $(shell pkg-config --libs check 2>/dev/null)
 endif
 # OpenBLAS (libopenblas-dev): cblas_sgemm for the cpu UPDATE (opt/cpu/update.c)
 BLAS_LIBS := -lopenblas
-# METIS 5 (libmetis-dev): METIS_PartGraphKway for gnnref partition (core/partition.c)
+# METIS 5 (libmetis-dev): METIS_PartGraphKway for gnnref partition (core/dist/partition.c)
 METIS_LIBS := -lmetis
 # OpenMPI (opt/mpi/ only): the compile and link flags mpicc would add
 ifeq ($(HAVE_MPI),1)
@@ -175,7 +175,15 @@ PRIVATE_LIBS := $(BLAS_LIBS) $(METIS_LIBS) $(MPI_LIBS) $(CUDA_LIBS) $(OMPFLAGS) 
 LIBS := $(PKG_LIBS) $(PRIVATE_LIBS)
 
 # ---- sources -----------------------------------------------------------------------
-CORE_SRC   := $(sort $(wildcard core/*.c))
+# core/ in rooms by meaning (docs/architecture.md, ci/layering.py): base (status, tensors, RNG,
+# CRC32C, team, timer, CSR graph), ops (the checked entry points of the kernel tables and the
+# rules ref/ and opt/ share), dist (communication, partitioning, halo, kvstore, distributed
+# sampling and aggregation), api (the implementation context: the one room that names ref/ and
+# opt/ tables), io (formats, importers, generators, partition files, checkpoints: after api, a
+# checkpoint names the context), train (models, the epoch loop, trainers). Each room depends
+# only on rooms before it in this list; ref/ and opt/ sit between dist and api.
+CORE_ROOMS := base ops dist api io train
+CORE_SRC   := $(sort $(foreach r,$(CORE_ROOMS),$(wildcard core/$(r)/*.c)))
 REF_SRC    := $(sort $(wildcard ref/*.c))
 OPT_SRC    := $(sort $(wildcard opt/cpu/*.c))
 # the CUDA tier's C side, built everywhere: the emulator and the cuda-emu implementations
@@ -356,11 +364,12 @@ run: $(TOOL)
 # tests; benchmarks keep the default policy).
 LOGDIR := $(BUILD)/logs
 STAGE  := bash ci/stage.sh $(LOGDIR)
-CHECK_STAGES := check-oracle check-stress check-suites check-mpi-quick check-install check-docs check-size check-mutants
+CHECK_STAGES := check-oracle check-stress check-suites check-mpi-quick check-install check-docs check-size \
+    check-mutants check-layering
 # longest first: under -jN make starts the stages in this order as job slots free up
 FULL_STAGES  := check-slow check-tsan-omp check-fuzz check-asan-build check-asan-suites check-asan-oracle check-tsan \
     check-noomp check-oracle-full check-stress check-suites check-mpi check-resume check-install check-plugin check-docs \
-    check-size check-mutants
+    check-size check-mutants check-layering
 STAGES := $(sort $(CHECK_STAGES) $(FULL_STAGES))
 .PHONY: $(STAGES) check-asan
 $(STAGES): export OMP_WAIT_POLICY = passive
@@ -459,6 +468,13 @@ check-size:
 # not part of any tier)
 check-mutants:
 	$(Q)$(STAGE) $@ python3 ci/mutation.py --check-applies
+
+# the folders depend on each other one way only, measured at symbol level with nm on the
+# objects of the build (so after the tool): no two folders (core/<room>, ref, opt/cpu, ...)
+# use each other both ways, and no core/ file outside core/api/ (the context) calls into ref/;
+# the checker's self-test first (ci/layering.py)
+check-layering: $(TOOL)
+	$(Q)$(STAGE) $@ sh -c 'python3 ci/layering.py --self-test && python3 ci/layering.py --build $(BUILD)'
 
 # AddressSanitizer + UBSan build in $(BUILD)/asan, oracle and Check suites (ci/sanitize.sh)
 sanitize:

@@ -27,7 +27,7 @@ library only. What it checks, in README.md and docs/*.md:
    a. every .c and .h file under ref/, core/ and include/gnnref/, at any depth, is named in its
       directory's row of the layout table (the row whose first cell is `core/`, `ref/` or
       `include/gnnref/`) as a code span, relative to that directory (`model.c`, or `train/step.c`
-      for core/train/step.c) or as its full path (`core/model.c`);
+      for core/train/step.c) or as its full path (`core/train/model.c`);
    b. the page shows the implementation context `struct gnn_impl` (found in include/gnnref/) in
       a ```c block with exactly the header's members, each with the header's type.
 5. Every docs/*.md page is linked, as a markdown link [text](docs/page.md) from README.md or

@@ -42,7 +42,7 @@ in_plan() {
 }
 
 rc=0
-files=$(grep -lE '#pragma omp (single|barrier)|gnn_run_prefix_to\(|GNN_OMP_STRESS_POINT\(' opt/cpu/*.c core/*.c)
+files=$(grep -lE '#pragma omp (single|barrier)|gnn_run_prefix_to\(|GNN_OMP_STRESS_POINT\(' opt/cpu/*.c core/*/*.c)
 n_files=0
 for f in $files; do
     n_files=$((n_files + 1))

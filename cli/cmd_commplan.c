@@ -18,7 +18,7 @@
 #include "gnnref/partition.h"
 #include "gnnref/quant.h"
 #include "gnnref/tensor.h"
-#include "core/cmp.h"
+#include "core/base/cmp.h"
 
 #define MAX_WIDTHS 8
 /* The most parts: --parts' bound, and K's when it comes from a .part file's largest id */

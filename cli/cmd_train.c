@@ -247,7 +247,7 @@ const cli_command *cli_train_command(void) { return &k_cmd; }
 
 /* Every flag of the tables above (and the backend's) that a resume may change, or that does not
  * combine with checkpoints; any other flag must enter the checkpoint's fingerprint
- * (core/checkpoint.c gnn_ckpt_config_crc, the data CRC of split, labels and part, the header's
+ * (core/io/checkpoint.c gnn_ckpt_config_crc, the data CRC of split, labels and part, the header's
  * dataset and rank count). A new flag is fingerprinted unless it is listed here with its reason. */
 #define FB_ONLY "full batch on partitions takes no checkpoint yet: --checkpoint and --resume are refused with it"
 #define FAULTS "the simulator's faults: a blocking message's fault is keyed by the messages before it in the run, " \

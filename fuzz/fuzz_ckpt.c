@@ -1,6 +1,6 @@
 /* fuzz/fuzz_ckpt.c -- libFuzzer harness of the checkpoint files that `gnnref train --resume DIR`
- * reads (core/checkpoint.c, and every trainer's restore: core/epoch.c, core/train.c,
- * core/train_part.c; docs/checkpoint.md, docs/fuzzing.md).
+ * reads (core/io/checkpoint.c, and every trainer's restore: core/train/epoch.c, core/train/train.c,
+ * core/train/train_part.c; docs/checkpoint.md, docs/fuzzing.md).
  *
  * At start the harness makes a small dataset (an SBM of 160 vertices, half of them training
  * vertices) and, for each of five settings, a real checkpoint written after the first of two

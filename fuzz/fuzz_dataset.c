@@ -1,5 +1,5 @@
-/* fuzz/fuzz_dataset.c -- libFuzzer harness of the native binary loader (core/format.c,
- * core/format_types.c, core/dataset_util.c; docs/formats.md, docs/fuzzing.md).
+/* fuzz/fuzz_dataset.c -- libFuzzer harness of the native binary loader (core/io/format.c,
+ * core/io/format_types.c, core/io/dataset_util.c; docs/formats.md, docs/fuzzing.md).
  *
  * The input is a .gnn image (versions 1 to 3: dense or CSR features, extension sections, the
  * type header and type sections). The harness fixes its file size field and every CRC32C that

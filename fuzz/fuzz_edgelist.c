@@ -1,5 +1,5 @@
-/* fuzz/fuzz_edgelist.c -- libFuzzer harness of the edge-list importer (core/import_edgelist.c
- * over the line reader of core/import_util.c; docs/formats.md "Edge lists", docs/fuzzing.md).
+/* fuzz/fuzz_edgelist.c -- libFuzzer harness of the edge-list importer (core/io/import_edgelist.c
+ * over the line reader of core/io/import_util.c; docs/formats.md "Edge lists", docs/fuzzing.md).
  *
  * The input is the file. When it starts with "GZ:" the rest is gzipped by the harness first
  * (zlib's path through the same reader); raw gzip bytes (1f 8b ...) are read as they are, so

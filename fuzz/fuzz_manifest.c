@@ -1,5 +1,5 @@
 /* fuzz/fuzz_manifest.c -- libFuzzer harness of a partition set's manifest
- * (core/partition_manifest.c, then core/partition_load.c behind it; docs/partitioning.md
+ * (core/io/partition_manifest.c, then core/io/partition_load.c behind it; docs/partitioning.md
  * "Files", docs/fuzzing.md).
  *
  * The input is manifest.json's text. It is written, with its manifest_crc32c field made right

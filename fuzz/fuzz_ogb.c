@@ -1,5 +1,5 @@
 /* fuzz/fuzz_ogb.c -- libFuzzer harness of the OGB importers, homogeneous and heterogeneous
- * (core/import_ogb.c, core/import_ogb_hetero.c, core/import_util.c; docs/formats.md "OGB raw
+ * (core/io/import_ogb.c, core/io/import_ogb_hetero.c, core/io/import_util.c; docs/formats.md "OGB raw
  * CSV" and "OGB heterogeneous raw CSV", docs/fuzzing.md).
  *
  * The input is a bundle (fuzz/fuzz_util.h) of an OGB directory: raw/edge.csv,

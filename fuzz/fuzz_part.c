@@ -1,6 +1,6 @@
 /* fuzz/fuzz_part.c -- libFuzzer harness of the partition files: a part file of a partition set
- * (core/partition_load.c over core/format.c) and the METIS-style part vector file
- * (core/partfile.c); docs/partitioning.md "Files", docs/fuzzing.md.
+ * (core/io/partition_load.c over core/io/format.c) and the METIS-style part vector file
+ * (core/io/partfile.c); docs/partitioning.md "Files", docs/fuzzing.md.
  *
  * The first byte chooses:
  *   'v'  a part vector file: byte 1 is n (0..255), byte 2 (signed) is k (k <= 0: any id), the

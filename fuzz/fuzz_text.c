@@ -1,5 +1,5 @@
-/* fuzz/fuzz_text.c -- libFuzzer harness of the text-layout importer (core/import_text.c over
- * core/import_util.c; docs/formats.md "Text layout", docs/fuzzing.md).
+/* fuzz/fuzz_text.c -- libFuzzer harness of the text-layout importer (core/io/import_text.c over
+ * core/io/import_util.c; docs/formats.md "Text layout", docs/fuzzing.md).
  *
  * The input is a bundle (fuzz/fuzz_util.h): "@@ meta.txt\n...\n@@ edges.txt\n..." and so on for
  * features.txt, labels.txt, train.txt, val.txt, test.txt (a name ending in .gz is written

@@ -4,7 +4,7 @@
  *
  * Each body is an SPMD function: every rank of a communicator calls it with the same case
  * and checks its own part of the result against a verifier written from the specification
- * (docs/comm.md), never from core/comm.c. The oracle runs a case under the simulator at the
+ * (docs/comm.md), never from core/dist/comm.c. The oracle runs a case under the simulator at the
  * case's rank count (implementation `sim`); `gnnref commcheck` runs the same bodies, with
  * the same case strings, over whatever communicator it has: under `mpirun -np P ... --backend
  * mpi` that is the entries' MPI implementation (oracle/commcheck.c, ci/mpi-check.sh). By

@@ -199,7 +199,7 @@ static gnn_status case_allreduce(ctx *x, int k, gnn_dtype t, int64_t n, int kind
             goto done;
         fill(x, k, q, in[q], n, t, kind);
     }
-    /* the specification, written here rather than taken from core/comm.c (whose
+    /* the specification, written here rather than taken from core/dist/comm.c (whose
      * gnn_comm_allreduce_expected shares code with the allreduce): ((x_0 + x_1) + x_2) + ... */
     for (int64_t i = 0; i < n; i++) {
         if (t == GNN_DT_F32) {

@@ -16,7 +16,7 @@
 #include <string.h>
 #include "gnnref/oracle.h"
 #include "gnnref/tensor.h"
-#include "core/cmp.h"
+#include "core/base/cmp.h"
 
 #define SHOW_MISMATCHES 5
 

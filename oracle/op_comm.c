@@ -6,9 +6,9 @@
  * share: oracle/op_comm.h).
  *
  * The code these entries check is shared: every backend runs the wrappers, the argument
- * checks, the traffic accounting and the deterministic allreduce of core/comm.c, so no
+ * checks, the traffic accounting and the deterministic allreduce of core/dist/comm.c, so no
  * ref-vs-opt comparison can see a bug there. Each entry is therefore a verifier written from
- * the specification (docs/comm.md), not from core/comm.c: it never calls
+ * the specification (docs/comm.md), not from core/dist/comm.c: it never calls
  * gnn_comm_allreduce_expected or reads a size from the object it checks.
  *
  *   comm.allreduce   the sum of P keyed vectors (spread exponents, so another order changes

@@ -34,7 +34,7 @@
 #include "gnnref/oracle.h"
 #include "gnnref/partition.h"
 #include "gnnref/tensor.h"
-#include "core/cmp.h"
+#include "core/base/cmp.h"
 
 static const gnn_oracle_impl k_cp_ref = { .name = "ref", .ops = &gnn_commplan_ref, .flags = 0 };
 static const gnn_oracle_impl k_cp_cpu = { .name = "cpu", .ops = &gnn_commplan_cpu, .flags = GNN_ORACLE_THREADED };

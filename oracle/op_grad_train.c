@@ -2,11 +2,11 @@
  * checks", "Coverage rules"): the kernels' backwards have their grad.* entries; these check what
  * composes them, the paths a trained parameter's gradient takes through a trainer's step.
  *
- *   grad.train      gnn_train_grad_probe (core/train.c): every model (sage, gcn, gat, gin,
+ *   grad.train      gnn_train_grad_probe (core/train/train.c): every model (sage, gcn, gat, gin,
  *       rgcn), mini-batch (sampled blocks) and full batch, with LayerNorm, dropout, gat's
  *       variants, heads and attention dropout, rgcn's bases, and sparse (CSR) input features;
  *       every parameter's backward gradient against the central difference of the step's loss.
- *   grad.fullbatch  gnn_fb_grad_probe (core/train_fullbatch.c): SuperGCN's full batch on 1 to 4
+ *   grad.fullbatch  gnn_fb_grad_probe (core/train/train_fullbatch.c): SuperGCN's full batch on 1 to 4
  *       simulated ranks (the distributed aggregation's forward and backward exchanges), sage,
  *       gcn and gin, with LayerNorm, dropout, and label propagation: the label embeddings E
  *       are parameters too, and their gradient must take exactly the rows that propagated in
@@ -16,7 +16,7 @@
  * vertex types and 4 relations for rgcn), 4 hidden units, the reference context, three warm-up
  * steps (Adam moves the biases off 0, where an all-zero row's ReLU inputs would sit exactly on
  * their kinks), then the probed step: every parameter (and with inputs=1 every input feature)
- * perturbed, the loss evaluated by the step's own code (core/grad_probe.h). A difference is kept
+ * perturbed, the loss evaluated by the step's own code (core/train/grad_probe.h). A difference is kept
  * only where it measures a derivative: no ReLU, LeakyReLU or ELU of the step changes side on the
  * interval (central, or one-sided with Richardson's extrapolation where only one side stays
  * smooth), and the differences at s and s/2 agree (within a quarter of atol, scaled by h / s,
@@ -238,7 +238,7 @@ static gnn_oracle_outcome train_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
 
 const gnn_oracle_entry gnn_oracle_grad_train = {
     .name = "grad.train",
-    .what = "the single-rank trainer's step (core/train.c, every model, mini-batch and full batch, LayerNorm, dropout, "
+    .what = "the single-rank trainer's step (core/train/train.c, every model, mini-batch and full batch, LayerNorm, dropout, "
             "gat's variants and attention dropout, rgcn's bases, CSR input): each parameter's gradient against the "
             "central difference of the step's own loss",
     .tol = { GNN_CMP_ALLCLOSE, 1e-4, 1e-2 },
@@ -342,7 +342,7 @@ static gnn_oracle_outcome fb_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 
 const gnn_oracle_entry gnn_oracle_grad_fullbatch = {
     .name = "grad.fullbatch",
-    .what = "SuperGCN's full batch on simulated ranks (core/train_fullbatch.c: the distributed aggregation's exchanges, "
+    .what = "SuperGCN's full batch on simulated ranks (core/train/train_fullbatch.c: the distributed aggregation's exchanges, "
             "LayerNorm, dropout, label propagation): each parameter's gradient, the label embeddings' included, summed "
             "over the ranks, against the central difference of the step's own loss",
     .tol = { GNN_CMP_ALLCLOSE, 1e-4, 1e-2 },

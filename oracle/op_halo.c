@@ -282,7 +282,7 @@ const gnn_oracle_entry gnn_oracle_partition_db_halo = {
 };
 
 /* ---- partition.db_halo.agree: the agreement step of gnn_db_halo_build ---------------------------
- * core/halo.c's agreement (an allgatherv of verdict, n_solid, n_halo per rank) runs before
+ * core/dist/halo.c's agreement (an allgatherv of verdict, n_solid, n_halo per rank) runs before
  * every builder, ref and cpu alike, so partition.db_halo cannot see a bug in it. This entry
  * checks it against halo.h's contract, with statuses and messages written here: with valid
  * parts, the builder is called with every rank's n_halo and n_global exactly as the partition

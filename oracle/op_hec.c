@@ -15,7 +15,7 @@
  *       age (min(steps since the last reception, ls + 1)) and embedding, the write pointer,
  *       all six counters, every search result and every loaded row. cs, dim, ls and the age
  *       cap come from the case, never from the cache under test, so the bookkeeping that ref
- *       and cpu share (core/hec.c: the age cap, the checks) is checked too; a miss row must
+ *       and cpu share (core/dist/hec.c: the age cap, the checks) is checked too; a miss row must
  *       stay untouched.
  *
  * Inputs (streams of the case seed): stream 1 decides the steps (reset or not, batch sizes)
@@ -299,7 +299,7 @@ static gnn_oracle_outcome hec_ops_run(gnn_oracle_ctx *ctx, const gnn_oracle_case
  *     at step k; a hit needs the tag present and k - s <= ls; a present tag past that is an
  *     expired miss.
  * Every parameter comes from the case (cs, dim, ls and so age_cap = min(ls + 1, INT32_MAX)),
- * never from the cache under test: a cache whose own bookkeeping is wrong (core/hec.c's
+ * never from the cache under test: a cache whose own bookkeeping is wrong (core/dist/hec.c's
  * age_cap, a counter, the write pointer) cannot agree with itself here. Then the whole
  * state (every line, wp, every counter), every search result and every loaded row must be
  * what the model says. */

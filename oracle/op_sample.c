@@ -18,7 +18,7 @@
 #include "gnnref/rng.h"
 #include "gnnref/sample.h"
 #include "oracle/op_sample.h"
-#include "core/cmp.h"
+#include "core/base/cmp.h"
 
 static const gnn_oracle_impl k_sample_ref = { .name = "ref", .ops = &gnn_sample_ref, .flags = 0 };
 /* the CUDA tier (opt/cuda/, docs/cuda_sampling.md): the count, scan and draw kernels and the ordered

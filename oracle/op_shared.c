@@ -9,7 +9,7 @@
  *       bounded heap (ties to the smaller global id) -- neither the reference's sort nor the
  *       cpu quickselect. Global ids above 2^32 (the high word of the counter), odd and even
  *       destination ranks (the two halves of a block), layers up to 255.
- *   sample.blocks.layers  the layer loop of core/minibatch.c (gnn_sample_layers, behind
+ *   sample.blocks.layers  the layer loop of core/ops/minibatch.c (gnn_sample_layers, behind
  *       gnn_sample_blocks and every sampler without its own blocks): each block of an
  *       L-layer sample must equal ONE layer sampled by the same implementation with the
  *       parameters sample.h assigns to that layer -- fanout fanouts[l], RNG layer l, dst =
@@ -329,7 +329,7 @@ static gnn_oracle_outcome layers_run_case(gnn_oracle_ctx *ctx, const gnn_oracle_
 
 const gnn_oracle_entry gnn_oracle_sample_blocks_layers = {
     .name = "sample.blocks.layers",
-    .what = "the layer loop shared by gnn_sample_blocks and the samplers (core/minibatch.c): each of L blocks equals "
+    .what = "the layer loop shared by gnn_sample_blocks and the samplers (core/ops/minibatch.c): each of L blocks equals "
             "one layer sampled with sample.h's fanout, RNG layer and dst chain, the base's other fields kept",
     .tol = { GNN_CMP_BITWISE, 0, 0 },
     .reason = "the same implementation's single layer with the specified parameters: exact",

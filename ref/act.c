@@ -9,7 +9,7 @@
  * with the biased variance (divide by d), as PyTorch's nn.LayerNorm. Orders: mu and var sum f
  * ascending from 0.0f and divide by (float)d; dgamma, dbeta sum rows ascending from 0.0f.
  * The arguments are checked by the public entry points (gnn_act_elu_fwd, ...,
- * gnn_act_layernorm_bwd in core/kernels.c): the functions here assume valid input. */
+ * gnn_act_layernorm_bwd in core/ops/kernels.c): the functions here assume valid input. */
 #include <math.h>
 #include "gnnref/act.h"
 #include "gnnref/aggregate.h" /* GNN_CAP_* */

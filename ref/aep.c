@@ -2,7 +2,7 @@
  * @alg{DistGNN-MB 2} line 20, "randomly sampling a subset of sv' based on their degree".
  * Compute every candidate's Efraimidis-Spirakis key, sort (key descending, global id
  * ascending: a strict total order, so any correct sort gives the same result) and keep the
- * first nc. The arguments are checked by gnn_aep_select (core/aep.c). */
+ * first nc. The arguments are checked by gnn_aep_select (core/dist/aep.c). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +39,7 @@ static int by_key(const void *pa, const void *pb)
 }
 
 /* @alg{DistGNN-MB 2, lines 19-20}: when more than nc candidates map to a rank, Sample them by
- * degree. Arguments checked by gnn_aep_select (core/aep.c). */
+ * degree. Arguments checked by gnn_aep_select (core/dist/aep.c). */
 static gnn_status select_ref(const gnn_aep_select_args *a, uint8_t *keep, int64_t *n_kept, gnn_err *err)
 {
     const int64_t m = a->m;

@@ -2,7 +2,7 @@
  *
  * Plain C11, no intrinsics, no threads: this file is the specification; opt/cpu/aggregate.c
  * must reproduce it bit for bit. The arguments are checked once by the public entry points
- * (gnn_aggregate_forward, ... in core/kernels.c): the functions here assume valid input.
+ * (gnn_aggregate_forward, ... in core/ops/kernels.c): the functions here assume valid input.
  *
  * @eq{DistGNN-MB 1} h_N(v) = AGG({ f_u : u in N(v) }), with AGG = mean for GraphSAGE:
  *   out[v][f] = (x[u_0][f] + x[u_1][f] + ... ) * (1.0f / deg(v)),

@@ -2,7 +2,7 @@
  *
  * Plain C11, no threads: this file is the specification; opt/cpu/commplan.c must give the same
  * plan bit for bit (DESIGN.md section 3: comm plans are compared bitwise). Arguments are checked
- * by the entry point gnn_commplan_build (core/commplan.c).
+ * by the entry point gnn_commplan_build (core/dist/commplan.c).
  *
  * The recipe, @sec{SuperGCN 2} ("Subgraph construction based on a hybrid of pre- and
  * post-aggregation"):
@@ -17,7 +17,7 @@
 #include <string.h>
 #include "gnnref/commplan.h"
 #include "gnnref/tensor.h"
-#include "core/cmp.h"
+#include "core/base/cmp.h"
 
 #define INF INT64_MAX
 

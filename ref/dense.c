@@ -21,7 +21,7 @@
  * The fused UPDATE of the fma context (gnn_update_fma_ref): z = the forward's chain from b, then
  * ReLU and the keyed dropout exactly as ref/update.c; backward from y: dz = y > 0 ? dy * (1/(1-p))
  * : 0, then the backward above on dz. The arguments are checked by the public entry points
- * (core/kernels.c): the functions here assume valid input. */
+ * (core/ops/kernels.c): the functions here assume valid input. */
 #include <math.h>
 #include <string.h>
 #include "gnnref/dense.h"

@@ -19,7 +19,7 @@
  *   backward: see gat_backward_ref below.
  *
  * The arguments (parameters, the block's structure and src ids, the arrays) are checked by
- * the public entry points gnn_gat_forward and gnn_gat_backward (core/kernels.c): the
+ * the public entry points gnn_gat_forward and gnn_gat_backward (core/ops/kernels.c): the
  * functions here assume valid input. */
 #include <math.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  *
  * Plain C11, no threads: this file is the specification; opt/cpu/halo.c must build the same
  * table bit for bit. On rank p:
- *   1. the agreement step (gnn_db_halo_build, core/halo.c, before this builder runs): every
+ *   1. the agreement step (gnn_db_halo_build, core/dist/halo.c, before this builder runs): every
  *      rank's n_halo, or an error on all ranks;
  *   2. @alg{DistGNN-MB 1, line 2} B <- Bcast(hv): every rank contributes the global ids
  *      (VID_o) of its halo vertices, in its halo order, with one allgatherv: B is the

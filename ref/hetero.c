@@ -6,7 +6,7 @@
  * prefix-sum them in (p, t) order, prefix-sum each type's cells over the partitions for the
  * type-wise offsets, hand out new ids cell by cell in old-id order (a stable counting sort), and
  * convert every id with its own binary search. opt/cpu/hetero.c must give the same bits.
- * Arguments are checked by the entry points (core/hetero.c). */
+ * Arguments are checked by the entry points (core/ops/hetero.c). */
 #include <string.h>
 #include "gnnref/hetero.h"
 #include "gnnref/tensor.h"

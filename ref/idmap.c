@@ -6,7 +6,7 @@
  * plain open-addressing hash table with linear probing, filled serially, so the order of
  * first appearance is simply the insertion order. opt/cpu/idmap.c reproduces it in parallel.
  * gnn_idmap_ref is the same map as an ops table (its arguments checked by gnn_idmap_build in
- * core/minibatch.c). */
+ * core/ops/minibatch.c). */
 #include <string.h>
 #include "gnnref/aggregate.h" /* GNN_CAP_* */
 #include "gnnref/idmap.h"

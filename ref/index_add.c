@@ -10,7 +10,7 @@
  * written with atomics is order-dependent and slow; sorting the indices first turns it into
  * a conflict-free gather per output row.
  *
- * The public entry point gnn_index_add_run (core/kernels.c) checks the sizes and every index
+ * The public entry point gnn_index_add_run (core/ops/kernels.c) checks the sizes and every index
  * before this runs (a bad call leaves out unchanged): the body assumes valid input. */
 #include "gnnref/index_add.h"
 #include "gnnref/aggregate.h"

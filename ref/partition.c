@@ -113,7 +113,7 @@ static gnn_status build_part(gnn_part_local *L, int64_t p, const gnn_csr *g, con
     return GNN_OK;
 }
 
-/* Arguments checked by gnn_partition_build (core/partition.c). */
+/* Arguments checked by gnn_partition_build (core/dist/partition.c). */
 static gnn_status build_ref(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part, int64_t k,
                             gnn_err *err)
 {

@@ -23,7 +23,7 @@
  *   decode: h' = ((float)q * (S k') + Z k') / k', k' = 0.5 where M S overflows f32, else 1,
  *   rounded after the product and after the sum (no FMA: -ffp-contract=off), clamped to the
  *   finite range.
- * The entry points (core/quant.c) check the arguments: the functions here assume valid input. */
+ * The entry points (core/ops/quant.c) check the arguments: the functions here assume valid input. */
 #include <float.h>
 #include <math.h>
 #include <string.h>

@@ -3,7 +3,7 @@
  *
  * Plain C11, no threads: this file is the specification; opt/cpu/reorder.c must give the same
  * integers (overlap counts, orders, plans) and the same feature bytes. Arguments are checked by
- * the entry points (core/reorder.c): ids are >= 0 and distinct within a set.
+ * the entry points (core/ops/reorder.c): ids are >= 0 and distinct within a set.
  *   degree    every set sorted once (a copy), then each pair counted by a sorted-id merge;
  *   order     Algorithm 1 with the fixes: candidates are the batches not yet placed, the
  *             largest degree from the last placed batch wins, ties to the smallest index;
@@ -14,7 +14,7 @@
 #include <string.h>
 #include "gnnref/reorder.h"
 #include "gnnref/tensor.h"
-#include "core/cmp.h"
+#include "core/base/cmp.h"
 
 /* |a ∩ b| of two sorted sets */
 static int64_t merge_count(const int64_t *a, int64_t na, const int64_t *b, int64_t nb)

@@ -4,7 +4,7 @@
  *
  * Plain C11, one output element at a time, in the order the header fixes: this file is the
  * specification; opt/cpu/rgcn.c must reproduce it bit for bit. Arguments are checked by the
- * entry points (core/kernels.c). */
+ * entry points (core/ops/kernels.c). */
 #include <string.h>
 #include "gnnref/rgcn.h"
 #include "gnnref/tensor.h"

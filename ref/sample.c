@@ -16,14 +16,6 @@
 #include "gnnref/sample.h"
 #include "gnnref/tensor.h"
 
-void gnn_sampled_free(gnn_sampled *s)
-{
-    gnn_free(s->dst_gid);
-    gnn_free(s->offsets);
-    gnn_free(s->nbr_gid);
-    memset(s, 0, sizeof *s);
-}
-
 /* Number of samples v contributes: min(k, d) without replacement, k with (0 if d == 0). */
 static int64_t sample_count(int64_t d, const gnn_sample_params *p)
 {

@@ -3,7 +3,7 @@
  * Plain C11, no intrinsics, no threads: this file is the specification; opt/cpu/spmm.c must
  * reproduce its output bit for bit at any thread count. Every order below is part of the
  * contract (spmm.h says how it relates to the dense linear layer of ref/nn.c). The public
- * entry points (core/spmm.c) check the arguments and allocate the outputs of transpose and
+ * entry points (core/ops/spmm.c) check the arguments and allocate the outputs of transpose and
  * gather: the functions here assume valid input. */
 #include <string.h>
 #include "gnnref/rng.h"

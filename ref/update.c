@@ -19,7 +19,7 @@
  * dz is recomputed where it is needed instead of stored (no allocation).
  *
  * The argument rules of update.h are applied once, by the public entry points
- * (gnn_update_forward and _backward, core/kernels.c), for every implementation alike: the
+ * (gnn_update_forward and _backward, core/ops/kernels.c), for every implementation alike: the
  * functions here assume valid input. */
 #include <stddef.h>
 #include <string.h>

@@ -269,7 +269,7 @@ static const gnn_comm_ops k_sim_ops = {
     .ialltoallv = sim_ialltoallv,
     .wait = sim_wait,
     .req_free = sim_req_free,
-    .allreduce = NULL, /* the generic deterministic allreduce of core/comm.c: same bits as MPI */
+    .allreduce = NULL, /* the generic deterministic allreduce of core/dist/comm.c: same bits as MPI */
     .destroy = sim_destroy,
 };
 

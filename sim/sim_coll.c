@@ -1,5 +1,5 @@
 /* sim/sim_coll.c -- the simulator's blocking collectives: barrier, bcast, allgatherv, alltoallv
- * (an allreduce reaches us as an alltoallv and an allgatherv, core/comm.c).
+ * (an allreduce reaches us as an alltoallv and an allgatherv, core/dist/comm.c).
  *
  * One rendezvous serves them all. Blocking collectives are numbered 0, 1, 2, ... in the
  * order every rank calls them (the world's `done` counter is the number being gathered).

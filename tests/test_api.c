@@ -1,5 +1,5 @@
 /* tests/test_api.c -- the "api" cases of the kernel subsystems: bad arguments to the public
- * entry points (core/kernels.c) give the same status for every implementation.
+ * entry points (core/ops/kernels.c) give the same status for every implementation.
  *
  * For aggregate, index_add, the linear layer, ReLU and dropout, update, gat and act, every
  * implementation that the oracle registry lists for the subsystem's entry (so a new

@@ -1,4 +1,4 @@
-/* tests/test_epoch.c -- the epoch loop both trainers share (core/epoch.c), against its
+/* tests/test_epoch.c -- the epoch loop both trainers share (core/train/epoch.c), against its
  * specification rather than against itself.
  *
  * The epoch order is shared code: gnn_train and gnn_train_part (every rank, ref and opt, the
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/epoch.h"
+#include "core/train/epoch.h"
 #include "gnnref/rng.h"
 
 #define N_TRAIN 37
@@ -114,7 +114,7 @@ START_TEST(epoch_order_is_the_specified_shuffle)
 }
 END_TEST
 
-/* ---- early stopping's rules (core/model.c gnn_train_record_eval; train.h gnn_stop_rule) ----
+/* ---- early stopping's rules (core/train/model.c gnn_train_record_eval; train.h gnn_stop_rule) ----
  * A planted sequence of evaluations, one per epoch, patience 3. Under gat (Velickovic et al.'s
  * execute_cora.py): a val accuracy >= its maximum OR a val loss <= its minimum restarts
  * patience, the model is kept when both are (ties count), and the run stops after 3

@@ -11,7 +11,7 @@
 #include "data_util.h" /* the temporary directory fixture, write_text, contains */
 #include "gnnref/dataset.h"
 
-/* Finding 1 (core/import_text.c): meta.txt's num_nodes x num_features was allocated and scanned
+/* Finding 1 (core/io/import_text.c): meta.txt's num_nodes x num_features was allocated and scanned
  * whatever features.txt held; 1000 x 1000000 over empty files took 25 s and 3.9 GB. Here
  * 1000 x 20000 (2 x 10^7 cells, 80 MB before the fix) over an empty features.txt. */
 START_TEST(text_feature_cells_are_a_claim)
@@ -48,7 +48,7 @@ START_TEST(text_feature_cells_are_a_claim)
 }
 END_TEST
 
-/* Finding 2 (core/format.c): a version-2 file (CSR features) pays for its entries only, but the
+/* Finding 2 (core/io/format.c): a version-2 file (CSR features) pays for its entries only, but the
  * loader allocated and filled the dense view of n x f from the header's f: 1.5 KB with
  * f = 50,000,000 took 14 s and 2.35 GB. Here 12 x 2,000,000 (96 MB before the fix), with
  * valid CRCs. */
@@ -81,7 +81,7 @@ START_TEST(csr_feature_cells_are_a_claim)
 }
 END_TEST
 
-/* Finding 3 (core/import_ogb_hetero.c): the rows of featureless types are zeros that no file
+/* Finding 3 (core/io/import_ogb_hetero.c): the rows of featureless types are zeros that no file
  * pays for, but n x width was allocated from the first node-feat.csv: one 10 KB row and a type
  * claiming 100000 featureless vertices made 100001 x 5000 cells, 2 GB, 26 s. Here one row of
  * 200 values and 100000 featureless vertices (2 x 10^7 cells, 80 MB before the fix). */
@@ -124,7 +124,7 @@ START_TEST(hetero_featureless_cells_are_a_claim)
 }
 END_TEST
 
-/* Finding 4 (core/import_ogb_hetero.c, fuzz_ogb): an empty triplet-type-list.csv left the
+/* Finding 4 (core/io/import_ogb_hetero.c, fuzz_ogb): an empty triplet-type-list.csv left the
  * relation array NULL and it was passed to qsort with 0 elements, which C does not allow (UBSan:
  * "null pointer passed as argument 1, which is declared to never be null"). The release build
  * did not notice, so this test fails on the old code under the sanitizers (make sanitize,

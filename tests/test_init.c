@@ -1,4 +1,4 @@
-/* tests/test_init.c -- the models' initial parameters (core/model.c, gnn_model_init) against
+/* tests/test_init.c -- the models' initial parameters (core/train/model.c, gnn_model_init) against
  * the rule of docs/determinism.md ("Weight init").
  *
  * Every randomly initialised parameter tensor must have its own init stream. A stream shared by
@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/model.h"
+#include "core/train/model.h"
 #include "gnnref/rng.h"
 
 #define MAX_TENSORS 256

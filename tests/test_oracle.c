@@ -642,7 +642,7 @@ START_TEST(index_add_and_weighted_entries_catch_mutants)
     run_with_impl("index_add", &m_ia_reversed, 0, 1, &t);
     ck_assert_msg(t.counts[GNN_ORACLE_FAIL] > 0, "additions in descending i went unnoticed");
     ck_assert_ptr_nonnull(strstr(t.first_fail, "elements differ (bitwise)"));
-    /* every index is checked by the entry point (core/kernels.c) before the body runs, so
+    /* every index is checked by the entry point (core/ops/kernels.c) before the body runs, so
      * even a body that writes before its own range check leaves out unchanged */
     run_with_impl("index_add", &m_ia_partial, 0, 1, &t);
     ck_assert_msg(t.counts[GNN_ORACLE_FAIL] == 0, "the entry point let a bad index through: %s", t.first_fail);

@@ -1,5 +1,5 @@
 /* tests/test_pipeline.c -- DistDGLv2's asynchronous mini-batch pipeline for training on
- * partitions (core/train_part_pipe.c, docs/pipeline.md): pipelined training gives the serial
+ * partitions (core/train/train_part_pipe.c, docs/pipeline.md): pipelined training gives the serial
  * run's step losses bit for bit in every remote mode, at capacities from 1 to 25, with the
  * copy stage narrower than the sampling stage, across epochs, and when early stopping leaves
  * prefetched batches behind (nothing hangs or leaks); the flags that cannot combine are

@@ -62,7 +62,7 @@ static const struct {
     { "part-balance", C_METIS, "train,degree" },
 };
 
-/* What a refusal of another fingerprint says (core/checkpoint.c compare). */
+/* What a refusal of another fingerprint says (core/io/checkpoint.c compare). */
 static const char *const k_refusals[] = { "another training configuration", "written by a run on",
                                           "written for dataset", "other training data" };
 

@@ -1,4 +1,4 @@
-"""Read gnnref's native binary dataset format (docs/formats.md, core/format.c) with numpy.
+"""Read gnnref's native binary dataset format (docs/formats.md, core/io/format.c) with numpy.
 
 One little-endian file: a 512-byte header, then the sections indptr (int64, n + 1), indices
 (int64, nnz), features (f32, n x f), labels (int32, n), split (uint8, n), each 64-byte aligned,

@@ -38,7 +38,7 @@ typedef struct gnn_act_ops {
 
 extern const gnn_act_ops gnn_act_ref, gnn_act_cpu;
 
-/* The public entry points (core/kernels.c): apply the rules above (GNN_ERR_INVAL, nothing
+/* The public entry points (core/ops/kernels.c): apply the rules above (GNN_ERR_INVAL, nothing
  * written; also for ops NULL, and for ELU a count < 0 or a NULL array with count > 0), then
  * call ops's op of the same name, whose body assumes valid input. GNN_ERR_UNSUPPORTED: ops
  * lacks the op. */

@@ -49,7 +49,7 @@ typedef struct gnn_aep_ops {
 
 extern const gnn_aep_ops gnn_aep_ref, gnn_aep_cpu;
 
-/* The checked entry point (core/aep.c): keep (m entries, written) gets 1 for the kept
+/* The checked entry point (core/dist/aep.c): keep (m entries, written) gets 1 for the kept
  * candidates, *n_kept their count = min(m, nc). GNN_ERR_INVAL, with a message, for a NULL ops,
  * a NULL argument or negative m, nc < 0, layer outside 0..255, a negative destination rank, a
  * negative degree or global id; checked before anything is written. */

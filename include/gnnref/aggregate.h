@@ -50,7 +50,7 @@ extern const gnn_aggregate_ops gnn_aggregate_ref, gnn_aggregate_cpu;
  * runs the same kernel bodies through the CPU emulator (slow; for tests). Both bitwise ref's. */
 extern const gnn_aggregate_ops gnn_aggregate_cuda, gnn_aggregate_cuda_emu;
 
-/* The public entry points (core/kernels.c): check the arguments once, then call ops's op of
+/* The public entry points (core/ops/kernels.c): check the arguments once, then call ops's op of
  * the same name, whose body assumes valid input. Every caller goes through these.
  * GNN_ERR_INVAL, nothing written: ops NULL; blk NULL; d < 0; a negative n_dst, n_src or nnz;
  * a NULL array that has elements (x: n_src * d, out: n_dst * d; dout: n_dst * d, dx:

@@ -13,7 +13,7 @@
  *     60 u32 reserved                 64 char dataset[64] (NUL padded)
  *     128 u32 CRC32C of bytes 0..127  132 .. 159 reserved (0)
  *   then `sections` sections, each: u32 id, u32 CRC32C of the payload, u64 length, payload.
- * It is written as path.tmp, flushed, fsynced and renamed (as datasets are: core/format.c), so a
+ * It is written as path.tmp, flushed, fsynced and renamed (as datasets are: core/io/format.c), so a
  * reader never sees a half-written file under its name. Reading checks the magic, version,
  * header CRC, every section's bounds and CRC before anything is used, and then the fingerprint:
  * dataset name, n, nnz, rank count, rank, the configuration's CRC and the data CRC (split, labels, part).
@@ -58,7 +58,7 @@ typedef struct gnn_ckpt {
 
 /* Section ids: the loop's, then each trainer's (docs/checkpoint.md lists them). */
 enum {
-    GNN_CKPT_SEC_LOOP = 1,        /* the epoch loop's state (core/epoch.c) */
+    GNN_CKPT_SEC_LOOP = 1,        /* the epoch loop's state (core/train/epoch.c) */
     GNN_CKPT_SEC_STEPS = 2,       /* the step losses so far (f64) */
     GNN_CKPT_SEC_EPOCHS = 3,      /* the epochs' figures so far */
     GNN_CKPT_SEC_MODEL = 16,      /* per layer l: id + l, its parameters, Adam's m and v (f32) */

@@ -1,7 +1,7 @@
 /* include/gnnref/comm.h -- the communicator: one interface, three backends (DESIGN.md section 4).
  *
  * All distributed code talks to a gnn_comm handle passed explicitly. Backends:
- *   self  one rank (core/comm.c); every collective is a local copy;
+ *   self  one rank (core/dist/comm.c); every collective is a local copy;
  *   sim   P ranks as threads in one process (sim/, include/gnnref/sim.h), with checks
  *         (mismatched collectives, deadlock, modified send buffers, bounded waits),
  *         traffic accounting, an alpha-beta time model and seeded fault injection;

@@ -114,7 +114,7 @@ typedef struct gnn_commplan_ops {
 
 extern const gnn_commplan_ops gnn_commplan_ref, gnn_commplan_cpu;
 
-/* Checked entry point (core/commplan.c). GNN_ERR_INVAL, with a message: NULL ops, g or out; a
+/* Checked entry point (core/dist/commplan.c). GNN_ERR_INVAL, with a message: NULL ops, g or out; a
  * malformed g (gnn_csr_validate); k < 1 or beyond int32; no part vector while n > 0; an unknown
  * kind. GNN_ERR_RANGE: a part value outside [0, k) (the message names the first vertex).
  * GNN_ERR_UNSUPPORTED: ops lacks build. GNN_ERR_NOMEM. On error *out is left empty

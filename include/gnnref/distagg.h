@@ -153,7 +153,7 @@ typedef struct gnn_distagg_ops {
 
 extern const gnn_distagg_ops gnn_distagg_ref, gnn_distagg_cpu;
 
-/* Checked entry points (core/distagg.c).
+/* Checked entry points (core/dist/distagg.c).
  * setup: GNN_ERR_INVAL with a message: NULL ops, g, plan or out; a malformed g; k < 1 or
  *   beyond int32; rank outside [0, k); no part vector while n > 0; a plan of another n or k; a
  *   cut edge of g the plan does not list. GNN_ERR_RANGE: a part value outside [0, k).
@@ -180,7 +180,7 @@ gnn_status gnn_distagg_setup_ref(const gnn_csr *g, const int32_t *part, int64_t 
  * list it (unchecked: i, j < plan->k). */
 int gnn_distagg_edge_post(const gnn_commplan *plan, int64_t i, int64_t j, int64_t u, int64_t v);
 
-/* ---- the exchange that ref and cpu share (ref/distagg.c; unchecked) ----
+/* ---- the exchange that ref and cpu share (core/dist/distagg_xchg.c; unchecked) ----
  * Rows grouped by peer rank: off (k + 1), npost (k) post rows first, gid (rows) their keys. */
 typedef struct gnn_distagg_rows {
     const int64_t *off, *npost, *gid;

@@ -65,7 +65,7 @@ typedef struct gnn_gat_ops {
 
 extern const gnn_gat_ops gnn_gat_ref, gnn_gat_cpu;
 
-/* The public entry points (core/kernels.c): check everything the "Errors" above list, in
+/* The public entry points (core/ops/kernels.c): check everything the "Errors" above list, in
  * that order (parameters, block sizes, an overflowing nnz*H or H*F (GNN_ERR_RANGE), the
  * inputs, the block's indptr, its src ids (GNN_ERR_RANGE), then the outputs: out, or alpha
  * when nnz > 0, dout, dz, dal and dar), then call ops's op of the same name, whose body

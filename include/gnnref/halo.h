@@ -20,7 +20,7 @@
  *                          alltoallv of the P counts): 8 bytes per halo instead of (P - 1) x 8.
  *                          OpenMP for the grouping by owner and the mapping back to local ids.
  *                          Bitwise the same tables as ref.
- * Both are called through gnn_db_halo_build (core/halo.c), which checks the arguments once
+ * Both are called through gnn_db_halo_build (core/dist/halo.c), which checks the arguments once
  * with an agreement step (an allgatherv of three int64 per rank: argument verdict, n_solid,
  * n_halo), so that bad arguments on one rank make EVERY rank return an error instead of
  * leaving the others waiting in a collective (the builders get every rank's n_halo from it).

@@ -33,7 +33,7 @@
  * Implementations (the implementation context's `hetero` table, impl.h): gnn_hetero_ref
  * (ref/hetero.c, the specification: counting, prefix sums, one binary search per id) and
  * gnn_hetero_cpu (opt/cpu/hetero.c: OpenMP over ids, a chunked parallel counting sort), the same
- * bits at any thread count. Both through the checked entry points below (core/hetero.c).
+ * bits at any thread count. Both through the checked entry points below (core/ops/hetero.c).
  * Library code: returns gnn_status with a message in gnn_err; never prints. */
 #ifndef GNNREF_HETERO_H
 #define GNNREF_HETERO_H
@@ -53,7 +53,7 @@ typedef struct gnn_hetero_book {
     int64_t *type_count; /* (T) n_t */
 } gnn_hetero_book;
 
-/* An implementation. Arguments are checked by the entry points (core/hetero.c): every id is in
+/* An implementation. Arguments are checked by the entry points (core/ops/hetero.c): every id is in
  * range and every array is present. build receives a zeroed *book and allocates its arrays
  * (on error it leaves *book empty); new_of_old may be NULL. */
 typedef struct gnn_hetero_ops {

@@ -38,7 +38,7 @@ int gnn_idmap_kind_ordered(gnn_idmap_kind k);
 
 /* ---- ID map objects: a reusable map from an ops table ------------------------------------------
  * An implementation is an ops table; gnn_idmap_create/build/destroy below are its checked entry
- * points (core/minibatch.c): they check every argument once, so the bodies may assume valid
+ * points (core/ops/minibatch.c): they check every argument once, so the bodies may assume valid
  * ones. Which table a program uses is chosen by the implementation context (impl.h: its
  * `idmap` field), not here. */
 typedef struct gnn_idmap_ops {

@@ -24,7 +24,7 @@ typedef struct gnn_index_add_ops {
 
 extern const gnn_index_add_ops gnn_index_add_ref, gnn_index_add_cpu;
 
-/* The public entry point (core/kernels.c): checks the arguments and every index, then calls
+/* The public entry point (core/ops/kernels.c): checks the arguments and every index, then calls
  * ops->run, whose body assumes valid input. GNN_ERR_INVAL: ops NULL, n_out, d or n < 0, idx
  * NULL with n > 0, src or out NULL with n * d > 0. GNN_ERR_RANGE: an idx[i] outside
  * [0, n_out). Either way out is unchanged. GNN_ERR_UNSUPPORTED: ops->run is NULL. */

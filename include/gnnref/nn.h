@@ -34,7 +34,7 @@ typedef struct gnn_nn_ops {
 } gnn_nn_ops;
 extern const gnn_nn_ops gnn_nn_ref, gnn_nn_cpu, gnn_nn_blas;
 
-/* The public entry points of the linear layer (core/kernels.c): check the arguments, then
+/* The public entry points of the linear layer (core/ops/kernels.c): check the arguments, then
  * call ops's op of the same name, whose body assumes valid input (and cannot fail).
  * GNN_ERR_INVAL, nothing written: ops NULL; n, in or out < 0; a NULL array that has
  * elements among x (n, in), w (in, out) and y (n, out); in the backward, dy (n, out), x when
@@ -45,7 +45,7 @@ gnn_status gnn_nn_linear_fwd(const gnn_nn_ops *ops, const float *x, int64_t n, i
 gnn_status gnn_nn_linear_bwd(const gnn_nn_ops *ops, const float *x, const float *dy, int64_t n, int64_t in,
                              const float *w, int64_t out, float *dx, float *dw, float *db);
 
-/* The element-wise steps' entry points (core/kernels.c), the same way: GNN_ERR_INVAL, nothing
+/* The element-wise steps' entry points (core/ops/kernels.c), the same way: GNN_ERR_INVAL, nothing
  * written: ops NULL; count, n or d < 0; a NULL array that has elements (x, y, dy (count);
  * x, dy, mask (n, d) -- the forward's mask may be NULL; row_gid (n), needed whenever n > 0);
  * p outside [0, 1) (NaN included); layer > 255 (the stream's layer field, DESIGN.md

@@ -233,7 +233,7 @@ typedef struct gnn_partition_ops {
 
 extern const gnn_partition_ops gnn_partition_ref, gnn_partition_cpu;
 
-/* Build the structure with ops (the checked entry point, core/partition.c) from g (in-edge
+/* Build the structure with ops (the checked entry point, core/dist/partition.c) from g (in-edge
  * CSR), an optional split (n entries, GNN_SPLIT_*) and a part vector with values in [0, k).
  * k >= 1 (parts may be empty, k may exceed n). Errors, each with a message: GNN_ERR_INVAL
  * (NULL out, ops or g; k < 1 or beyond int32; no part vector), GNN_ERR_RANGE (a part value

@@ -101,7 +101,7 @@ extern const gnn_quant_ops gnn_quant_ref, gnn_quant_cpu;
  * emulator (slow; for tests). Both bitwise ref's. */
 extern const gnn_quant_ops gnn_quant_cuda, gnn_quant_cuda_emu;
 
-/* Checked entry points (core/quant.c). GNN_ERR_INVAL, nothing written: ops or q NULL; n < 0,
+/* Checked entry points (core/ops/quant.c). GNN_ERR_INVAL, nothing written: ops or q NULL; n < 0,
  * d < 0; bits not 2, 4, 8, 32; round not one of the two; layer > 127; dir > 1; draw0 not a
  * multiple of 4; a NULL array that has elements (x, data; params unless bits is 32; row_gid
  * when stochastic with bits < 32). GNN_ERR_UNSUPPORTED: ops lacks the op. Otherwise what the

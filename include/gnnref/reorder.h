@@ -27,7 +27,7 @@
  * window may be shorter.
  *
  * Library code: returns gnn_status, never prints. Arguments are checked once in the entry
- * points (core/reorder.c); the tables assume valid input. */
+ * points (core/ops/reorder.c); the tables assume valid input. */
 #ifndef GNNREF_REORDER_H
 #define GNNREF_REORDER_H
 
@@ -72,7 +72,7 @@ typedef struct gnn_reorder_ops {
 
 extern const gnn_reorder_ops gnn_reorder_ref, gnn_reorder_cpu;
 
-/* ---- checked entry points (core/reorder.c) ----------------------------------------------------
+/* ---- checked entry points (core/ops/reorder.c) ----------------------------------------------------
  * GNN_ERR_INVAL: NULL ops or a NULL array that has elements, n or a length < 0, an unknown norm,
  * an id repeated within one set, a non-symmetric overlap matrix or an off-diagonal count above
  * either set's size; GNN_ERR_RANGE: a negative id; GNN_ERR_NOMEM. */

@@ -65,7 +65,7 @@ typedef struct gnn_rgcn_ops {
 
 extern const gnn_rgcn_ops gnn_rgcn_ref, gnn_rgcn_cpu;
 
-/* Checked entry points (core/kernels.c). GNN_ERR_INVAL: NULL ops, blk or params; in, out < 0;
+/* Checked entry points (core/ops/kernels.c). GNN_ERR_INVAL: NULL ops, blk or params; in, out < 0;
  * R < 1; B < 0; a NULL array that has elements (x, z, w0, w or v and a, dz, agg for the
  * backward); GNN_ERR_RANGE: an etype outside [0, R), a malformed block. GNN_ERR_NOMEM. */
 gnn_status gnn_rgcn_forward(const gnn_rgcn_ops *ops, const gnn_block *blk, const int32_t *etype, const float *x,

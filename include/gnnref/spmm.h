@@ -66,7 +66,7 @@ typedef struct gnn_spmm_ops {
 } gnn_spmm_ops;
 extern const gnn_spmm_ops gnn_spmm_ref, gnn_spmm_cpu;
 
-/* Checked entry points (core/spmm.c). GNN_ERR_INVAL, nothing written: ops NULL; a matrix
+/* Checked entry points (core/ops/spmm.c). GNN_ERR_INVAL, nothing written: ops NULL; a matrix
  * with negative sizes, missing arrays, or indptr[0] != 0 or indptr[rows] != nnz; k < 0; a NULL
  * array that has elements (w (cols, k), y (rows, k), dz (xt->cols, k), dw (xt->rows, k),
  * rows (n), row_gid (rows)); p outside [0, 1); layer > 255. GNN_ERR_RANGE: a gather row

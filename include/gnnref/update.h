@@ -51,7 +51,7 @@ typedef struct gnn_update_ops {
 
 extern const gnn_update_ops gnn_update_ref, gnn_update_cpu, gnn_update_blocked;
 
-/* The public entry points (core/kernels.c): apply the argument rules above (GNN_ERR_INVAL,
+/* The public entry points (core/ops/kernels.c): apply the argument rules above (GNN_ERR_INVAL,
  * nothing written; also for ops NULL), then call ops's op of the same name, whose body
  * assumes valid input and may still return GNN_ERR_NOMEM. GNN_ERR_UNSUPPORTED: ops lacks
  * the op. */

@@ -8,7 +8,7 @@
  *    each block scanning the rows in ascending order, so every column keeps the reference's
  *    row order and the result is bitwise (lanes are distinct columns, never a reordered sum).
  *    With d <= LN_CB there is one block: that pass is serial, memory-bound and O(n d).
- * The public entry points (core/kernels.c) check the arguments first: these bodies assume
+ * The public entry points (core/ops/kernels.c) check the arguments first: these bodies assume
  * valid input. */
 #include <math.h>
 #include "gnnref/act.h"

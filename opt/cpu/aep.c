@@ -48,7 +48,7 @@ static void select_rank(keyed *k, int64_t n, int64_t j)
 }
 
 /* @alg{DistGNN-MB 2, lines 19-20}, as select_ref. Arguments checked by gnn_aep_select
- * (core/aep.c). */
+ * (core/dist/aep.c). */
 static gnn_status select_cpu(const gnn_aep_select_args *a, uint8_t *keep, int64_t *n_kept, gnn_err *err)
 {
     const int64_t m = a->m, nc = a->nc;

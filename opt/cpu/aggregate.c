@@ -1,5 +1,5 @@
 /* opt/cpu/aggregate.c -- OpenMP/SIMD neighbor aggregation, bitwise equal to ref/aggregate.c.
- * The public entry points (core/kernels.c) check the arguments first: these bodies assume
+ * The public entry points (core/ops/kernels.c) check the arguments first: these bodies assume
  * valid input.
  *
  * What changed and why it still matches the reference:

@@ -25,7 +25,7 @@
 #include "gnnref/commplan.h"
 #include "gnnref/tensor.h"
 #include "opt/cpu/omp_stress.h"
-#include "core/cmp.h"
+#include "core/base/cmp.h"
 #include "opt/cpu/omp_compat.h"
 
 typedef struct cut_edge {

@@ -29,7 +29,7 @@
  * Dispatch: the path is chosen once per process from the CPU's features (AVX-512F, else AVX2 +
  * FMA, else scalar), unless GNN_DENSE_PATH or gnn_dense_path_set forces one. Every path gives
  * the same bits (the oracle's dense.fwd and dense.bwd check each against ref/dense.c bitwise),
- * so the choice is a matter of speed only. The public entry points (core/kernels.c) check the
+ * so the choice is a matter of speed only. The public entry points (core/ops/kernels.c) check the
  * arguments: these bodies assume valid input. */
 #include <math.h>
 #include <pthread.h>

@@ -20,7 +20,7 @@
  *    version summed fixed chunks of 256 rows and then the partials; it was thread-count
  *    independent but not the reference's order, and the training oracle, which claims bitwise,
  *    failed as soon as a block had more than 256 rows.)
- * The public entry points (core/kernels.c) check the arguments, the block's structure and its
+ * The public entry points (core/ops/kernels.c) check the arguments, the block's structure and its
  * src ids first (the cpu bodies used to scan them in parallel; the entry point does so on
  * large blocks): these bodies assume valid input. */
 #include <math.h>

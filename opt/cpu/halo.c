@@ -4,7 +4,7 @@
  * What changed: ref sends every halo id to all P - 1 other ranks, and each rank scans all of
  * them to find the few it owns. But a rank knows the owner of each of its halos
  * (halo_owner), so here each halo id goes only to its owner:
- *   1. the agreement step (gnn_db_halo_build, core/halo.c, before this builder runs), as for ref;
+ *   1. the agreement step (gnn_db_halo_build, core/dist/halo.c, before this builder runs), as for ref;
  *   2. group my halos by owner: a stable counting sort in parallel (each thread counts its
  *      contiguous slice, the offsets are laid out owner-major, thread-minor, then each thread
  *      scatters its slice), so every group keeps the halo order = increasing global id

@@ -283,7 +283,7 @@ gnn_status gnn_cpu_idmap_finish(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_
     return GNN_OK;
 }
 
-/* Arguments checked by gnn_idmap_build (core/minibatch.c): every id is in [0, n_vertices). */
+/* Arguments checked by gnn_idmap_build (core/ops/minibatch.c): every id is in [0, n_vertices). */
 gnn_status gnn_cpu_idmap_build(gnn_cpu_idmap *m, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
                                int32_t *local, int64_t *src_gid, int64_t *n_src)
 {

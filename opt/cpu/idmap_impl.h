@@ -1,7 +1,7 @@
 /* opt/cpu/idmap_impl.h -- internals of the parallel ID maps, shared by opt/cpu/idmap.c (whose
  * gnn_idmap_cpu table wraps them) and the cpu sampler (opt/cpu/sample.c), which inserts each
  * neighbor into the map as it draws it. The callers check the arguments first: the public entry
- * points (core/minibatch.c) and the sampler's layer planning.
+ * points (core/ops/minibatch.c) and the sampler's layer planning.
  *
  * Items are numbered by position: dst i is item i, neighbor e is item n_dst + e, so "first
  * appearance" is "smallest item number" (DESIGN.md section 2, "Orders").

@@ -1,7 +1,7 @@
 /* opt/cpu/impl_cpu.c -- the OpenMP/SIMD tier's part of the optimized context
  * (include/gnnref/impl.h): it overrides every table that has a cpu implementation.
  * update: cpu-blocked (the paper's blocked layout, ref's summation order), so that the layers
- * that run the fused UPDATE (core/model.c) keep ref's bits under opt; the OpenBLAS kernel
+ * that run the fused UPDATE (core/train/model.c) keep ref's bits under opt; the OpenBLAS kernel
  * (gnn_update_cpu) is the blas context's. */
 #include "gnnref/dense.h"
 #include "gnnref/impl.h"

@@ -2,7 +2,7 @@
  *
  * SuperGCN section 2 ("index_add with sorted indices", "2D dynamic parallelism"):
  *  1. Every index is checked before anything is written, by the public entry point
- *     gnn_index_add_run (core/kernels.c, in parallel on large inputs): this body assumes
+ *     gnn_index_add_run (core/ops/kernels.c, in parallel on large inputs): this body assumes
  *     valid input.
  *  2. Cluster the positions i by idx[i] with a STABLE sort: a counting sort when n_out is
  *     small next to n, else LSD radix passes of 16 bits (each pass a stable counting sort, so

@@ -12,7 +12,7 @@
  * ReLU and dropout: see their section below (the dropout mask from the Philox lanes of
  * opt/cpu/philox_lanes.c, rows over threads; docs/sage.md, "Keyed dropout and ReLU").
  * The public entry points (gnn_nn_linear_fwd and _bwd, gnn_nn_relu_*, gnn_nn_dropout_*,
- * core/kernels.c) check the arguments first: these bodies assume valid input. */
+ * core/ops/kernels.c) check the arguments first: these bodies assume valid input. */
 #include <string.h>
 #include "gnnref/nn.h"
 #include "gnnref/rng.h"

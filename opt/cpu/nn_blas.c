@@ -25,7 +25,7 @@
  * machine); which thread takes a tile does not change a bit. The bias is added after the
  * block's sgemm while it is in cache: y = (x w) + b, where ref accumulates b + x w in k order.
  *
- * The public entry points (gnn_nn_linear_fwd and _bwd, core/kernels.c) check the arguments:
+ * The public entry points (gnn_nn_linear_fwd and _bwd, core/ops/kernels.c) check the arguments:
  * these bodies assume valid input. ReLU and dropout are opt/cpu/nn.c's (nn_impl.h). */
 #include <pthread.h>
 #include <string.h>

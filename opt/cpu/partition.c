@@ -301,7 +301,7 @@ static gnn_status build_part(gnn_part_local *L, int64_t p, const gnn_csr *g, con
     return split_lists(L, split, solid, tcount);
 }
 
-/* Arguments checked by gnn_partition_build (core/partition.c). */
+/* Arguments checked by gnn_partition_build (core/dist/partition.c). */
 static gnn_status build_cpu(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part, int64_t k,
                             gnn_err *err)
 {

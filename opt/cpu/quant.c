@@ -42,7 +42,7 @@
  * This file: the rows over threads and in blocks, the row parameters, the chunks' draws, the
  * scalar codes and the packing, the choice of path and the ops tables. The SIMD codes, one file
  * per width (opt/cpu/quant_impl.h): opt/cpu/quant_sse2.c, quant_avx2.c, quant_avx512.c.
- * The entry points (core/quant.c) check the arguments: these bodies assume valid input. */
+ * The entry points (core/ops/quant.c) check the arguments: these bodies assume valid input. */
 #include <float.h>
 #include <math.h>
 #include <string.h>

@@ -7,7 +7,7 @@
  * unpack_avx2; elsewhere a loop built for AVX2 and baseline by GNN_CLONES) instead of ref's bit
  * arithmetic per element: the same codes and the same decode, ((float)q (S k') + Z k') / k'
  * clamped, the partial last byte as ref does it.
- * The entry points (core/quant.c) check the arguments: these bodies assume valid input. */
+ * The entry points (core/ops/quant.c) check the arguments: these bodies assume valid input. */
 #include <float.h>
 #include <math.h>
 #include <string.h>

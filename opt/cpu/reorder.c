@@ -18,7 +18,7 @@
 #include "gnnref/reorder.h"
 #include "gnnref/tensor.h"
 #include "opt/cpu/omp_stress.h"
-#include "core/cmp.h"
+#include "core/base/cmp.h"
 
 static int64_t merge_count(const int64_t *a, int64_t na, const int64_t *b, int64_t nb)
 {

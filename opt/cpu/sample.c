@@ -433,7 +433,7 @@ static gnn_status draw_all(cpu_sampler *s, const int64_t *seeds, int64_t n_seeds
     return oom ? GNN_ERR_NOMEM : GNN_OK;
 }
 
-/* Arguments checked and out zeroed by gnn_sampler_layer (core/minibatch.c). */
+/* Arguments checked and out zeroed by gnn_sampler_layer (core/ops/minibatch.c). */
 static gnn_status cpu_layer(void *vs, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
                             gnn_block *out)
 {

@@ -15,7 +15,7 @@
  *  - gather: rows copied in parallel (each to its own slice);
  *  - dropout: rows over threads; a row's Philox block is computed once for the entries that
  *    share it (four columns per block) instead of once per entry.
- * The entry points (core/spmm.c) check the arguments: these bodies assume valid input. */
+ * The entry points (core/ops/spmm.c) check the arguments: these bodies assume valid input. */
 #include <stdlib.h>
 #include <string.h>
 #include "gnnref/rng.h"

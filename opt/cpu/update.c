@@ -34,7 +34,7 @@
  * split across the threads), so it is bitwise ref's and the oracle compares it so.
  *
  * The arguments are checked by the public entry points (gnn_update_forward and _backward,
- * core/kernels.c): these bodies assume valid input. */
+ * core/ops/kernels.c): these bodies assume valid input. */
 #include <string.h>
 #include <cblas.h>
 #include "gnnref/tensor.h"

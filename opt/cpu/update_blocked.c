@@ -27,7 +27,7 @@
  * which regroups every dw sum with the thread count. Here the threads split the tiles of dw
  * instead, each tile summed over all rows in order (update_dw_db): ref's order, so dw and db
  * are bitwise too, at every thread count, and the T copies of dw are not needed.
- * The arguments are checked by the public entry points (core/kernels.c): the bodies assume
+ * The arguments are checked by the public entry points (core/ops/kernels.c): the bodies assume
  * valid input. */
 #include <string.h>
 #include "gnnref/tensor.h"

@@ -15,7 +15,7 @@
  * UPDATE (opt/cpu/update.c) holds it.
  *
  * No OpenBLAS anywhere: the fma context depends on the CPU in no kernel it runs (docs/dense.md).
- * The arguments are checked by the public entry points (core/kernels.c). */
+ * The arguments are checked by the public entry points (core/ops/kernels.c). */
 #include <string.h>
 #include "gnnref/dense.h"
 #include "gnnref/tensor.h"

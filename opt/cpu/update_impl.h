@@ -1,7 +1,7 @@
 /* opt/cpu/update_impl.h -- internal: the fused bias + ReLU + dropout epilogue shared by the
  * two optimized UPDATE kernels (opt/cpu/update.c, opt/cpu/update_blocked.c). Not a public
  * header. (The argument checks every implementation shares are the public entry points'
- * work, in core/kernels.c.) */
+ * work, in core/ops/kernels.c.) */
 #ifndef GNNREF_OPT_UPDATE_IMPL_H
 #define GNNREF_OPT_UPDATE_IMPL_H
 

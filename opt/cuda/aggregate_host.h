@@ -1,7 +1,7 @@
 /* opt/cuda/aggregate_host.h -- host logic of the Memory-Aware aggregation: included by
  * opt/cuda/aggregate.cu (a GPU) and opt/cuda/aggregate_emu.c (the emulator), so both run the
  * same sequence of copies and launches (opt/cuda/kbase.h). Inputs and outputs are host
- * arrays; the entry points (core/kernels.c) have checked them. docs/cuda.md. */
+ * arrays; the entry points (core/ops/kernels.c) have checked them. docs/cuda.md. */
 #ifndef GNNREF_OPT_CUDA_AGGREGATE_HOST_H
 #define GNNREF_OPT_CUDA_AGGREGATE_HOST_H
 

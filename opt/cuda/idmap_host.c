@@ -180,7 +180,7 @@ gnn_status gnn_kmap_finish(gnn_kmap *m, const int64_t *d_dst, int64_t n_dst, con
     return GNN_OK;
 }
 
-/* ---- gnn_idmap_ops bodies (arguments checked by gnn_idmap_build, core/minibatch.c) ------------ */
+/* ---- gnn_idmap_ops bodies (arguments checked by gnn_idmap_build, core/ops/minibatch.c) ------------ */
 
 typedef struct kidmap {
     gnn_kmap map;

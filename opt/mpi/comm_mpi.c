@@ -9,7 +9,7 @@
  *   allgatherv  MPI_Allgatherv
  *   alltoallv   MPI_Alltoallv
  *   ialltoallv  point-to-point (below)
- *   allreduce   NULL: the wrapper's deterministic reduce-scatter + allgather (core/comm.c), so
+ *   allreduce   NULL: the wrapper's deterministic reduce-scatter + allgather (core/dist/comm.c), so
  *               MPI computes exactly the additions the simulator does.
  * Elements travel as typed MPI data (MPI_UINT8_T, MPI_INT32_T, MPI_INT64_T, MPI_FLOAT,
  * MPI_DOUBLE); MPI counts and displacements are int, so every count and displacement (in
