@@ -40,6 +40,7 @@
 #include "gnnref/rng.h"
 #include "gnnref/sample.h"
 #include "gnnref/tensor.h"
+#include "core/base/clock.h"
 #ifdef GNN_HAVE_OPENMP
 #include <omp.h>
 #endif
@@ -73,13 +74,6 @@ static gnn_block g_blk[AB_LAYERS];
 static float *g_x, *g_out, *g_ref_out[AB_LAYERS], *g_gout;
 static int32_t *g_gidx[AB_LAYERS];
 static int64_t g_max_src, g_max_dst, g_max_nnz;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void cache_path(char *path, size_t cap)
 {
@@ -309,24 +303,24 @@ static void agg_bench(void *st, void *arg)
     double t_main = 0, t_gather = 0;
     int64_t iters = 0;
     while (gnn_bench_keep_running(st)) {
-        const double t0 = now_s();
+        const double t0 = gnn_now_s();
         gnn_status s = GNN_OK;
         if (c->kind == 0)
             for (int l = 0; l < AB_LAYERS; l++)
                 gather_rows_copy(g_x, g_gidx[l], g_blk[l].nnz, g_gout);
         else
             s = run_agg(ops, NULL);
-        t_main += now_s() - t0;
+        t_main += gnn_now_s() - t0;
         if (s)
             rc = s;
         if (c->kind == 2) {
             /* the ceiling again, right after, untimed by Google Benchmark: on a shared machine
              * the ratio of two interleaved measurements is far steadier than two runs apart */
             gnn_bench_pause(st);
-            const double t1 = now_s();
+            const double t1 = gnn_now_s();
             for (int l = 0; l < AB_LAYERS; l++)
                 gather_rows_copy(g_x, g_gidx[l], g_blk[l].nnz, g_gout);
-            t_gather += now_s() - t1;
+            t_gather += gnn_now_s() - t1;
             gnn_bench_resume(st);
         }
         iters++;

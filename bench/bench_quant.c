@@ -28,6 +28,7 @@
 #include "gnnref/oracle.h"
 #include "gnnref/quant.h"
 #include "gnnref/tensor.h"
+#include "core/base/clock.h"
 #ifdef GNN_HAVE_OPENMP
 #include <omp.h>
 #endif
@@ -54,13 +55,6 @@ static char g_err[256];
 static float *g_x, *g_y, *g_y_ref, *g_ta, *g_tb, *g_tc;
 static int64_t *g_gid;
 static uint8_t *g_data, *g_par, *g_data_ref, *g_par_ref;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int fixture_build(void)
 {
@@ -202,22 +196,22 @@ static void quant_bench(void *st, void *arg)
     double t_main = 0, t_triad = 0;
     int64_t iters = 0;
     while (gnn_bench_keep_running(st)) {
-        const double t0 = now_s();
+        const double t0 = gnn_now_s();
         gnn_status s = GNN_OK;
         if (c->kind == 0)
             triad();
         else
             s = run_case(c, ops, g_data, g_par, g_y);
-        t_main += now_s() - t0;
+        t_main += gnn_now_s() - t0;
         if (s)
             rc = s;
         if (c->is_cpu) {
             /* the triad again, right after, untimed by Google Benchmark: the ratio of two
              * interleaved measurements is steady where two benchmarks apart are not */
             gnn_bench_pause(st);
-            const double t1 = now_s();
+            const double t1 = gnn_now_s();
             triad();
-            t_triad += now_s() - t1;
+            t_triad += gnn_now_s() - t1;
             gnn_bench_resume(st);
         }
         iters++;

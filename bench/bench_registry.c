@@ -19,6 +19,7 @@
 #include <time.h>
 #include "bench/bench.h"
 #include "gnnref/oracle.h"
+#include "core/base/clock.h"
 
 /* Thread counts benchmarked for threaded implementations. The oracle also runs 4 threads
  * (oversubscribed on purpose, to shake out races); a timing at 4 threads on a 2-core
@@ -41,13 +42,6 @@ static int g_n_slots;
 static const bench_case *g_live;
 static void *g_fixture;
 static gnn_oracle_work g_work;
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static void release_live(void)
 {
@@ -76,11 +70,11 @@ static void bench_fn(void *st, void *arg)
     }
     const int prev = b->c.threads > 0 ? gnn_oracle_set_threads(b->c.threads) : 0;
     gnn_status s = GNN_OK;
-    const double t0 = now_s();
+    const double t0 = gnn_now_s();
     while (gnn_bench_keep_running(st))
         if (hook->run(g_fixture) != GNN_OK)
             s = GNN_ERR_INTERNAL;
-    const double elapsed = now_s() - t0;
+    const double elapsed = gnn_now_s() - t0;
     if (b->c.threads > 0)
         gnn_oracle_set_threads(prev);
     if (s) {

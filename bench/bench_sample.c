@@ -45,6 +45,7 @@
 #include "gnnref/rng.h"
 #include "gnnref/sample.h"
 #include "gnnref/tensor.h"
+#include "core/base/clock.h"
 
 #define SB_LAYERS 3
 static const int64_t k_fanouts[SB_LAYERS] = { 15, 10, 5 };
@@ -77,13 +78,6 @@ static int64_t g_nb;              /* batches */
 static float *g_weights;          /* (nnz), built on first weighted benchmark */
 static int g_scale = 22;
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* <build>/bench-cache from /proc/self/exe = <build>/bin/gnnref-bench, or GNN_BENCH_CACHE_DIR. */
 static void cache_dir(char *dir, size_t cap)
 {
@@ -115,11 +109,11 @@ static int fixture_build(void)
     snprintf(path, sizeof path, "%s/rmat-s%d-e16.gnn", dir, g_scale);
     gnn_err err = { "" };
     memset(&g_ds, 0, sizeof g_ds);
-    const double t0 = now_s();
+    const double t0 = gnn_now_s();
     gnn_status st = gnn_dataset_load(&g_ds, path, &err);
     if (st == GNN_OK) {
         fprintf(stderr, "gnnref-bench: sampling graph %s: %lld vertices, %lld edges, loaded from %s (%.1f s)\n",
-                g_ds.name, (long long)g_ds.graph.n, (long long)g_ds.graph.nnz, path, now_s() - t0);
+                g_ds.name, (long long)g_ds.graph.n, (long long)g_ds.graph.nnz, path, gnn_now_s() - t0);
     } else {
         if (st != GNN_ERR_IO)
             fprintf(stderr, "gnnref-bench: ignoring the cached graph: %s\n", err.msg);
@@ -133,13 +127,13 @@ static int fixture_build(void)
             snprintf(g_err, sizeof g_err, "generating R-MAT scale %d failed: %s", g_scale, err.msg);
             return -1;
         }
-        const double t1 = now_s();
+        const double t1 = gnn_now_s();
         if (mkdir(dir, 0777) && errno != EEXIST)
             fprintf(stderr, "gnnref-bench: cannot create %s (%s): the graph is not cached\n", dir, strerror(errno));
         else if ((st = gnn_dataset_save(&g_ds, path, &err)))
             fprintf(stderr, "gnnref-bench: cannot cache the graph: %s\n", err.msg);
         fprintf(stderr, "gnnref-bench: sampling graph %s: %lld vertices, %lld edges, generated in %.1f s, saved in %.1f s\n",
-                g_ds.name, (long long)g_ds.graph.n, (long long)g_ds.graph.nnz, t1 - t0, now_s() - t1);
+                g_ds.name, (long long)g_ds.graph.n, (long long)g_ds.graph.nnz, t1 - t0, gnn_now_s() - t1);
     }
     if ((st = gnn_csr_copy(&g_topo, &g_ds.graph, GNN_CSR_HUGEPAGES))) {
         snprintf(g_err, sizeof g_err, "copying the topology failed: %s", gnn_status_str(st));
@@ -357,10 +351,10 @@ static void sample_bench(void *st, void *arg)
         int64_t n;
         batch_of(b, &seeds, &n);
         const gnn_sample_params p = params_of(c, b);
-        const double t0 = now_s();
+        const double t0 = gnn_now_s();
         gnn_status r = c->opt ? gnn_sampler_blocks(s, seeds, n, k_fanouts, SB_LAYERS, &p, blk)
                               : gnn_sample_blocks(&gnn_sample_ref, &g_topo, seeds, n, k_fanouts, SB_LAYERS, &p, blk);
-        seconds += now_s() - t0;
+        seconds += gnn_now_s() - t0;
         if (r)
             rc = r;
         for (int l = 0; l < SB_LAYERS; l++) {

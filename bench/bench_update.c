@@ -23,6 +23,7 @@
 #include "gnnref/oracle.h"
 #include "gnnref/tensor.h"
 #include "gnnref/update.h"
+#include "core/base/clock.h"
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -93,13 +94,6 @@ static int make_inputs(int64_t n)
     return 0;
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static const gnn_dropout_key k_key = { 0.5f, 42, 7, 1, NULL };
 
 static void sgemm_fwd(int64_t n)
@@ -157,7 +151,7 @@ static void bench_update_fn(void *st, void *arg)
     gnn_status s = GNN_OK;
     if (u->kind == UB_BWD_FUSED) /* a y from the forward: the realistic zero pattern */
         s = gnn_update_forward(&gnn_update_cpu, g_x, n, k_c, g_w, g_b, k_k, &k_key, g_y);
-    const double t0 = now_s();
+    const double t0 = gnn_now_s();
     while (gnn_bench_keep_running(st)) {
         switch (u->kind) {
         case UB_SGEMM: sgemm_fwd(n); break;
@@ -167,7 +161,7 @@ static void bench_update_fn(void *st, void *arg)
         default: s |= gnn_update_backward(u->ops, g_x, g_y, g_dy, n, k_c, g_w, k_k, k_key.p, g_dx, g_dw, g_db); break;
         }
     }
-    const double elapsed = now_s() - t0;
+    const double elapsed = gnn_now_s() - t0;
     openblas_set_num_threads(prev_blas);
 #ifdef _OPENMP
     omp_set_num_threads(prev_omp);

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <json-c/json.h>
 #include "gnnref/status.h"
+#include "core/base/clock.h" /* gnn_now_s: the times a report gives */
 
 enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2 };
 
@@ -61,8 +62,6 @@ int cli_output_dir_check(const char *flag, const char *path);
 
 /* True when stdout is a terminal (progress lines are shown only then). */
 int cli_is_tty(void);
-/* Monotonic seconds, for the times a report gives. */
-double cli_now_s(void);
 /* A dataset's counts and import figures into a report: name, n, edges, num_features,
  * num_classes, import (gen, convert, info). */
 struct gnn_dataset;

@@ -206,10 +206,10 @@ static int build_plans(const commplan_opts *o, plan_run *R)
         if (o->method != PLAN_ALL && o->method != kind)
             continue;
         gnn_err err = { "" };
-        const double t0 = cli_now_s();
+        const double t0 = gnn_now_s();
         gnn_status st = gnn_commplan_build(o->impl->commplan, &R->ds.graph, R->part, R->k, (gnn_plan_kind)kind,
                                            &R->plans[kind], &err);
-        R->seconds[kind] = cli_now_s() - t0;
+        R->seconds[kind] = gnn_now_s() - t0;
         if (st)
             return cli_error(cli_status_code(st), "%s", cli_errmsg(&err, st));
         R->have[kind] = 1;

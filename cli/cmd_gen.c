@@ -21,7 +21,7 @@ static void print_summary(const gnn_dataset *ds, const char *out, double seconds
 static int finish_output(gnn_dataset *ds, const char *out, const char *json, json_object *report, double t0)
 {
     gnn_err err;
-    const double t_make = cli_now_s() - t0;
+    const double t_make = gnn_now_s() - t0;
     gnn_status s = gnn_dataset_save(ds, out, &err);
     if (s) {
         json_object_put(report);
@@ -198,7 +198,7 @@ static int gen_rmat(int argc, char **argv)
     json_object_object_add(cfg, "c", json_object_new_double(o.p.c));
     gnn_dataset ds;
     gnn_err err = { "" };
-    const double t0 = cli_now_s();
+    const double t0 = gnn_now_s();
     return gen_finish(gnn_gen_rmat(&ds, &o.p, &err), &ds, &err, &o.g, report, t0);
 }
 
@@ -216,7 +216,7 @@ static int gen_sbm(int argc, char **argv)
     json_object *cfg, *report = gen_report("sbm", &a, &o, o.p.seed, threads, &cfg);
     gnn_dataset ds;
     gnn_err err = { "" };
-    const double t0 = cli_now_s();
+    const double t0 = gnn_now_s();
     return gen_finish(gnn_gen_sbm(&ds, &o.p, &err), &ds, &err, &o.g, report, t0);
 }
 
@@ -238,7 +238,7 @@ static int gen_hsbm(int argc, char **argv)
     json_object *cfg, *report = gen_report("hsbm", &a, &o, o.s.p.seed, threads, &cfg);
     gnn_dataset ds;
     gnn_err err = { "" };
-    const double t0 = cli_now_s();
+    const double t0 = gnn_now_s();
     return gen_finish(gnn_gen_hsbm(&ds, &o.s.p, o.types, o.featureless, &err), &ds, &err, &o.s.g, report, t0);
 }
 
@@ -371,7 +371,7 @@ int gnn_cmd_convert(int argc, char **argv)
         return CLI_USAGE;
     gnn_dataset ds;
     gnn_err err;
-    const double t0 = cli_now_s();
+    const double t0 = gnn_now_s();
     gnn_status s = convert_read(&o, &ds, &err);
     if (s)
         return cli_error(cli_status_code(s), "%s", cli_errmsg(&err, s));

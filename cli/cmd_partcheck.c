@@ -156,13 +156,13 @@ static gnn_status rank_fn(gnn_comm *c, void *arg)
 
     /* db_halo */
     gnn_status st = gnn_comm_barrier(c);
-    const double t0 = cli_now_s();
+    const double t0 = gnn_now_s();
     int64_t b0 = 0, b1 = 0;
     for (size_t i = 0; i < (size_t)GNN_COMM_OP_COUNT * P; i++)
         b0 += c->traffic.bytes[i];
     if (!st)
         st = gnn_db_halo_build(J->o.impl->db_halo, c, &J->full.parts[me], n, &t, &err);
-    const double t1 = cli_now_s();
+    const double t1 = gnn_now_s();
     for (size_t i = 0; i < (size_t)GNN_COMM_OP_COUNT * P; i++)
         b1 += c->traffic.bytes[i];
     if (st)
@@ -187,10 +187,10 @@ static gnn_status rank_fn(gnn_comm *c, void *arg)
             ids[i] = (int64_t)gnn_rng_uint(&s, (uint64_t)i, (uint64_t)n);
         if ((st = gnn_comm_barrier(c)))
             goto out;
-        const double p0 = cli_now_s();
+        const double p0 = gnn_now_s();
         if ((st = gnn_kvstore_pull(&kv, ids, J->o.pull_ids, out, &err)))
             goto out;
-        pull_s += cli_now_s() - p0;
+        pull_s += gnn_now_s() - p0;
         for (int64_t i = 0; i < J->o.pull_ids && dim > 0; i++)
             if (memcmp(out + i * dim, ds->feat + ids[i] * dim, sizeof(float) * (size_t)dim) != 0)
                 exact = 0;
@@ -427,9 +427,9 @@ int gnn_cmd_partcheck(int argc, char **argv)
     gnn_err err = { "" };
     gnn_sim_report rep;
     memset(&rep, 0, sizeof rep);
-    const double w0 = cli_now_s();
+    const double w0 = gnn_now_s();
     gnn_status st = cli_backend_run(&J.o.backend, rank_fn, &J, &rep, &err);
-    const double wall = cli_now_s() - w0;
+    const double wall = gnn_now_s() - w0;
     rc = CLI_OK;
     if (st) {
         rc = cli_error(J.shared.st ? cli_status_code(J.shared.st) : CLI_FAIL, "partcheck: %s", cli_errmsg(&err, st));

@@ -115,11 +115,11 @@ static int write_set(const partition_opts *o, const cli_args *a, part_run *R)
 {
     gnn_err err = { "" };
     gnn_status st;
-    const double t1 = cli_now_s();
+    const double t1 = gnn_now_s();
     if ((st = gnn_partition_build(o->impl->partition, &R->P, &R->ds.graph, R->ds.split, R->part, o->po.k, &err)) ||
         (st = gnn_partition_set_trainers(&R->P, R->trainer, o->po.trainers, &err)))
         return cli_error(cli_status_code(st), "%s: %s", o->data, cli_errmsg(&err, st));
-    const double t2 = cli_now_s();
+    const double t2 = gnn_now_s();
     gnn_part_manifest prov;
     memset(&prov, 0, sizeof prov);
     prov.method = o->po.method;
@@ -132,7 +132,7 @@ static int write_set(const partition_opts *o, const cli_args *a, part_run *R)
     if ((st = gnn_partition_save(o->out_dir, &R->P, &R->ds, &prov, &err)))
         return cli_error(cli_status_code(st), "%s", cli_errmsg(&err, st));
     R->t_build = t2 - t1;
-    R->t_save = cli_now_s() - t2;
+    R->t_save = gnn_now_s() - t2;
     return CLI_OK;
 }
 
@@ -159,7 +159,7 @@ static int partition_run(const partition_opts *o, const cli_args *a, part_run *R
     R->trainer = gnn_malloc((size_t)(n > 0 ? n : 1) * sizeof(int32_t));
     if (!R->part || !R->trainer)
         return cli_error(CLI_FAIL, "out of memory (%lld vertices)", (long long)n);
-    const double t0 = cli_now_s();
+    const double t0 = gnn_now_s();
     if (o->read_part) { /* a vector made elsewhere: one level, the info says no method ran */
         memset(R->trainer, 0, (size_t)(n > 0 ? n : 1) * sizeof(int32_t));
         R->info.k = o->po.k;
@@ -167,7 +167,7 @@ static int partition_run(const partition_opts *o, const cli_args *a, part_run *R
     } else {
         st = gnn_partition_assign2(&R->ds.graph, R->ds.split, &po, R->part, R->trainer, &R->info, &err);
     }
-    R->t_assign = cli_now_s() - t0;
+    R->t_assign = gnn_now_s() - t0;
     if (st && o->read_part)
         return cli_error(cli_status_code(st), "--read-part: %s", cli_errmsg(&err, st));
     if (st || (st = gnn_partition_quality_typed(&R->ds.graph, R->ds.split, po.vtype, po.num_vtypes, R->part, o->po.k,

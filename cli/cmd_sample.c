@@ -212,10 +212,10 @@ static int sample_setup(sample_opts *o, sample_run *R)
                              gnn_status_str(st));
         R->g = &R->topo;
     }
-    const double t0 = cli_now_s();
+    const double t0 = gnn_now_s();
     st = gnn_sampler_create(&R->sampler, o->impl->sampler, R->g,
                             &(gnn_sampler_options){ .variant = (gnn_sampler_variant)o->variant, .idmap = o->idmap });
-    R->setup_s = cli_now_s() - t0;
+    R->setup_s = gnn_now_s() - t0;
     if (st)
         return cli_error(cli_status_code(st), "cannot create the %s sampler: %s", o->impl->sampler->name,
                          gnn_status_str(st));
@@ -246,9 +246,9 @@ static int sample_loop(const sample_opts *o, sample_run *R)
         const int64_t bn = pos * o->batch + o->batch <= R->n_seeds ? o->batch : R->n_seeds - pos * o->batch;
         base.step = (uint32_t)t;
         gnn_team_begin(&team);
-        const double t0 = cli_now_s();
+        const double t0 = gnn_now_s();
         const gnn_status st = gnn_sampler_blocks(R->sampler, bs, bn, o->fanouts, o->layers, &base, R->blk);
-        const double dt = cli_now_s() - t0;
+        const double dt = gnn_now_s() - t0;
         R->seconds += dt;
         if (st) {
             gnn_team_restore(&team);

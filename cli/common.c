@@ -243,12 +243,6 @@ int cli_report_write(json_object *report, const char *path)
 
 int cli_is_tty(void) { return isatty(STDOUT_FILENO); }
 
-double cli_now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
 
 void cli_report_dataset(json_object *r, const gnn_dataset *ds)
 {

@@ -21,6 +21,7 @@
 #include "gnnref/oracle.h"
 #include "gnnref/tensor.h"
 #include "opt/cpu/omp_stress.h"
+#include "core/base/clock.h"
 
 /* 4 oversubscribes a two-core machine on purpose: more threads than cores changes which
  * thread runs what and when, which is exactly what a thread-count-independent result must
@@ -281,19 +282,12 @@ const gnn_oracle_tol *gnn_oracle_ctx_tol(const gnn_oracle_ctx *ctx)
 
 /* ---- running ----------------------------------------------------------------------------- */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 gnn_oracle_outcome gnn_oracle_run(const gnn_oracle_case *c, gnn_oracle_result *r)
 {
     memset(r, 0, sizeof *r);
     gnn_oracle_case_format(c, r->case_str, sizeof r->case_str);
     gnn_oracle_ctx ctx = { .c = c, .res = r };
-    const double t0 = now_s();
+    const double t0 = gnn_now_s();
     gnn_oracle_outcome o;
     if (c->threads > 1 && !gnn_oracle_have_openmp()) {
         o = gnn_oracle_skip(&ctx, "no OpenMP in this build (threads=%d)", c->threads);
@@ -318,7 +312,7 @@ gnn_oracle_outcome gnn_oracle_run(const gnn_oracle_case *c, gnn_oracle_result *r
     free(ctx.allocs);
     r->outcome = o;
     r->digest = ctx.digest;
-    r->seconds = now_s() - t0;
+    r->seconds = gnn_now_s() - t0;
     return o;
 }
 
@@ -385,14 +379,14 @@ static void *noise_main(void *arg)
     unsigned char *buf = malloc(NOISE_BUF);
     while (!__atomic_load_n(t->stop, __ATOMIC_ACQUIRE)) {
         const uint64_t r = mix64(&st);
-        const double until = now_s() + (double)(1u << (r & 7)) * 1e-6;
+        const double until = gnn_now_s() + (double)(1u << (r & 7)) * 1e-6;
         size_t i = (size_t)(r >> 8) % NOISE_BUF;
         do {
             if (buf) {
                 buf[i]++;
                 i = (i + 64) % NOISE_BUF;
             }
-        } while (now_s() < until);
+        } while (gnn_now_s() < until);
         switch ((r >> 32) % 3) {
         case 0: sched_yield(); break;
         case 1: {

@@ -24,6 +24,7 @@
 
 #include "gnnref/oracle.h"
 #include "opt/cpu/omp_stress.h"
+#include "core/base/clock.h"
 #ifdef GNN_HAVE_OPENMP
 #include <omp.h>
 #endif
@@ -51,13 +52,6 @@ static void chunks_ref(const int64_t *x, int64_t n, int64_t *out)
     }
 }
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static void chunks_planted(const int64_t *x, int64_t n, int64_t *out)
 {
     const int chunk = g_chunk_fixed ? PLANT_CHUNK : gnn_omp_chunk(PLANT_CHUNK);
@@ -79,8 +73,8 @@ static void chunks_planted(const int64_t *x, int64_t n, int64_t *out)
                  * machine, where one thread could otherwise take them all in order (right) */
                 first = 0;
                 __atomic_add_fetch(&started, 1, __ATOMIC_ACQ_REL);
-                const double t0 = now_s();
-                while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < nt && now_s() - t0 < 0.2)
+                const double t0 = gnn_now_s();
+                while (__atomic_load_n(&started, __ATOMIC_ACQUIRE) < nt && gnn_now_s() - t0 < 0.2)
                     sched_yield();
             }
             if (i % PLANT_CHUNK == 0)

@@ -7,14 +7,7 @@
 #include <time.h>
 #include "gnnref/distagg.h"
 #include "gnnref/tensor.h"
-
-/* Wall seconds, for the optional gnn_distagg.times (never part of a result). */
-static double wall_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+#include "core/base/clock.h"
 
 /* @sec{SuperGCN 2} ("Quantization of communication to Int2"), Fig. 1 step 5: pack the rows
  * (quantize, or copy fp32) into one message per peer and post it */
@@ -23,7 +16,7 @@ gnn_status gnn_distagg_xchg_post(gnn_comm *c, const gnn_distagg *da, const gnn_q
                                  gnn_distagg_xchg *x)
 {
     const int64_t k = da->k;
-    const double t0 = da->times ? wall_s() : 0.0;
+    const double t0 = da->times ? gnn_now_s() : 0.0;
     memset(x, 0, sizeof *x);
     x->bits = q ? q->bits : 32;
     x->row_bytes = gnn_quant_row_bytes(d, x->bits);
@@ -59,7 +52,7 @@ gnn_status gnn_distagg_xchg_post(gnn_comm *c, const gnn_distagg *da, const gnn_q
         gnn_free(x->sbuf), gnn_free(x->scounts), gnn_free(x->sdispls);
         memset(x, 0, sizeof *x);
     } else if (da->times) {
-        x->posted_s = wall_s();
+        x->posted_s = gnn_now_s();
         da->times->post_s += x->posted_s - t0;
     }
     return st;
@@ -72,10 +65,10 @@ gnn_status gnn_distagg_xchg_finish(gnn_comm *c, const gnn_distagg *da, const gnn
     const gnn_comm_seg *segs = NULL;
     int n_segs = 0;
     const int64_t k = da->k, db = gnn_quant_data_bytes(d, x->bits);
-    const double t0 = da->times ? wall_s() : 0.0;
+    const double t0 = da->times ? gnn_now_s() : 0.0;
     gnn_status st = gnn_comm_wait(c, x->req, &segs, &n_segs);
     if (da->times) {
-        const double t1 = wall_s();
+        const double t1 = gnn_now_s();
         da->times->local_s += t0 - x->posted_s;
         da->times->wait_s += t1 - t0;
         da->times->calls++;

@@ -8,7 +8,6 @@
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
-#include <time.h>
 #include "gnnref/act.h"
 #include "gnnref/dataset.h"
 #include "gnnref/aggregate.h"
@@ -21,6 +20,7 @@
 #include "gnnref/update.h"
 #include "gnnref/tensor.h"
 #include "gnnref/train.h"
+#include "core/base/clock.h" /* gnn_now_s: the phase timers */
 
 /* ---- parameters ------------------------------------------------------------------------
  * One layer's parameters and their gradients and Adam moments live in flat arrays of the
@@ -114,14 +114,6 @@ static inline void gnn_rows_normalize(const float *x, int64_t n, int64_t f, floa
         for (int64_t j = 0; j < f; j++)
             yv[j] = s != 0.0f ? xv[j] / s : xv[j];
     }
-}
-
-/* Monotonic wall time in seconds (the trainers' phase timers). */
-static inline double gnn_now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* The context a config names (NULL: the optimized one). */
