@@ -13,19 +13,19 @@
 #include <math.h>
 #include "gnnref/act.h"
 #include "gnnref/aggregate.h" /* GNN_CAP_* */
+#include "ref/act_impl.h"        /* the formulas: gnn_elu_fwd1, gnn_layernorm_row_stats, ... */
 
 static void elu_fwd_ref(const float *x, int64_t count, float alpha, float *y)
 {
     for (int64_t i = 0; i < count; i++)
-        y[i] = x[i] > 0.0f ? x[i] : alpha * (expf(x[i]) - 1.0f);
+        y[i] = gnn_elu_fwd1(x[i], alpha);
 }
 
-/* d/dx alpha (e^x - 1) = alpha e^x, taken from the input x (not from y + alpha, which rounds
- * differently). At x = 0 the left branch is used: dy * alpha (1 for alpha = 1, continuous). */
+/* d/dx alpha (e^x - 1) = alpha e^x from x (gnn_elu_bwd1 says why, and what x = 0 gets) */
 static void elu_bwd_ref(const float *x, const float *dy, int64_t count, float alpha, float *dx)
 {
     for (int64_t i = 0; i < count; i++)
-        dx[i] = x[i] > 0.0f ? dy[i] : dy[i] * alpha * expf(x[i]);
+        dx[i] = gnn_elu_bwd1(x[i], dy[i], alpha);
 }
 
 /* @sec{LayerNorm 3}: the statistics over a row's d features, then gain and bias. */
@@ -35,19 +35,10 @@ static gnn_status layernorm_fwd_ref(const float *x, int64_t n, int64_t d, const 
     for (int64_t i = 0; i < n; i++) {
         const float *x_i = x + i * d;
         float *y_i = y + i * d;
-        float s = 0.0f;
+        float m, r;
+        gnn_layernorm_row_stats(x_i, d, eps, &m, &r); /* mu, 1 / sqrt(var + eps) */
         for (int64_t f = 0; f < d; f++)
-            s += x_i[f];
-        const float m = s / (float)d;
-        float q = 0.0f;
-        for (int64_t f = 0; f < d; f++) {
-            const float c = x_i[f] - m;
-            q += c * c;
-        }
-        const float var = q / (float)d;
-        const float r = 1.0f / sqrtf(var + eps); /* d = 1 or a constant row: var = 0, r = 1/sqrt(eps) */
-        for (int64_t f = 0; f < d; f++)
-            y_i[f] = (x_i[f] - m) * r * gamma[f] + beta[f];
+            y_i[f] = gnn_layernorm_y(x_i[f], m, r, gamma[f], beta[f]);
         mu[i] = m;
         rstd[i] = r;
     }
@@ -68,20 +59,13 @@ static gnn_status layernorm_bwd_ref(const float *x, const float *dy, int64_t n, 
         const float *x_i = x + i * d, *dy_i = dy + i * d;
         float *dx_i = dx + i * d;
         const float m = mu[i], r = rstd[i];
-        float sg = 0.0f, sgx = 0.0f;
+        float mg, mgx; /* mean(g), mean(g * xhat) */
+        gnn_layernorm_row_means(x_i, dy_i, gamma, d, m, r, &mg, &mgx);
         for (int64_t f = 0; f < d; f++) {
             const float xhat = (x_i[f] - m) * r;
-            const float g = dy_i[f] * gamma[f];
-            sg += g;
-            sgx += g * xhat;
             dgamma[f] += dy_i[f] * xhat;
             dbeta[f] += dy_i[f];
-        }
-        const float mg = sg / (float)d, mgx = sgx / (float)d;
-        for (int64_t f = 0; f < d; f++) {
-            const float xhat = (x_i[f] - m) * r;
-            const float g = dy_i[f] * gamma[f];
-            dx_i[f] = r * (g - mg - xhat * mgx);
+            dx_i[f] = gnn_layernorm_dx(x_i[f], dy_i[f], gamma[f], m, r, mg, mgx);
         }
     }
     return GNN_OK;

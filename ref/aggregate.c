@@ -18,25 +18,7 @@
 #include <string.h>
 #include "gnnref/aggregate.h"
 #include "gnnref/tensor.h"
-
-/* 1 / sqrt(ds(u)) for every src u, ds(u) = number of block edges whose src is u; 0 for a src
- * with no edges (never used: no edge reads it). Caller frees with gnn_free. */
-static float *src_inv_sqrt_degrees(const gnn_block *blk)
-{
-    float *r = gnn_calloc((size_t)blk->n_src + 1, sizeof(float));
-    int64_t *ds = gnn_calloc((size_t)blk->n_src + 1, sizeof(int64_t));
-    if (!r || !ds) {
-        gnn_free(r);
-        gnn_free(ds);
-        return NULL;
-    }
-    for (int64_t i = 0; i < blk->nnz; i++)
-        ds[blk->indices[i]]++;
-    for (int64_t u = 0; u < blk->n_src; u++)
-        r[u] = ds[u] > 0 ? 1.0f / sqrtf((float)ds[u]) : 0.0f;
-    gnn_free(ds);
-    return r;
-}
+#include "ref/aggregate_impl.h" /* 1 / sqrt(ds(u)) per src, a row's factor, an edge's c_e */
 
 /* @eq{DistGNN-MB 1} AGG (mean for GraphSAGE, sum for GIN) and @eq{GCN 2}'s normalized
  * propagation D^-1/2 A D^-1/2 (kind GNN_AGG_GCN). */
@@ -44,7 +26,7 @@ static gnn_status agg_forward_ref(const gnn_block *blk, const float *x, int64_t 
                                   gnn_agg_kind kind, float *out)
 {
     float *inv_ds = NULL;
-    if (kind == GNN_AGG_GCN && !(inv_ds = src_inv_sqrt_degrees(blk)))
+    if (kind == GNN_AGG_GCN && !(inv_ds = gnn_agg_src_inv_sqrt_degrees(blk)))
         return GNN_ERR_NOMEM;
     for (int64_t v = 0; v < blk->n_dst; v++) {
         float *out_v = out + v * d;
@@ -54,7 +36,7 @@ static gnn_status agg_forward_ref(const gnn_block *blk, const float *x, int64_t 
         if (kind == GNN_AGG_GCN) {
             if (e == b)
                 continue;
-            const float inv_dd = 1.0f / sqrtf((float)(e - b));
+            const float inv_dd = gnn_agg_row_factor(GNN_AGG_GCN, e - b); /* 1 / sqrt(dd(v)) */
             for (int64_t i = b; i < e; i++) {
                 const int64_t u = blk->indices[i];
                 const float c = inv_ds[u] * inv_dd; /* c_e */
@@ -71,7 +53,7 @@ static gnn_status agg_forward_ref(const gnn_block *blk, const float *x, int64_t 
                 out_v[f] += x_u[f];
         }
         if (kind == GNN_AGG_MEAN && e > b) {
-            const float inv = 1.0f / (float)(e - b);
+            const float inv = gnn_agg_row_factor(GNN_AGG_MEAN, e - b); /* 1 / deg(v) */
             for (int64_t f = 0; f < d; f++)
                 out_v[f] *= inv;
         }
@@ -92,13 +74,11 @@ static void scatter_back(const gnn_block *blk, const float *dout, int64_t d, gnn
         const int64_t b = blk->indptr[v], e = blk->indptr[v + 1];
         if (e == b)
             continue;
-        const float row = kind == GNN_AGG_MEAN ? 1.0f / (float)(e - b)
-                          : kind == GNN_AGG_GCN ? 1.0f / sqrtf((float)(e - b))
-                                                : 1.0f;
+        const float row = gnn_agg_row_factor(kind, e - b);
         const float *dout_v = dout + v * d;
         for (int64_t i = b; i < e; i++) {
             const int64_t u = blk->indices[i];
-            const float c = w ? w[i] : kind == GNN_AGG_GCN ? inv_ds[u] * row : row;
+            const float c = gnn_agg_edge_coef(kind, w, i, inv_ds, u, row);
             float *dx_u = dx + u * d;
             for (int64_t f = 0; f < d; f++)
                 dx_u[f] += dout_v[f] * c;
@@ -110,7 +90,7 @@ static gnn_status agg_backward_ref(const gnn_block *blk, const float *dout, int6
                                    gnn_agg_kind kind, float *dx)
 {
     float *inv_ds = NULL;
-    if (kind == GNN_AGG_GCN && !(inv_ds = src_inv_sqrt_degrees(blk)))
+    if (kind == GNN_AGG_GCN && !(inv_ds = gnn_agg_src_inv_sqrt_degrees(blk)))
         return GNN_ERR_NOMEM;
     scatter_back(blk, dout, d, kind, inv_ds, NULL, dx);
     gnn_free(inv_ds);

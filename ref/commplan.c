@@ -17,23 +17,9 @@
 #include <string.h>
 #include "gnnref/commplan.h"
 #include "gnnref/tensor.h"
-#include "core/base/cmp.h"
+#include "ref/commplan_impl.h" /* a cut edge and its order, a slot's rows */
 
 #define INF INT64_MAX
-
-typedef struct cut_edge {
-    int64_t pair, u, v;
-} cut_edge;
-
-static int cmp_cut(const void *a, const void *b)
-{
-    const cut_edge *x = a, *y = b;
-    if (x->pair != y->pair)
-        return x->pair < y->pair ? -1 : 1;
-    if (x->u != y->u)
-        return x->u < y->u ? -1 : 1;
-    return (x->v > y->v) - (x->v < y->v);
-}
 
 /* position of x in the sorted a[0..n) (present by construction) */
 static int64_t find_sorted(const int64_t *a, int64_t n, int64_t x)
@@ -302,23 +288,12 @@ static gnn_status solve_slot(gnn_commplan *c, int64_t s, int64_t *n_post, int64_
         return st;
     *n_match += nm;
     c->match_ptr[s + 1] = *n_match;
-    /* post sources: the edges are sorted by u, so a source's post edges are adjacent */
-    for (int64_t e = e0; e < e1; e++)
-        if (c->edge_post[e] && (*n_post == c->post_ptr[s] || c->post_rows[*n_post - 1] != c->edge_src[e]))
-            c->post_rows[(*n_post)++] = c->edge_src[e];
-    c->post_ptr[s + 1] = *n_post;
-    /* pre destinations: collected, sorted, each once */
-    const int64_t q0 = *n_pre;
-    int64_t q = q0;
-    for (int64_t e = e0; e < e1; e++)
-        if (!c->edge_post[e])
-            c->pre_rows[q++] = c->edge_dst[e];
-    qsort(c->pre_rows + q0, (size_t)(q - q0), sizeof(int64_t), gnn_cmp_i64);
-    *n_pre = q0;
-    for (int64_t i = q0; i < q; i++)
-        if (*n_pre == q0 || c->pre_rows[*n_pre - 1] != c->pre_rows[i])
-            c->pre_rows[(*n_pre)++] = c->pre_rows[i];
-    c->pre_ptr[s + 1] = *n_pre;
+    /* post sources, each once; pre destinations, ascending, each once */
+    int64_t np, nq;
+    gnn_commplan_collect_rows(c->edge_src + e0, c->edge_dst + e0, c->edge_post + e0, e1 - e0, c->post_rows + *n_post, &np,
+                           c->pre_rows + *n_pre, &nq);
+    c->post_ptr[s + 1] = *n_post += np;
+    c->pre_ptr[s + 1] = *n_pre += nq;
     return GNN_OK;
 }
 
@@ -332,7 +307,7 @@ static gnn_status build_ref(const gnn_csr *g, const int32_t *part, int64_t k, gn
     gnn_status st = GNN_OK;
     /* 1. the cut edges, in (pair, u, v) order, each once */
     const int64_t m = gnn_commplan_count_cut(g, part);
-    cut_edge *cut = gnn_malloc((size_t)(m + 1) * sizeof(cut_edge));
+    gnn_cut_edge *cut = gnn_malloc((size_t)(m + 1) * sizeof(gnn_cut_edge));
     if (!cut)
         return GNN_ERR_NOMEM;
     int64_t x = 0;
@@ -340,12 +315,12 @@ static gnn_status build_ref(const gnn_csr *g, const int32_t *part, int64_t k, gn
         for (int64_t e = g->indptr[v]; e < g->indptr[v + 1]; e++) {
             const int64_t u = g->indices[e];
             if (part[u] != part[v])
-                cut[x++] = (cut_edge){ (int64_t)part[u] * k + part[v], u, v };
+                cut[x++] = (gnn_cut_edge){ (int64_t)part[u] * k + part[v], u, v };
         }
-    qsort(cut, (size_t)m, sizeof(cut_edge), cmp_cut);
+    qsort(cut, (size_t)m, sizeof(gnn_cut_edge), gnn_cut_edge_cmp);
     int64_t md = 0, n_pairs = 0;
     for (int64_t e = 0; e < m; e++)
-        if (md == 0 || cmp_cut(&cut[md - 1], &cut[e]) != 0) {
+        if (md == 0 || gnn_cut_edge_cmp(&cut[md - 1], &cut[e]) != 0) {
             n_pairs += md == 0 || cut[md - 1].pair != cut[e].pair;
             cut[md++] = cut[e];
         }

@@ -27,20 +27,15 @@
 #include "gnnref/gat.h"
 #include "gnnref/rng.h"
 #include "gnnref/tensor.h"
+#include "ref/gat_impl.h" /* the dot product, LeakyReLU, the edge softmax and its backward */
 
 /* el[u][h] = sum_f z[u][h][f] * a[h][f], f ascending, for rows u < n. */
 static void gat_logits(const float *z, const float *a, int64_t n, int64_t H, int64_t F, float *el)
 {
     for (int64_t u = 0; u < n; u++)
-        for (int64_t h = 0; h < H; h++) {
-            float acc = 0.0f;
-            for (int64_t f = 0; f < F; f++)
-                acc += z[(u * H + h) * F + f] * a[h * F + f];
-            el[u * H + h] = acc;
-        }
+        for (int64_t h = 0; h < H; h++)
+            el[u * H + h] = gnn_gat_dot(z + (u * H + h) * F, a + h * F, F);
 }
-
-static float leaky(float x, float slope) { return x > 0.0f ? x : slope * x; }
 
 /* Attention dropout multipliers of dst row v: mk[j*H + h] = scale if float draw (j*H + h) of
  * stream (seed, GNN_TAG_ATTN_DROPOUT, step, layer, dst_gid[v]) >= p, else 0; scale =
@@ -69,33 +64,6 @@ static int64_t max_degree(const gnn_block *blk)
     return m;
 }
 
-/* Edge softmax of row v, all heads: a[(i - b)*H + h] for edges i in [b, e) receives
- * alpha = exp(s - m) / sum exp(s - m) (numerically stable: every exponent <= 0, the largest
- * term is exactly 1, so the sum is in [1, deg] and never overflows or vanishes). */
-static void gat_softmax_row(const gnn_block *blk, const float *el, const float *er, int64_t H, float slope,
-                            int64_t v, float *a)
-{
-    const int64_t b = blk->indptr[v], e = blk->indptr[v + 1];
-    for (int64_t h = 0; h < H; h++) {
-        const float er_vh = er[v * H + h];
-        float m = -INFINITY;
-        for (int64_t i = b; i < e; i++) {
-            const float s = leaky(el[(int64_t)blk->indices[i] * H + h] + er_vh, slope);
-            a[(i - b) * H + h] = s;
-            if (s > m)
-                m = s;
-        }
-        float sum = 0.0f;
-        for (int64_t i = b; i < e; i++) {
-            const float x = expf(a[(i - b) * H + h] - m);
-            a[(i - b) * H + h] = x;
-            sum += x;
-        }
-        for (int64_t i = b; i < e; i++)
-            a[(i - b) * H + h] = a[(i - b) * H + h] / sum;
-    }
-}
-
 /* @eq{GAT 1-4}: logits, LeakyReLU, the edge softmax and the weighted sum per head;
  * @eq{DistGNN-MB 2} writes the same as e_u + e_v, EdgeSoftmax, AGG. */
 static gnn_status gat_forward_ref(const gnn_block *blk, const float *z, const float *al, const float *ar,
@@ -115,7 +83,7 @@ static gnn_status gat_forward_ref(const gnn_block *blk, const float *z, const fl
     gat_logits(z, ar, blk->n_dst, H, F, er); /* e_v = a_dst . z_v (dst v is src v) */
     for (int64_t v = 0; v < blk->n_dst; v++) {
         const int64_t b = blk->indptr[v], e = blk->indptr[v + 1];
-        gat_softmax_row(blk, el, er, H, p->slope, v, a);
+        gnn_gat_softmax_row(blk, el, er, H, p->slope, v, a); /* alpha, ref/gat_impl.h */
         if (alpha)
             memcpy(alpha + b * H, a, (size_t)((e - b) * H) * sizeof(float));
         gat_drop_row(p, v, e - b, mk);
@@ -191,9 +159,7 @@ static gnn_status gat_backward_ref(const gnn_block *blk, const float *z, const f
             float *dz_u = dz + u * HF;
             for (int64_t h = 0; h < H; h++) {
                 const int64_t j = (i - b) * H + h;
-                float datt = 0.0f;
-                for (int64_t f = 0; f < F; f++)
-                    datt += dout_v[h * F + f] * z_u[h * F + f];
+                const float datt = gnn_gat_dot(dout_v + h * F, z_u + h * F, F);
                 dp[j] = datt * mk[j];
                 /* the aggregation's transpose: dz[u] += att * dout[v] */
                 const float att = alpha[i * H + h] * mk[j];
@@ -208,9 +174,8 @@ static gnn_status gat_backward_ref(const gnn_block *blk, const float *z, const f
             float acc = 0.0f;
             for (int64_t i = b; i < e; i++) {
                 const int64_t j = (i - b) * H + h, u = blk->indices[i];
-                const float ds = alpha[i * H + h] * (dp[j] - dot);
                 const float pre = el[u * H + h] + er[v * H + h];
-                const float dpre = pre > 0.0f ? ds : ds * p->slope;
+                const float dpre = gnn_gat_dpre(alpha[i * H + h], dp[j], dot, pre, p->slope);
                 acc += dpre;
                 del[u * H + h] += dpre;
             }

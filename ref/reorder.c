@@ -14,7 +14,7 @@
 #include <string.h>
 #include "gnnref/reorder.h"
 #include "gnnref/tensor.h"
-#include "core/base/cmp.h"
+#include "ref/reorder_impl.h"
 
 /* |a ∩ b| of two sorted sets */
 static int64_t merge_count(const int64_t *a, int64_t na, const int64_t *b, int64_t nb)
@@ -49,9 +49,7 @@ static gnn_status degree_ref(const int64_t *const *sets, const int64_t *len, int
     off[0] = 0;
     for (int64_t i = 0; i < n; i++) { /* each set sorted once */
         off[i + 1] = off[i] + len[i];
-        if (len[i] > 0)
-            memcpy(buf + off[i], sets[i], (size_t)len[i] * sizeof(int64_t));
-        qsort(buf + off[i], (size_t)len[i], sizeof(int64_t), gnn_cmp_i64);
+        gnn_reorder_sorted_copy(sets[i], len[i], buf + off[i]);
     }
     for (int64_t i = 0; i < n; i++) {
         overlap[i * n + i] = len[i];
@@ -96,47 +94,20 @@ static gnn_status order_ref(const int64_t *overlap, int64_t n, gnn_match_norm no
     return GNN_OK;
 }
 
-typedef struct idpos {
-    int64_t id, pos;
-} idpos;
-
-static int cmp_idpos(const void *a, const void *b)
-{
-    const int64_t x = ((const idpos *)a)->id, y = ((const idpos *)b)->id;
-    return (x > y) - (x < y);
-}
-
 static gnn_status plan_ref(const int64_t *prev, int64_t n_prev, const int64_t *cur, int64_t n_cur, gnn_match_plan *p)
 {
-    memset(p, 0, sizeof *p);
-    idpos *s = gnn_malloc_array((size_t)n_prev + 1, sizeof(idpos));
-    p->from = gnn_malloc_array((size_t)n_cur + 1, sizeof(int64_t));
-    p->load_ids = gnn_malloc_array((size_t)n_cur + 1, sizeof(int64_t));
-    if (!s || !p->from || !p->load_ids) {
-        gnn_free(s);
-        gnn_match_plan_free(p);
+    gnn_reorder_idpos *s = gnn_reorder_plan_alloc(n_prev, n_cur, p);
+    if (!s)
         return GNN_ERR_NOMEM;
-    }
     for (int64_t i = 0; i < n_prev; i++)
-        s[i] = (idpos){ prev[i], i };
-    qsort(s, (size_t)n_prev, sizeof(idpos), cmp_idpos);
-    p->n = n_cur;
-    p->n_prev = n_prev;
+        s[i] = (gnn_reorder_idpos){ prev[i], i };
+    qsort(s, (size_t)n_prev, sizeof(gnn_reorder_idpos), gnn_reorder_cmp_idpos);
     for (int64_t r = 0; r < n_cur; r++) {
-        int64_t lo = 0, hi = n_prev; /* first id >= cur[r] */
-        while (lo < hi) {
-            const int64_t mid = lo + (hi - lo) / 2;
-            if (s[mid].id < cur[r])
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (lo < n_prev && s[lo].id == cur[r])
-            p->from[r] = s[lo].pos; /* reused: S_cur ∩ S_prev */
-        else {
-            p->from[r] = -1 - p->n_load; /* loaded: S_cur \ S_prev, in row order */
-            p->load_ids[p->n_load++] = cur[r];
-        }
+        const int64_t pos = gnn_reorder_find(s, n_prev, cur[r]);
+        if (pos >= 0)
+            p->from[r] = pos; /* reused: S_cur ∩ S_prev */
+        else
+            gnn_reorder_plan_load(p, r, cur[r]); /* loaded: S_cur \ S_prev, in row order */
     }
     gnn_free(s);
     return GNN_OK;
@@ -144,11 +115,8 @@ static gnn_status plan_ref(const int64_t *prev, int64_t n_prev, const int64_t *c
 
 static gnn_status assemble_ref(const gnn_match_plan *p, const float *prev_x, const float *loaded, int64_t d, float *x)
 {
-    for (int64_t r = 0; r < p->n; r++) {
-        const int64_t f = p->from[r];
-        const float *row = f >= 0 ? prev_x + f * d : loaded + (-1 - f) * d;
-        memcpy(x + r * d, row, (size_t)d * sizeof(float));
-    }
+    for (int64_t r = 0; r < p->n; r++)
+        gnn_reorder_copy_row(p, prev_x, loaded, d, r, x);
     return GNN_OK;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "gnnref/rgcn.h"
 #include "gnnref/tensor.h"
+#include "ref/rgcn_impl.h" /* one relation's mean of a row, the backward's sums, element by element */
 
 void gnn_rgcn_relation_weights(const gnn_rgcn_params *p, float *w)
 {
@@ -36,37 +37,19 @@ const float *gnn_rgcn_weights(const gnn_rgcn_params *p, float **own)
 static void means(const gnn_block *blk, const int32_t *etype, const float *x, int64_t in, int64_t R, float *agg)
 {
     const int64_t nd = blk->n_dst;
-    memset(agg, 0, sizeof(float) * (size_t)(R * nd * in));
     for (int64_t v = 0; v < nd; v++)
-        for (int64_t r = 0; r < R; r++) {
-            float *a = agg + (r * nd + v) * in;
-            int64_t c = 0;
-            for (int64_t e = blk->indptr[v]; e < blk->indptr[v + 1]; e++)
-                if (etype[e] == r) {
-                    c++;
-                    for (int64_t i = 0; i < in; i++)
-                        a[i] += x[(int64_t)blk->indices[e] * in + i];
-                }
-            if (c > 0) {
-                const float inv = 1.0f / (float)c;
-                for (int64_t i = 0; i < in; i++)
-                    a[i] = a[i] * inv;
-            }
-        }
+        for (int64_t r = 0; r < R; r++)
+            gnn_rgcn_mean_row(blk, etype, x, in, v, r, agg + (r * nd + v) * in);
 }
 
 static gnn_status rgcn_forward_ref(const gnn_block *blk, const int32_t *etype, const float *x, const gnn_rgcn_params *p,
                                    float *z, float *agg_out)
 {
     const int64_t nd = blk->n_dst, in = p->in, out = p->out, R = p->R;
-    float *own_w, *own_agg = NULL;
-    const float *w = gnn_rgcn_weights(p, &own_w);
-    float *agg = agg_out ? agg_out : (own_agg = gnn_malloc_array((size_t)(R * nd * in) + 1, sizeof(float)));
-    if ((p->B && !w) || !agg) {
-        gnn_free(own_w);
-        gnn_free(own_agg);
+    float *own_w, *own_agg, *agg;
+    const float *w;
+    if (gnn_rgcn_forward_buffers(p, nd, agg_out, &own_w, &own_agg, &w, &agg))
         return GNN_ERR_NOMEM;
-    }
     means(blk, etype, x, in, R, agg);
     for (int64_t v = 0; v < nd; v++)
         for (int64_t j = 0; j < out; j++) {
@@ -92,20 +75,15 @@ static gnn_status rgcn_backward_ref(const gnn_block *blk, const int32_t *etype, 
                                     const gnn_rgcn_grads *g)
 {
     const int64_t nd = blk->n_dst, ns = blk->n_src, in = p->in, out = p->out, R = p->R, io = in * out;
-    float *own_w, *dw = NULL, *dagg = NULL;
-    const float *w = gnn_rgcn_weights(p, &own_w);
-    dw = g->dw && p->B == 0 ? g->dw : gnn_malloc_array((size_t)(R * io) + 1, sizeof(float));
-    dagg = gnn_malloc_array((size_t)(R * nd * in) + 1, sizeof(float));
-    gnn_status st = (p->B && !w) || !dw || !dagg ? GNN_ERR_NOMEM : GNN_OK;
+    gnn_rgcn_bwd_bufs bb; /* W_r, dW_r, dagg (with dx) */
+    gnn_status st = gnn_rgcn_backward_buffers(p, nd, g, dx != NULL, &bb);
+    const float *w = bb.w;
+    float *dw = bb.dw, *dagg = bb.dagg;
     if (st)
         goto done;
     if (g->dbias)
-        for (int64_t j = 0; j < out; j++) {
-            float s = 0.0f;
-            for (int64_t v = 0; v < nd; v++)
-                s += dz[v * out + j];
-            g->dbias[j] = s;
-        }
+        for (int64_t j = 0; j < out; j++)
+            g->dbias[j] = gnn_rgcn_dbias(dz, nd, out, j);
     if (g->dw0)
         for (int64_t i = 0; i < in; i++)
             for (int64_t j = 0; j < out; j++) {
@@ -124,37 +102,21 @@ static gnn_status rgcn_backward_ref(const gnn_block *blk, const int32_t *etype, 
             }
     if (p->B > 0) {
         for (int64_t b = 0; g->dv && b < p->B; b++)
-            for (int64_t k = 0; k < io; k++) {
-                float s = 0.0f;
-                for (int64_t r = 0; r < R; r++)
-                    s += p->a[r * p->B + b] * dw[r * io + k];
-                g->dv[b * io + k] = s;
-            }
+            for (int64_t k = 0; k < io; k++)
+                g->dv[b * io + k] = gnn_rgcn_dv(p, dw, b, k);
         for (int64_t r = 0; g->da && r < R; r++)
-            for (int64_t b = 0; b < p->B; b++) {
-                float s = 0.0f;
-                for (int64_t k = 0; k < io; k++)
-                    s += p->v[b * io + k] * dw[r * io + k];
-                g->da[r * p->B + b] = s;
-            }
+            for (int64_t b = 0; b < p->B; b++)
+                g->da[r * p->B + b] = gnn_rgcn_da(p, dw, r, b);
     }
     if (!dx)
         goto done;
     for (int64_t r = 0; r < R; r++)
         for (int64_t v = 0; v < nd; v++)
-            for (int64_t i = 0; i < in; i++) {
-                float s = 0.0f;
-                for (int64_t j = 0; j < out; j++)
-                    s += dz[v * out + j] * w[r * io + i * out + j];
-                dagg[(r * nd + v) * in + i] = s;
-            }
+            for (int64_t i = 0; i < in; i++)
+                dagg[(r * nd + v) * in + i] = gnn_rgcn_dz_wt(dz + v * out, w + r * io, out, i);
     for (int64_t u = 0; u < ns; u++) /* the self term first */
-        for (int64_t i = 0; i < in; i++) {
-            float s = 0.0f;
-            for (int64_t j = 0; u < nd && j < out; j++)
-                s += dz[u * out + j] * p->w0[i * out + j];
-            dx[u * in + i] = s;
-        }
+        for (int64_t i = 0; i < in; i++)
+            dx[u * in + i] = gnn_rgcn_dx_self(p, dz, nd, u, i);
     for (int64_t v = 0; v < nd; v++) { /* the edges by v ascending, then position */
         int64_t cnt[64], *c = cnt;
         int64_t *heap = R > 64 ? gnn_calloc((size_t)R, sizeof(int64_t)) : NULL;
@@ -178,10 +140,7 @@ static gnn_status rgcn_backward_ref(const gnn_block *blk, const int32_t *etype, 
         gnn_free(heap);
     }
 done:
-    gnn_free(own_w);
-    if (dw != g->dw)
-        gnn_free(dw);
-    gnn_free(dagg);
+    gnn_rgcn_backward_free(g, &bb);
     return st;
 }
 

@@ -13,6 +13,7 @@
 #include <math.h>
 #include "gnnref/act.h"
 #include "gnnref/aggregate.h" /* GNN_CAP_* */
+#include "ref/act_impl.h"        /* ref's formulas, element by element and row by row */
 
 #define LN_CB 16 /* columns per block of the dgamma/dbeta pass: one 64-byte line of floats */
 
@@ -20,14 +21,14 @@ static void elu_fwd_cpu(const float *x, int64_t count, float alpha, float *y)
 {
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < count; i++)
-        y[i] = x[i] > 0.0f ? x[i] : alpha * (expf(x[i]) - 1.0f);
+        y[i] = gnn_elu_fwd1(x[i], alpha);
 }
 
 static void elu_bwd_cpu(const float *x, const float *dy, int64_t count, float alpha, float *dx)
 {
 #pragma omp parallel for schedule(static)
     for (int64_t i = 0; i < count; i++)
-        dx[i] = x[i] > 0.0f ? dy[i] : dy[i] * alpha * expf(x[i]);
+        dx[i] = gnn_elu_bwd1(x[i], dy[i], alpha);
 }
 
 static gnn_status layernorm_fwd_cpu(const float *x, int64_t n, int64_t d, const float *gamma, const float *beta,
@@ -37,19 +38,11 @@ static gnn_status layernorm_fwd_cpu(const float *x, int64_t n, int64_t d, const 
     for (int64_t i = 0; i < n; i++) {
         const float *x_i = x + i * d;
         float *y_i = y + i * d;
-        float s = 0.0f;
-        for (int64_t f = 0; f < d; f++)
-            s += x_i[f];
-        const float m = s / (float)d;
-        float q = 0.0f;
-        for (int64_t f = 0; f < d; f++) {
-            const float c = x_i[f] - m;
-            q += c * c;
-        }
-        const float r = 1.0f / sqrtf(q / (float)d + eps);
+        float m, r;
+        gnn_layernorm_row_stats(x_i, d, eps, &m, &r);
 #pragma omp simd
         for (int64_t f = 0; f < d; f++)
-            y_i[f] = (x_i[f] - m) * r * gamma[f] + beta[f];
+            y_i[f] = gnn_layernorm_y(x_i[f], m, r, gamma[f], beta[f]);
         mu[i] = m;
         rstd[i] = r;
     }
@@ -66,20 +59,11 @@ static gnn_status layernorm_bwd_cpu(const float *x, const float *dy, int64_t n, 
             const float *x_i = x + i * d, *dy_i = dy + i * d;
             float *dx_i = dx + i * d;
             const float m = mu[i], r = rstd[i];
-            float sg = 0.0f, sgx = 0.0f;
-            for (int64_t f = 0; f < d; f++) {
-                const float xhat = (x_i[f] - m) * r;
-                const float g = dy_i[f] * gamma[f];
-                sg += g;
-                sgx += g * xhat;
-            }
-            const float mg = sg / (float)d, mgx = sgx / (float)d;
+            float mg, mgx;
+            gnn_layernorm_row_means(x_i, dy_i, gamma, d, m, r, &mg, &mgx);
 #pragma omp simd
-            for (int64_t f = 0; f < d; f++) {
-                const float xhat = (x_i[f] - m) * r;
-                const float g = dy_i[f] * gamma[f];
-                dx_i[f] = r * (g - mg - xhat * mgx);
-            }
+            for (int64_t f = 0; f < d; f++)
+                dx_i[f] = gnn_layernorm_dx(x_i[f], dy_i[f], gamma[f], m, r, mg, mgx);
         }
         /* column sums: one block of columns per iteration, rows ascending within it */
         const int64_t nblk = (d + LN_CB - 1) / LN_CB;

@@ -15,7 +15,8 @@
  *    the same order as one edge at a time). Rows are software-prefetched GNN_AGG_PF edges
  *    ahead (see gather_rows).
  *  - GCN: 1/sqrt(ds(u)) is computed once per src, 1/sqrt(dd(v)) once per row, and c_e is
- *    their product as in the reference (the same two correctly rounded factors, one multiply).
+ *    their product as in the reference (the same two correctly rounded factors, one multiply:
+ *    ref's own functions, ref/aggregate_impl.h).
  *  - weighted dw: parallel over edges, GNN_AGG_DW edges' dot products side by side, each
  *    summed over f in order from 0.0f as the reference does.
  *  - backward: the reference scatters dout[v] * (1/deg v) into dx[u] edge by edge. Here the
@@ -32,6 +33,7 @@
 #include "gnnref/tensor.h"
 #include "opt/cpu/omp_stress.h"
 #include "opt/cpu/omp_compat.h"
+#include "ref/aggregate_impl.h" /* ref's 1 / sqrt(ds(u)), row factors and edge coefficients */
 
 #define GNN_AGG_FB 1024 /* features per accumulator block (4 KiB: stays in L1) */
 
@@ -191,27 +193,6 @@ static void gather_rows(const float *x, int64_t d, const int32_t *idx, const flo
     }
 }
 
-/* 1 / sqrt(ds(u)) per src u (ds = edges of the block whose src is u), as ref/aggregate.c. */
-static float *src_inv_sqrt_degrees(const gnn_block *blk)
-{
-    const int64_t n_src = blk->n_src, nnz = blk->nnz;
-    float *r = gnn_malloc(((size_t)n_src + 1) * sizeof(float));
-    int32_t *ds = gnn_calloc((size_t)n_src + 1, sizeof(int32_t));
-    if (!r || !ds) {
-        gnn_free(r);
-        gnn_free(ds);
-        return NULL;
-    }
-    /* integer counts: the order of the increments does not matter, so any split is exact */
-    for (int64_t i = 0; i < nnz; i++)
-        ds[blk->indices[i]]++;
-#pragma omp parallel for schedule(dynamic, gnn_omp_chunk(4096))
-    for (int64_t u = 0; u < n_src; u++)
-        r[u] = ds[u] > 0 ? 1.0f / sqrtf((float)ds[u]) : 0.0f;
-    gnn_free(ds);
-    return r;
-}
-
 /* Forward over dst rows split by nonzeros. Per row v: kind MEAN/SUM as before; GCN scales
  * each edge by inv_ds[u] * (1/sqrt(deg v)); w != NULL scales edge i by w[i]. */
 static void forward_rows(const gnn_block *blk, const float *x, int64_t d, gnn_agg_kind kind,
@@ -234,11 +215,11 @@ static void forward_rows(const gnn_block *blk, const float *x, int64_t d, gnn_ag
             if (w) {
                 gather_rows(x, d, blk->indices, w, NULL, NULL, 1.0f, b, e, 1.0f, 0, pf_end, nt, out + v * d);
             } else if (kind == GNN_AGG_GCN) {
-                const float inv_dd = e > b ? 1.0f / sqrtf((float)(e - b)) : 0.0f;
+                const float inv_dd = e > b ? gnn_agg_row_factor(GNN_AGG_GCN, e - b) : 0.0f;
                 gather_rows(x, d, blk->indices, NULL, inv_ds, NULL, inv_dd, b, e, 1.0f, 0, pf_end, nt, out + v * d);
             } else {
                 const int mean = kind == GNN_AGG_MEAN && e > b;
-                gather_rows(x, d, blk->indices, NULL, NULL, NULL, 1.0f, b, e, mean ? 1.0f / (float)(e - b) : 1.0f,
+                gather_rows(x, d, blk->indices, NULL, NULL, NULL, 1.0f, b, e, mean ? gnn_agg_row_factor(kind, e - b) : 1.0f,
                             mean, pf_end, nt, out + v * d);
             }
         }
@@ -251,7 +232,7 @@ static gnn_status agg_forward_cpu(const gnn_block *blk, const float *x, int64_t 
                                   gnn_agg_kind kind, float *out)
 {
     float *inv_ds = NULL;
-    if (kind == GNN_AGG_GCN && !(inv_ds = src_inv_sqrt_degrees(blk)))
+    if (kind == GNN_AGG_GCN && !(inv_ds = gnn_agg_src_inv_sqrt_degrees(blk)))
         return GNN_ERR_NOMEM;
     forward_rows(blk, x, d, kind, inv_ds, NULL, out);
     gnn_free(inv_ds);
@@ -275,7 +256,7 @@ static gnn_status backward_transposed(const gnn_block *blk, const float *dout, i
 {
     const int64_t n_src = blk->n_src, n_dst = blk->n_dst, nnz = blk->nnz;
     float *inv_ds = NULL;
-    if (!w && kind == GNN_AGG_GCN && !(inv_ds = src_inv_sqrt_degrees(blk)))
+    if (!w && kind == GNN_AGG_GCN && !(inv_ds = gnn_agg_src_inv_sqrt_degrees(blk)))
         return GNN_ERR_NOMEM;
     /* transpose: for each src u, its edges' dst v and coefficient, in order (v, edge position) */
     int64_t *t_ptr = gnn_calloc((size_t)n_src + 1, sizeof(int64_t));
@@ -296,14 +277,12 @@ static gnn_status backward_transposed(const gnn_block *blk, const float *dout, i
         const int64_t b = blk->indptr[v], e = blk->indptr[v + 1];
         if (e == b)
             continue;
-        const float row = kind == GNN_AGG_MEAN ? 1.0f / (float)(e - b)
-                          : kind == GNN_AGG_GCN ? 1.0f / sqrtf((float)(e - b))
-                                                : 1.0f;
+        const float row = gnn_agg_row_factor(kind, e - b);
         for (int64_t i = b; i < e; i++) {
             const int64_t u = blk->indices[i];
             const int64_t at = t_ptr[u]++; /* stable: v ascending */
             t_dst[at] = v;
-            t_scale[at] = w ? w[i] : kind == GNN_AGG_GCN ? inv_ds[u] * row : row;
+            t_scale[at] = gnn_agg_edge_coef(kind, w, i, inv_ds, u, row);
         }
     }
     for (int64_t u = n_src; u > 0; u--) /* undo the fill shift */

@@ -14,7 +14,8 @@
  *   2. the pairs are independent (SuperGCN computes one cover per remote graph): each slot runs
  *      the reference's own per-pair solver, gnn_commplan_pair_ref (the Hopcroft-Karp scan order
  *      and the Konig cover of commplan.h), on its slice, pairs spread over threads with a
- *      dynamic schedule; its rows are written to per-pair scratch at the pair's edge offset,
+ *      dynamic schedule; its rows (ref's gnn_commplan_collect_rows, ref/commplan_impl.h) are
+ *      written to per-pair scratch at the pair's edge offset,
  *      then compacted after a prefix sum. Every output element is a function of its pair
  *      alone, so neither the thread count nor the schedule can change a bit.
  * Both prefix sums run serially between parallel regions, whose joins order them
@@ -24,23 +25,10 @@
 #include <string.h>
 #include "gnnref/commplan.h"
 #include "gnnref/tensor.h"
+#include "ref/commplan_impl.h" /* a cut edge and its order, a slot's rows */
 #include "opt/cpu/omp_stress.h"
-#include "core/base/cmp.h"
 #include "opt/cpu/omp_compat.h"
 
-typedef struct cut_edge {
-    int64_t pair, u, v;
-} cut_edge;
-
-static int cmp_cut(const void *a, const void *b)
-{
-    const cut_edge *x = a, *y = b;
-    if (x->pair != y->pair)
-        return x->pair < y->pair ? -1 : 1;
-    if (x->u != y->u)
-        return x->u < y->u ? -1 : 1;
-    return (x->v > y->v) - (x->v < y->v);
-}
 
 static void *alloc_n(int64_t count, size_t elem) { return gnn_malloc((size_t)(count > 0 ? count : 1) * elem); }
 
@@ -49,7 +37,7 @@ static void *alloc_n(int64_t count, size_t elem) { return gnn_malloc((size_t)(co
  * `width` consecutive pair ids (at most GNN_COMMPLAN_BUCKETS buckets, so its counts never grow
  * with k^2), then each bucket sorted on the whole key and deduplicated: the concatenation is the
  * reference's order whatever order the scatter left inside a bucket. */
-static gnn_status group_cut_edges(const gnn_csr *g, const int32_t *part, gnn_commplan *c, cut_edge **edges)
+static gnn_status group_cut_edges(const gnn_csr *g, const int32_t *part, gnn_commplan *c, gnn_cut_edge **edges)
 {
     const int64_t k = c->k, kk = k * k, n = g->n;
     const int64_t nb = kk < GNN_COMMPLAN_BUCKETS ? kk : GNN_COMMPLAN_BUCKETS;
@@ -60,7 +48,7 @@ static gnn_status group_cut_edges(const gnn_csr *g, const int32_t *part, gnn_com
     int64_t *dcount = gnn_calloc((size_t)nb + 1, sizeof(int64_t)); /* distinct edges per bucket */
     int64_t *pcount = gnn_calloc((size_t)nb + 1, sizeof(int64_t)); /* pairs per bucket */
     int64_t *eoff = gnn_calloc((size_t)nb + 1, sizeof(int64_t)), *soff = gnn_calloc((size_t)nb + 1, sizeof(int64_t));
-    cut_edge *buf = NULL;
+    gnn_cut_edge *buf = NULL;
     gnn_status st = cnt && start && dcount && pcount && eoff && soff ? GNN_OK : GNN_ERR_NOMEM;
     /* nt fixed chunks of rows, one loop iteration each: the chunking does not depend on how many
      * threads the runtime actually gives */
@@ -89,7 +77,7 @@ static gnn_status group_cut_edges(const gnn_csr *g, const int32_t *part, gnn_com
         }
     }
     start[nb] = total;
-    if (!(buf = alloc_n(total, sizeof(cut_edge)))) {
+    if (!(buf = alloc_n(total, sizeof(gnn_cut_edge)))) {
         st = GNN_ERR_NOMEM;
         goto done;
     }
@@ -102,19 +90,19 @@ static gnn_status group_cut_edges(const gnn_csr *g, const int32_t *part, gnn_com
                 const int64_t u = g->indices[e];
                 if (part[u] != part[v]) {
                     const int64_t p = (int64_t)part[u] * k + part[v];
-                    buf[at[p / width]++] = (cut_edge){ p, u, v };
+                    buf[at[p / width]++] = (gnn_cut_edge){ p, u, v };
                 }
             }
     }
     /* each bucket sorted by (pair, u, v) and deduplicated in place; its pairs counted */
 #pragma omp parallel for schedule(dynamic, gnn_omp_chunk(1))
     for (int64_t b = 0; b < nb; b++) {
-        cut_edge *s = buf + start[b];
+        gnn_cut_edge *s = buf + start[b];
         const int64_t len = start[b + 1] - start[b];
-        qsort(s, (size_t)len, sizeof(cut_edge), cmp_cut);
+        qsort(s, (size_t)len, sizeof(gnn_cut_edge), gnn_cut_edge_cmp);
         int64_t d = 0, np = 0;
         for (int64_t i = 0; i < len; i++)
-            if (d == 0 || cmp_cut(&s[d - 1], &s[i]) != 0) {
+            if (d == 0 || gnn_cut_edge_cmp(&s[d - 1], &s[i]) != 0) {
                 np += d == 0 || s[d - 1].pair != s[i].pair;
                 s[d++] = s[i];
             }
@@ -127,7 +115,7 @@ static gnn_status group_cut_edges(const gnn_csr *g, const int32_t *part, gnn_com
     }
     c->n_edges = eoff[nb];
     c->n_pairs = soff[nb];
-    *edges = alloc_n(c->n_edges, sizeof(cut_edge));
+    *edges = alloc_n(c->n_edges, sizeof(gnn_cut_edge));
     c->pair = alloc_n(c->n_pairs, sizeof(int64_t));
     c->edge_ptr = alloc_n(c->n_pairs + 1, sizeof(int64_t));
     if (!*edges || !c->pair || !c->edge_ptr) {
@@ -137,8 +125,8 @@ static gnn_status group_cut_edges(const gnn_csr *g, const int32_t *part, gnn_com
     /* a slot per pair with cut edges, and nothing for the others */
 #pragma omp parallel for schedule(static)
     for (int64_t b = 0; b < nb; b++) {
-        const cut_edge *s = buf + start[b];
-        cut_edge *to = *edges + eoff[b];
+        const gnn_cut_edge *s = buf + start[b];
+        gnn_cut_edge *to = *edges + eoff[b];
         for (int64_t i = 0, slot = soff[b]; i < dcount[b]; i++) {
             to[i] = s[i];
             if (i == 0 || s[i].pair != s[i - 1].pair) {
@@ -166,7 +154,7 @@ static gnn_status build_cpu(const gnn_csr *g, const int32_t *part, int64_t k, gn
     c.n = g->n;
     c.k = k;
     c.kind = kind;
-    cut_edge *edges = NULL;
+    gnn_cut_edge *edges = NULL;
     int64_t *post_s = NULL, *pre_s = NULL, *match_s = NULL, *match_d = NULL;
     int64_t *n_post = NULL, *n_pre = NULL, *n_match = NULL;
     gnn_status st = group_cut_edges(g, part, &c, &edges);
@@ -210,20 +198,8 @@ static gnn_status build_cpu(const gnn_csr *g, const int32_t *part, int64_t k, gn
             continue;
         }
         n_match[s] = nm;
-        int64_t npost = 0, nq = 0;
-        for (int64_t x = e0; x < e1; x++) { /* post sources: adjacent in (u, v) order */
-            if (c.edge_post[x] && (npost == 0 || post_s[e0 + npost - 1] != c.edge_src[x]))
-                post_s[e0 + npost++] = c.edge_src[x];
-            if (!c.edge_post[x])
-                pre_s[e0 + nq++] = c.edge_dst[x];
-        }
-        qsort(pre_s + e0, (size_t)nq, sizeof(int64_t), gnn_cmp_i64);
-        int64_t q = 0;
-        for (int64_t i = 0; i < nq; i++)
-            if (q == 0 || pre_s[e0 + q - 1] != pre_s[e0 + i])
-                pre_s[e0 + q++] = pre_s[e0 + i];
-        n_post[s] = npost;
-        n_pre[s] = q;
+        gnn_commplan_collect_rows(c.edge_src + e0, c.edge_dst + e0, c.edge_post + e0, e1 - e0, post_s + e0, &n_post[s],
+                               pre_s + e0, &n_pre[s]);
     }
     if ((st = pst))
         goto fail;

@@ -4,60 +4,27 @@
  * vfmadd231ps rounds each lane once, exactly as fmaf, so the block is the specification's
  * (ref/dense.c) bit for bit. 12 independent chains per k step cover two FMA units of latency 4
  * to 5. Built with a target attribute, so the rest of the library stays baseline x86-64;
- * opt/cpu/dense.c calls it only where the CPU has AVX2 and FMA. */
+ * opt/cpu/dense.c calls it only where the CPU has AVX2 and FMA.
+ * The body is opt/cpu/dense_ukr.h, written once for both widths; this file names the
+ * width's intrinsics. */
 #include "opt/cpu/dense_impl.h"
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #include <immintrin.h>
 
+#define UKR_NAME ukr_avx2
+#define UKR_TARGET "avx2,fma"
 #define MR 6
-#define NR 16
-
 #define ROWS(X) X(0) X(1) X(2) X(3) X(4) X(5)
-
-__attribute__((target("avx2,fma"))) static void ukr_avx2(int64_t kc, const float *a, int64_t a_rs, int64_t a_cs,
-                                                         const float *b, int64_t ldb, float *c, int64_t ldc,
-                                                         const float *init, int load)
-{
-#define DECL(r) __m256 c##r##l, c##r##h;
-    ROWS(DECL)
-#undef DECL
-    if (load) {
-#define LOAD(r)                                                                                                        \
-    c##r##l = _mm256_loadu_ps(c + (r) * ldc);                                                                          \
-    c##r##h = _mm256_loadu_ps(c + (r) * ldc + 8);
-        ROWS(LOAD)
-#undef LOAD
-    } else {
-        const __m256 il = init ? _mm256_loadu_ps(init) : _mm256_setzero_ps();
-        const __m256 ih = init ? _mm256_loadu_ps(init + 8) : _mm256_setzero_ps();
-#define INIT(r)                                                                                                        \
-    c##r##l = il;                                                                                                      \
-    c##r##h = ih;
-        ROWS(INIT)
-#undef INIT
-    }
-#define ROWPTR(r) const float *a##r = a + (r) * a_rs;
-    ROWS(ROWPTR)
-#undef ROWPTR
-    for (int64_t k = 0, o = 0; k < kc; k++, o += a_cs) {
-        const __m256 bl = _mm256_loadu_ps(b), bh = _mm256_loadu_ps(b + 8);
-        b += ldb;
-#define STEP(r)                                                                                                        \
-    {                                                                                                                  \
-        const __m256 t = _mm256_broadcast_ss(a##r + o);                                                                \
-        c##r##l = _mm256_fmadd_ps(t, bl, c##r##l);                                                                     \
-        c##r##h = _mm256_fmadd_ps(t, bh, c##r##h);                                                                     \
-    }
-        ROWS(STEP)
-#undef STEP
-    }
-#define STORE(r)                                                                                                       \
-    _mm256_storeu_ps(c + (r) * ldc, c##r##l);                                                                          \
-    _mm256_storeu_ps(c + (r) * ldc + 8, c##r##h);
-    ROWS(STORE)
-#undef STORE
-}
+#define VL 8
+#define NR (2 * VL)
+#define VEC __m256
+#define VLOAD(p) _mm256_loadu_ps(p)
+#define VSTORE(p, v) _mm256_storeu_ps(p, v)
+#define VZERO() _mm256_setzero_ps()
+#define VBCAST(p) _mm256_broadcast_ss(p)
+#define VFMA(x, y, acc) _mm256_fmadd_ps(x, y, acc)
+#include "opt/cpu/dense_ukr.h"
 
 const gnn_dense_kernel gnn_dense_kernel_avx2 = { MR, NR, ukr_avx2 };
 #else

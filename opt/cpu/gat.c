@@ -3,8 +3,8 @@
  * Against ref/gat.c:
  *  - el, er: rows in parallel; each logit is still one scalar f-ascending dot product.
  *  - forward: dst rows split among threads by nonzeros (chunks of about equal edge counts, so
- *    hub rows do not stall one thread). A row's softmax is the reference's code on the same
- *    values (scalar expf, the same max, the same CSR-order denominator), so alpha is bitwise.
+ *    hub rows do not stall one thread). A row's softmax is the reference's own function
+ *    (gnn_gat_softmax_row, ref/gat_impl.h) on the same values, so alpha is bitwise.
  *    The aggregation keeps each output's additions in CSR order but vectorizes across the
  *    features of a row in register blocks of GAT_FB floats: for each edge the H attention
  *    scalars are broadcast over their heads' F features into one GAT_FB-wide vector
@@ -30,6 +30,7 @@
 #include "gnnref/rng.h"
 #include "gnnref/tensor.h"
 #include "opt/cpu/omp_compat.h"
+#include "ref/gat_impl.h" /* ref's dot product, LeakyReLU, edge softmax and its backward */
 
 #define GAT_FB 64          /* floats per register block of a feature row */
 #define GAT_RED_COLS 16    /* columns of dal / dar per thread task: one 64-byte line */
@@ -61,15 +62,9 @@ static void gat_logits(const float *z, const float *a, int64_t n, int64_t H, int
 {
 #pragma omp parallel for schedule(static)
     for (int64_t u = 0; u < n; u++)
-        for (int64_t h = 0; h < H; h++) {
-            float acc = 0.0f;
-            for (int64_t f = 0; f < F; f++) /* one f-ascending dot product: stays scalar */
-                acc += z[(u * H + h) * F + f] * a[h * F + f];
-            el[u * H + h] = acc;
-        }
+        for (int64_t h = 0; h < H; h++)
+            el[u * H + h] = gnn_gat_dot(z + (u * H + h) * F, a + h * F, F); /* one f-ascending dot: scalar */
 }
-
-static float leaky(float x, float slope) { return x > 0.0f ? x : slope * x; }
 
 /* Dropout multipliers of row v (the reference's gat_drop_row), one Philox block per four. */
 static void drop_row(const gnn_gat_params *p, int64_t v, int64_t deg, float *mk)
@@ -104,31 +99,6 @@ static void broadcast_heads(const float *w, int64_t F, int64_t c0, int64_t cb, f
             bc[k] = s;
         h++;
         next += F;
-    }
-}
-
-/* Softmax of row v into a[(i-b)*H + h] (the reference's gat_softmax_row). */
-static void softmax_row(const gnn_block *blk, const float *el, const float *er, int64_t H, float slope, int64_t v,
-                        float *a)
-{
-    const int64_t b = blk->indptr[v], e = blk->indptr[v + 1];
-    for (int64_t h = 0; h < H; h++) {
-        const float er_vh = er[v * H + h];
-        float m = -INFINITY;
-        for (int64_t i = b; i < e; i++) {
-            const float s = leaky(el[(int64_t)blk->indices[i] * H + h] + er_vh, slope);
-            a[(i - b) * H + h] = s;
-            if (s > m)
-                m = s;
-        }
-        float sum = 0.0f;
-        for (int64_t i = b; i < e; i++) {
-            const float x = expf(a[(i - b) * H + h] - m);
-            a[(i - b) * H + h] = x;
-            sum += x;
-        }
-        for (int64_t i = b; i < e; i++)
-            a[(i - b) * H + h] = a[(i - b) * H + h] / sum;
     }
 }
 
@@ -174,7 +144,7 @@ static gnn_status gat_forward_cpu(const gnn_block *blk, const float *z, const fl
             chunk_rows(blk->indptr, n_dst, nnz, c, chunks, &r0, &r1);
             for (int64_t v = r0; v < r1; v++) {
                 const int64_t b = blk->indptr[v], e = blk->indptr[v + 1], deg = e - b;
-                softmax_row(blk, el, er, H, p->slope, v, a);
+                gnn_gat_softmax_row(blk, el, er, H, p->slope, v, a);
                 if (alpha)
                     memcpy(alpha + b * H, a, (size_t)(deg * H) * sizeof(float));
                 if (p->attn_drop != 0.0f) {
@@ -267,9 +237,7 @@ static void backward_dst_row(const gat_bwd *w, int64_t v, float *mk, float *dp)
         const float *z_u = w->z + (int64_t)blk->indices[i] * HF;
         for (int64_t h = 0; h < H; h++) {
             const int64_t j = (i - b) * H + h;
-            float datt = 0.0f;
-            for (int64_t f = 0; f < F; f++)
-                datt += dout_v[h * F + f] * z_u[h * F + f];
+            const float datt = gnn_gat_dot(dout_v + h * F, z_u + h * F, F);
             dp[j] = datt * mk[j];
             w->att[i * H + h] = alpha[i * H + h] * mk[j];
         }
@@ -281,9 +249,8 @@ static void backward_dst_row(const gat_bwd *w, int64_t v, float *mk, float *dp)
         float acc = 0.0f;
         for (int64_t i = b; i < e; i++) {
             const int64_t u = blk->indices[i];
-            const float ds = alpha[i * H + h] * (dp[(i - b) * H + h] - dot);
             const float pre = w->el[u * H + h] + w->er[v * H + h];
-            const float g = pre > 0.0f ? ds : ds * w->p->slope;
+            const float g = gnn_gat_dpre(alpha[i * H + h], dp[(i - b) * H + h], dot, pre, w->p->slope);
             acc += g;
             w->dpre[i * H + h] = g;
         }

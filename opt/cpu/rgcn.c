@@ -9,10 +9,12 @@
  * is a gather, not ref's scatter: each source's edges are listed by (v ascending, position)
  * (a stable counting sort by source of the edges in CSR order), so it adds the same terms in
  * the same order without atomics; each edge's 1 / c is computed once. The basis
- * decomposition's W_r is ref's own function (gnn_rgcn_weights). */
+ * decomposition's W_r is ref's own function (gnn_rgcn_weights); so are a row's means and
+ * each element of dbias, dV, da, dagg and dx's self term (ref/rgcn_impl.h). */
 #include <string.h>
 #include "gnnref/rgcn.h"
 #include "gnnref/tensor.h"
+#include "ref/rgcn_impl.h" /* ref's buffers, per-row means and per-element sums */
 
 /* per edge, 1 / c_{v, r(e)} */
 static float *edge_inv(const gnn_block *blk, const int32_t *etype, int64_t R)
@@ -49,14 +51,10 @@ static gnn_status rgcn_forward_cpu(const gnn_block *blk, const int32_t *etype, c
                                    float *z, float *agg_out)
 {
     const int64_t nd = blk->n_dst, in = p->in, out = p->out, R = p->R;
-    float *own_w, *own_agg = NULL;
-    const float *w = gnn_rgcn_weights(p, &own_w);
-    float *agg = agg_out ? agg_out : (own_agg = gnn_malloc_array((size_t)(R * nd * in) + 1, sizeof(float)));
-    if ((p->B && !w) || !agg) {
-        gnn_free(own_w);
-        gnn_free(own_agg);
+    float *own_w, *own_agg, *agg;
+    const float *w;
+    if (gnn_rgcn_forward_buffers(p, nd, agg_out, &own_w, &own_agg, &w, &agg))
         return GNN_ERR_NOMEM;
-    }
     int fail = 0;
 #pragma omp parallel reduction(| : fail)
     {
@@ -66,25 +64,8 @@ static gnn_status rgcn_forward_cpu(const gnn_block *blk, const int32_t *etype, c
     for (int64_t v = 0; v < nd; v++) {
         if (!tv)
             continue;
-        for (int64_t r = 0; r < R; r++) { /* ref's means: the sum in CSR order, then times 1 / c */
-            float *a = agg + (r * nd + v) * in;
-            int64_t c = 0;
-            memset(a, 0, sizeof(float) * (size_t)in);
-            for (int64_t e = blk->indptr[v]; e < blk->indptr[v + 1]; e++)
-                if (etype[e] == r) {
-                    const float *xu = x + (int64_t)blk->indices[e] * in;
-                    c++;
-#pragma omp simd
-                    for (int64_t i = 0; i < in; i++)
-                        a[i] += xu[i];
-                }
-            if (c > 0) {
-                const float inv = 1.0f / (float)c;
-#pragma omp simd
-                for (int64_t i = 0; i < in; i++)
-                    a[i] = a[i] * inv;
-            }
-        }
+        for (int64_t r = 0; r < R; r++) /* ref's means: the sum in CSR order, then times 1 / c */
+            gnn_rgcn_mean_row(blk, etype, x, in, v, r, agg + (r * nd + v) * in);
         /* z's row: every column j keeps ref's order (i ascending for each product, then the
          * relations, then the bias); the columns side by side in the vector lanes */
         float *zv = z + v * out, *t = tv;
@@ -126,7 +107,7 @@ static gnn_status rgcn_forward_cpu(const gnn_block *blk, const int32_t *etype, c
 static gnn_status dx_gather(const gnn_block *blk, const int32_t *etype, const gnn_rgcn_params *p, const float *dz,
                             const float *dagg, float *dx)
 {
-    const int64_t nd = blk->n_dst, ns = blk->n_src, in = p->in, out = p->out, m = blk->nnz;
+    const int64_t nd = blk->n_dst, ns = blk->n_src, in = p->in, m = blk->nnz;
     int64_t *ptr = gnn_calloc((size_t)ns + 2, sizeof(int64_t)), *lst = gnn_malloc_array((size_t)m + 1, sizeof(int64_t));
     int64_t *vof = gnn_malloc_array((size_t)m + 1, sizeof(int64_t));
     float *inv = edge_inv(blk, etype, p->R);
@@ -148,12 +129,8 @@ static gnn_status dx_gather(const gnn_block *blk, const int32_t *etype, const gn
 #pragma omp parallel for schedule(dynamic, 64)
         for (int64_t u = 0; u < ns; u++) {
             float *d = dx + u * in;
-            for (int64_t i = 0; i < in; i++) {
-                float s = 0.0f;
-                for (int64_t j = 0; u < nd && j < out; j++)
-                    s += dz[u * out + j] * p->w0[i * out + j];
-                d[i] = s;
-            }
+            for (int64_t i = 0; i < in; i++)
+                d[i] = gnn_rgcn_dx_self(p, dz, nd, u, i);
             for (int64_t k = ptr[u]; k < ptr[u + 1]; k++) {
                 const int64_t e = lst[k], v = vof[k], r = etype[e];
                 const float *g = dagg + (r * nd + v) * in, c = inv[e];
@@ -175,21 +152,16 @@ static gnn_status rgcn_backward_cpu(const gnn_block *blk, const int32_t *etype, 
                                     const gnn_rgcn_grads *g)
 {
     const int64_t nd = blk->n_dst, in = p->in, out = p->out, R = p->R, io = in * out, B = p->B;
-    float *own_w;
-    const float *w = gnn_rgcn_weights(p, &own_w);
-    float *dw = g->dw && B == 0 ? g->dw : gnn_malloc_array((size_t)(R * io) + 1, sizeof(float));
-    float *dagg = dx ? gnn_malloc_array((size_t)(R * nd * in) + 1, sizeof(float)) : NULL;
-    gnn_status st = (B && !w) || !dw || (dx && !dagg) ? GNN_ERR_NOMEM : GNN_OK;
+    gnn_rgcn_bwd_bufs bb;
+    gnn_status st = gnn_rgcn_backward_buffers(p, nd, g, dx != NULL, &bb);
+    const float *w = bb.w;
+    float *dw = bb.dw, *dagg = bb.dagg;
     if (st)
         goto done;
     if (g->dbias)
 #pragma omp parallel for schedule(static)
-        for (int64_t j = 0; j < out; j++) {
-            float s = 0.0f;
-            for (int64_t v = 0; v < nd; v++)
-                s += dz[v * out + j];
-            g->dbias[j] = s;
-        }
+        for (int64_t j = 0; j < out; j++)
+            g->dbias[j] = gnn_rgcn_dbias(dz, nd, out, j);
     /* dW0 (row -1) and every dW_r, a parameter row (r, i) per item, its columns summed over v */
 #pragma omp parallel for schedule(dynamic, 4)
     for (int64_t ri = -in; ri < R * in; ri++) {
@@ -210,40 +182,23 @@ static gnn_status rgcn_backward_cpu(const gnn_block *blk, const int32_t *etype, 
     }
     if (B > 0 && g->dv)
 #pragma omp parallel for schedule(static)
-        for (int64_t bk = 0; bk < B * io; bk++) {
-            const int64_t b = bk / io, k = bk % io;
-            float s = 0.0f;
-            for (int64_t r = 0; r < R; r++)
-                s += p->a[r * B + b] * dw[r * io + k];
-            g->dv[bk] = s;
-        }
+        for (int64_t bk = 0; bk < B * io; bk++)
+            g->dv[bk] = gnn_rgcn_dv(p, dw, bk / io, bk % io);
     if (B > 0 && g->da)
 #pragma omp parallel for schedule(static)
-        for (int64_t rb = 0; rb < R * B; rb++) {
-            const int64_t r = rb / B, b = rb % B;
-            float s = 0.0f;
-            for (int64_t k = 0; k < io; k++)
-                s += p->v[b * io + k] * dw[r * io + k];
-            g->da[rb] = s;
-        }
+        for (int64_t rb = 0; rb < R * B; rb++)
+            g->da[rb] = gnn_rgcn_da(p, dw, rb / B, rb % B);
     if (!dx)
         goto done;
 #pragma omp parallel for schedule(dynamic, 64)
     for (int64_t rv = 0; rv < R * nd; rv++) {
         const int64_t r = rv / nd, v = rv % nd;
-        for (int64_t i = 0; i < in; i++) {
-            float s = 0.0f;
-            for (int64_t j = 0; j < out; j++)
-                s += dz[v * out + j] * w[r * io + i * out + j];
-            dagg[rv * in + i] = s;
-        }
+        for (int64_t i = 0; i < in; i++)
+            dagg[rv * in + i] = gnn_rgcn_dz_wt(dz + v * out, w + r * io, out, i);
     }
     st = dx_gather(blk, etype, p, dz, dagg, dx);
 done:
-    gnn_free(own_w);
-    if (dw != g->dw)
-        gnn_free(dw);
-    gnn_free(dagg);
+    gnn_rgcn_backward_free(g, &bb);
     return st;
 }
 
