@@ -32,6 +32,7 @@
 #include "gnnref/aggregate.h"
 #include "gnnref/tensor.h"
 #include "opt/cpu/omp_stress.h"
+#include "opt/cpu/chunks.h"
 #include "opt/cpu/omp_compat.h"
 #include "ref/aggregate_impl.h" /* ref's 1 / sqrt(ds(u)), row factors and edge coefficients */
 
@@ -47,20 +48,6 @@ static int64_t work_items(int64_t nnz)
 {
     const int64_t by_threads = (int64_t)gnn_omp_max_threads() * 8, by_size = nnz / GNN_AGG_CHUNK_NNZ;
     return by_size > by_threads ? by_size : by_threads;
-}
-
-/* First row r with indptr[r] >= target (indptr is non-decreasing). */
-static int64_t row_at_nnz(const int64_t *indptr, int64_t n, int64_t target)
-{
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        int64_t mid = lo + (hi - lo) / 2;
-        if (indptr[mid] < target)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
 }
 
 /* Rows are fetched from random places: the hardware prefetcher cannot guess the next one, so
@@ -205,10 +192,8 @@ static void forward_rows(const gnn_block *blk, const float *x, int64_t d, gnn_ag
     for (int64_t c = 0; c < chunks; c++) {
         /* rows whose first edge falls in this chunk's share of the nonzeros; ties (empty rows)
          * are resolved by also splitting on row count so zero-degree graphs still spread */
-        int64_t r0 = nnz > 0 ? row_at_nnz(blk->indptr, n, c * nnz / chunks) : c * n / chunks;
-        int64_t r1 = nnz > 0 ? row_at_nnz(blk->indptr, n, (c + 1) * nnz / chunks) : (c + 1) * n / chunks;
-        if (c == chunks - 1)
-            r1 = n;
+        int64_t r0, r1;
+        gnn_chunk_rows(blk->indptr, n, nnz, c, chunks, &r0, &r1);
         const int64_t pf_end = blk->indptr[r1];
         for (int64_t v = r0; v < r1; v++) {
             const int64_t b = blk->indptr[v], e = blk->indptr[v + 1];
@@ -292,10 +277,8 @@ static gnn_status backward_transposed(const gnn_block *blk, const float *dout, i
     const int nt = n_src * d * (int64_t)sizeof(float) >= GNN_AGG_NT_BYTES;
 #pragma omp parallel for schedule(dynamic, gnn_omp_chunk(1))
     for (int64_t c = 0; c < chunks; c++) {
-        int64_t r0 = nnz > 0 ? row_at_nnz(t_ptr, n_src, c * nnz / chunks) : c * n_src / chunks;
-        int64_t r1 = nnz > 0 ? row_at_nnz(t_ptr, n_src, (c + 1) * nnz / chunks) : (c + 1) * n_src / chunks;
-        if (c == chunks - 1)
-            r1 = n_src;
+        int64_t r0, r1;
+        gnn_chunk_rows(t_ptr, n_src, nnz, c, chunks, &r0, &r1);
         for (int64_t u = r0; u < r1; u++)
             gather_rows(dout, d, NULL, t_scale, NULL, t_dst, 1.0f, t_ptr[u], t_ptr[u + 1], 1.0f, 0,
                         t_ptr[r1], nt, dx + u * d);
@@ -328,7 +311,7 @@ static void weighted_dw(const gnn_block *blk, const float *x, const float *dout,
         const int64_t e0 = c * nnz / chunks, e1 = (c + 1) * nnz / chunks;
         if (e0 >= e1)
             continue;
-        int64_t v = row_at_nnz(blk->indptr, n + 1, e0 + 1) - 1; /* the row holding edge e0 */
+        int64_t v = gnn_first_at_least(blk->indptr, n + 1, e0 + 1) - 1; /* the row holding edge e0 */
         for (int64_t i0 = e0; i0 < e1; i0 += GNN_AGG_DW) {
             const int64_t m = e1 - i0 < GNN_AGG_DW ? e1 - i0 : GNN_AGG_DW;
             const float *a[GNN_AGG_DW], *b[GNN_AGG_DW];

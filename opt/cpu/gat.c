@@ -29,34 +29,12 @@
 #include "gnnref/gat.h"
 #include "gnnref/rng.h"
 #include "gnnref/tensor.h"
+#include "opt/cpu/chunks.h"
 #include "opt/cpu/omp_compat.h"
 #include "ref/gat_impl.h" /* ref's dot product, LeakyReLU, edge softmax and its backward */
 
 #define GAT_FB 64          /* floats per register block of a feature row */
 #define GAT_RED_COLS 16    /* columns of dal / dar per thread task: one 64-byte line */
-
-/* First row r with ptr[r] >= target (ptr non-decreasing). */
-static int64_t row_at_nnz(const int64_t *ptr, int64_t n, int64_t target)
-{
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (ptr[mid] < target)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
-/* Rows [*r0, *r1) of chunk c of `chunks`, balanced by nonzeros (by rows when nnz == 0). */
-static void chunk_rows(const int64_t *ptr, int64_t n, int64_t nnz, int64_t c, int64_t chunks, int64_t *r0, int64_t *r1)
-{
-    *r0 = nnz > 0 ? row_at_nnz(ptr, n, c * nnz / chunks) : c * n / chunks;
-    *r1 = nnz > 0 ? row_at_nnz(ptr, n, (c + 1) * nnz / chunks) : (c + 1) * n / chunks;
-    if (c == chunks - 1)
-        *r1 = n;
-}
 
 static void gat_logits(const float *z, const float *a, int64_t n, int64_t H, int64_t F, float *el)
 {
@@ -141,7 +119,7 @@ static gnn_status gat_forward_cpu(const gnn_block *blk, const float *z, const fl
             if (!a || !mk)
                 continue;
             int64_t r0, r1;
-            chunk_rows(blk->indptr, n_dst, nnz, c, chunks, &r0, &r1);
+            gnn_chunk_rows(blk->indptr, n_dst, nnz, c, chunks, &r0, &r1);
             for (int64_t v = r0; v < r1; v++) {
                 const int64_t b = blk->indptr[v], e = blk->indptr[v + 1], deg = e - b;
                 gnn_gat_softmax_row(blk, el, er, H, p->slope, v, a);
@@ -276,7 +254,7 @@ static int backward_dst_pass(const gat_bwd *w)
             if (!mk || !dp)
                 continue;
             int64_t r0, r1;
-            chunk_rows(blk->indptr, blk->n_dst, blk->nnz, c, chunks, &r0, &r1);
+            gnn_chunk_rows(blk->indptr, blk->n_dst, blk->nnz, c, chunks, &r0, &r1);
             for (int64_t v = r0; v < r1; v++)
                 backward_dst_row(w, v, mk, dp);
         }
@@ -378,7 +356,7 @@ static gnn_status gat_backward_cpu(const gnn_block *blk, const float *z, const f
 #pragma omp parallel for schedule(dynamic, 1)
         for (int64_t c = 0; c < chunks; c++) {
             int64_t r0, r1;
-            chunk_rows(w.t_ptr, n_src, nnz, c, chunks, &r0, &r1);
+            gnn_chunk_rows(w.t_ptr, n_src, nnz, c, chunks, &r0, &r1);
             for (int64_t u = r0; u < r1; u++)
                 gather_src_row(&w, u, dz);
         }

@@ -19,26 +19,13 @@
 #include "gnnref/aggregate.h"
 #include "gnnref/tensor.h"
 #include "opt/cpu/omp_stress.h"
+#include "opt/cpu/chunks.h"
 #include "opt/cpu/omp_compat.h"
 
 #define GNN_IA_FB 1024    /* widest column block (a 4 KiB accumulator: stays in L1) */
 #define GNN_IA_PF 4       /* src rows prefetched ahead */
 #define GNN_IA_DIGIT 16   /* radix bits per LSD pass when n_out is large */
 #define GNN_IA_CHUNK 4096 /* entries per row chunk, at most (about): see the 2D split */
-
-/* First k with ptr[k] >= target (ptr non-decreasing, n entries). */
-static int64_t first_at_least(const int64_t *ptr, int64_t n, int64_t target)
-{
-    int64_t lo = 0, hi = n;
-    while (lo < hi) {
-        const int64_t mid = lo + (hi - lo) / 2;
-        if (ptr[mid] < target)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
 
 /* One stable counting-sort pass of in[0..n) by digit (idx[in[k]] >> shift) & mask. */
 static gnn_status counting_pass(const int64_t *idx, const int64_t *in, int64_t *out, int64_t n, int shift,
@@ -140,8 +127,8 @@ static gnn_status index_add_cpu(float *out, int64_t n_out, int64_t d, const int6
         const int64_t c = t / n_cb, f0 = (t % n_cb) * cw;
         const int64_t fb = d - f0 < cw ? d - f0 : cw;
         /* segments starting in this chunk's share of the entries */
-        const int64_t s0 = first_at_least(seg, n_seg, c * n / chunks);
-        const int64_t s1 = c == chunks - 1 ? n_seg : first_at_least(seg, n_seg, (c + 1) * n / chunks);
+        const int64_t s0 = gnn_first_at_least(seg, n_seg, c * n / chunks);
+        const int64_t s1 = c == chunks - 1 ? n_seg : gnn_first_at_least(seg, n_seg, (c + 1) * n / chunks);
         const int64_t k_end = seg[s1];
         for (int64_t q = s0; q < s1; q++) {
             float *o = out + idx[perm[seg[q]]] * d + f0;
