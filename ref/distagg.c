@@ -15,6 +15,8 @@
  *            3. the local graph aggregated while it travels (step 4, overlapped);
  *            4. wait, unpack (step 5), post-aggregate and, for MEAN, scale (step 6);
  *   backward the transpose, the same rows the other way ([CODE] super_gnn Aggregator.backward).
+ * Setup is here; forward and backward are ref/distagg_body.h, which opt/cpu/distagg.c includes
+ * too, with its row loops threaded (the one body of both; the quantization table a parameter).
  * The exchange itself (pack, post, wait, check, unpack, the optional timing) and the plan's
  * edge lookup are plumbing every implementation shares: core/dist/distagg_xchg.c and
  * core/dist/distagg.c; so are setup's growable lists of addends, their stable sort into CSR
@@ -220,116 +222,22 @@ gnn_status gnn_distagg_setup_ref(const gnn_csr *g, const int32_t *part, int64_t 
     return st;
 }
 
-/* ---- forward and backward -------------------------------------------------------------------- */
+/* ---- forward and backward: ref/distagg_body.h, one thread ------------------------------------ */
 
-/* acc_row += a * c (GCN products) or += a (mul = 0) */
-static void axpy(float *acc, const float *a, float c, int mul, int64_t d)
-{
-    if (mul)
-        for (int64_t f = 0; f < d; f++)
-            acc[f] += a[f] * c;
-    else
-        for (int64_t f = 0; f < d; f++)
-            acc[f] += a[f];
-}
+#define GNN_DISTAGG_ROWS /* the reference: one thread */
+#define GNN_DISTAGG_SIMD /* the reference: one feature at a time */
+#include "ref/distagg_body.h"
 
 static gnn_status distagg_forward_ref(gnn_comm *c, const gnn_distagg *da, const float *x, int64_t d,
                                       gnn_agg_kind kind, const gnn_quant_cfg *q, float *out)
 {
-    const int gcn = kind == GNN_AGG_GCN;
-    float *send = gnn_calloc((size_t)(da->n_send * d) + 1, sizeof(float));
-    float *recv = gnn_calloc((size_t)(da->n_recv * d) + 1, sizeof(float));
-    if (!send || !recv) {
-        gnn_free(send), gnn_free(recv);
-        return GNN_ERR_NOMEM;
-    }
-    /* 1. @alg{SuperGCN 2, lines 4-8} the send rows: a post row is x[u]; a pre row the sum of its
-     * pre sources in g's CSR order of row v (step 4, pre-aggregation) */
-    for (int64_t s = 0; s < da->n_send; s++)
-        for (int64_t i = da->send_ptr[s]; i < da->send_ptr[s + 1]; i++)
-            axpy(send + s * d, x + da->send_src[i] * d, da->send_c[i], gcn && da->send_pre[s], d);
-    /* 2. post the exchange (step 5) */
-    gnn_distagg_xchg X;
-    gnn_status st = gnn_distagg_xchg_post(c, da, &gnn_quant_ref,
-                                          (gnn_distagg_rows){ da->send_off, da->send_npost, da->send_gid }, send, d, q,
-                                          0, &X);
-    if (st)
-        goto free_rows;
-    /* 3. the local graph while the rows travel: v's local in-edges in g's CSR order */
-    for (int64_t v = 0; v < da->n_own; v++) {
-        float *out_v = out + v * d;
-        for (int64_t f = 0; f < d; f++)
-            out_v[f] = 0.0f;
-        for (int64_t i = da->loc_ptr[v]; i < da->loc_ptr[v + 1]; i++)
-            axpy(out_v, x + da->loc_src[i] * d, da->loc_c[i], gcn, d);
-    }
-    /* 4. wait, unpack, then the received rows by sender and message order (step 6) */
-    st = gnn_distagg_xchg_finish(c, da, &gnn_quant_ref,
-                                 (gnn_distagg_rows){ da->recv_off, da->recv_npost, da->recv_gid }, d, &X, recv);
-    if (st)
-        goto free_rows;
-    for (int64_t v = 0; v < da->n_own; v++) {
-        float *out_v = out + v * d;
-        for (int64_t i = da->fwd_ptr[v]; i < da->fwd_ptr[v + 1]; i++)
-            axpy(out_v, recv + da->fwd_row[i] * d, da->fwd_c[i], gcn && !da->fwd_pre[i], d);
-        if (kind == GNN_AGG_MEAN && da->deg_in[v] > 0)
-            for (int64_t f = 0; f < d; f++)
-                out_v[f] *= da->inv_deg[v];
-    }
-free_rows:
-    gnn_free(send);
-    gnn_free(recv);
-    return st;
+    return distagg_forward(&gnn_quant_ref, c, da, x, d, kind, q, out);
 }
 
 static gnn_status distagg_backward_ref(gnn_comm *c, const gnn_distagg *da, const float *dout, int64_t d,
                                        gnn_agg_kind kind, const gnn_quant_cfg *q, float *dx)
 {
-    const int mul = kind != GNN_AGG_SUM; /* b_uv: MEAN 1/deg_in(v), SUM 1 (no product), GCN c_uv */
-    const int mean = kind == GNN_AGG_MEAN;
-    float *send = gnn_calloc((size_t)(da->n_recv * d) + 1, sizeof(float));
-    float *recv = gnn_calloc((size_t)(da->n_send * d) + 1, sizeof(float));
-    if (!send || !recv) {
-        gnn_free(send), gnn_free(recv);
-        return GNN_ERR_NOMEM;
-    }
-    /* 1. the rows back to each sender of the forward: for a post row u, g_u = the sum of
-     * dout[v] * b_uv over its post edges by v then position; for a pre row v, dout[v] */
-    for (int64_t s = 0; s < da->n_recv; s++)
-        for (int64_t i = da->recv_ptr[s]; i < da->recv_ptr[s + 1]; i++) {
-            const int64_t v = da->recv_dst[i];
-            axpy(send + s * d, dout + v * d, mean ? da->inv_deg[v] : da->recv_c[i], mul && !da->recv_pre[s], d);
-        }
-    /* 2. post the exchange: the forward's rows the other way */
-    gnn_distagg_xchg X;
-    gnn_status st = gnn_distagg_xchg_post(c, da, &gnn_quant_ref,
-                                          (gnn_distagg_rows){ da->recv_off, da->recv_npost, da->recv_gid }, send, d, q,
-                                          1, &X);
-    if (st)
-        goto free_rows;
-    /* 3. the local graph transposed while they travel: u's out-edges by v then position */
-    for (int64_t u = 0; u < da->n_own; u++) {
-        float *dx_u = dx + u * d;
-        for (int64_t f = 0; f < d; f++)
-            dx_u[f] = 0.0f;
-        for (int64_t i = da->loct_ptr[u]; i < da->loct_ptr[u + 1]; i++) {
-            const int64_t v = da->loct_dst[i];
-            axpy(dx_u, dout + v * d, mean ? da->inv_deg[v] : da->loct_c[i], mul, d);
-        }
-    }
-    /* 4. wait, unpack, then the received rows by sender and message order: a post row as it
-     * is, a pre row v times b_uv per pre edge u -> v */
-    st = gnn_distagg_xchg_finish(c, da, &gnn_quant_ref,
-                                 (gnn_distagg_rows){ da->send_off, da->send_npost, da->send_gid }, d, &X, recv);
-    if (st)
-        goto free_rows;
-    for (int64_t u = 0; u < da->n_own; u++)
-        for (int64_t i = da->bwd_ptr[u]; i < da->bwd_ptr[u + 1]; i++)
-            axpy(dx + u * d, recv + da->bwd_row[i] * d, mean ? da->bwd_cm[i] : da->bwd_c[i], mul && da->bwd_pre[i], d);
-free_rows:
-    gnn_free(send);
-    gnn_free(recv);
-    return st;
+    return distagg_backward(&gnn_quant_ref, c, da, dout, d, kind, q, dx);
 }
 
 const gnn_distagg_ops gnn_distagg_ref = {
