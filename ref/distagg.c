@@ -15,130 +15,19 @@
  *            3. the local graph aggregated while it travels (step 4, overlapped);
  *            4. wait, unpack (step 5), post-aggregate and, for MEAN, scale (step 6);
  *   backward the transpose, the same rows the other way ([CODE] super_gnn Aggregator.backward).
+ * Setup is here; forward and backward are ref/distagg_body.h, which opt/cpu/distagg.c includes
+ * too, with its row loops threaded (the one body of both; the quantization table a parameter).
  * The exchange itself (pack, post, wait, check, unpack, the optional timing) and the plan's
  * edge lookup are plumbing every implementation shares: core/dist/distagg_xchg.c and
- * core/dist/distagg.c (issue 35 item 3: ref/ keeps the algorithm only). */
-#include <math.h>
+ * core/dist/distagg.c; so are setup's growable lists of addends, their stable sort into CSR
+ * lists and the degrees (core/dist/distagg_setup.c, core/dist/distagg_internal.h). ref/ keeps
+ * the algorithm only (issue 35 item 3). */
 #include <string.h>
+#include "core/dist/distagg_internal.h"
 #include "gnnref/distagg.h"
 #include "gnnref/tensor.h"
 
 /* ---- setup ----------------------------------------------------------------------------------- */
-
-/* A growable list of addends: (index, coefficient, second coefficient, flag) and a key. */
-typedef struct addends {
-    int64_t n, cap;
-    int64_t *key, *idx;
-    float *c, *cm;
-    uint8_t *flag;
-} addends;
-
-static int add(addends *a, int64_t key, int64_t idx, float c, float cm, uint8_t flag)
-{
-    if (a->n == a->cap) {
-        const int64_t cap = a->cap ? 2 * a->cap : 64;
-        int64_t *k2 = gnn_malloc_array((size_t)cap, sizeof(int64_t));
-        int64_t *i2 = gnn_malloc_array((size_t)cap, sizeof(int64_t));
-        float *c2 = gnn_malloc_array((size_t)cap, sizeof(float)), *m2 = gnn_malloc_array((size_t)cap, sizeof(float));
-        uint8_t *f2 = gnn_malloc((size_t)cap);
-        if (!k2 || !i2 || !c2 || !m2 || !f2) {
-            gnn_free(k2), gnn_free(i2), gnn_free(c2), gnn_free(m2), gnn_free(f2);
-            return -1;
-        }
-        if (a->n) {
-            memcpy(k2, a->key, (size_t)a->n * sizeof(int64_t));
-            memcpy(i2, a->idx, (size_t)a->n * sizeof(int64_t));
-            memcpy(c2, a->c, (size_t)a->n * sizeof(float));
-            memcpy(m2, a->cm, (size_t)a->n * sizeof(float));
-            memcpy(f2, a->flag, (size_t)a->n);
-        }
-        gnn_free(a->key), gnn_free(a->idx), gnn_free(a->c), gnn_free(a->cm), gnn_free(a->flag);
-        a->key = k2, a->idx = i2, a->c = c2, a->cm = m2, a->flag = f2, a->cap = cap;
-    }
-    a->key[a->n] = key, a->idx[a->n] = idx, a->c[a->n] = c, a->cm[a->n] = cm, a->flag[a->n] = flag;
-    a->n++;
-    return 0;
-}
-
-static void addends_free(addends *a)
-{
-    gnn_free(a->key), gnn_free(a->idx), gnn_free(a->c), gnn_free(a->cm), gnn_free(a->flag);
-    memset(a, 0, sizeof *a);
-}
-
-/* A CSR over `rows` rows from the addends by key, stable (each row keeps the addends' order):
- * ptr (rows + 1), idx, c, cm, flag (any output may be NULL). */
-static int by_key(const addends *a, int64_t rows, int64_t **ptr, int64_t **idx, float **c, float **cm, uint8_t **flag)
-{
-    int64_t *p = gnn_calloc((size_t)rows + 1, sizeof(int64_t));
-    int64_t *I = gnn_malloc_array((size_t)a->n + 1, sizeof(int64_t));
-    float *C = c ? gnn_malloc_array((size_t)a->n + 1, sizeof(float)) : NULL;
-    float *M = cm ? gnn_malloc_array((size_t)a->n + 1, sizeof(float)) : NULL;
-    uint8_t *F = flag ? gnn_malloc((size_t)a->n + 1) : NULL;
-    int64_t *at = gnn_malloc_array((size_t)rows + 1, sizeof(int64_t));
-    if (!p || !I || (c && !C) || (cm && !M) || (flag && !F) || !at) {
-        gnn_free(p), gnn_free(I), gnn_free(C), gnn_free(M), gnn_free(F), gnn_free(at);
-        return -1;
-    }
-    for (int64_t e = 0; e < a->n; e++)
-        p[a->key[e] + 1]++;
-    for (int64_t r = 0; r < rows; r++)
-        p[r + 1] += p[r];
-    memcpy(at, p, (size_t)rows * sizeof(int64_t));
-    for (int64_t e = 0; e < a->n; e++) { /* stable: the addends' order within each row */
-        const int64_t o = at[a->key[e]]++;
-        I[o] = a->idx[e];
-        if (C)
-            C[o] = a->c[e];
-        if (M)
-            M[o] = a->cm[e];
-        if (F)
-            F[o] = a->flag[e];
-    }
-    gnn_free(at);
-    *ptr = p, *idx = I;
-    if (c)
-        *c = C;
-    if (cm)
-        *cm = M;
-    if (flag)
-        *flag = F;
-    return 0;
-}
-
-/* the degrees of g and the GCN factors: c_uv = isq_out[u] * isq_in[v], as gnn_aggregate_ref
- * forms it on gnn_block_full(g) (1.0f / sqrtf((float)deg), one multiply) */
-typedef struct degrees {
-    int64_t *out;      /* (n) */
-    float *isq_out;    /* (n) */
-    float *isq_in;     /* (n) */
-    float *inv_in;     /* (n) 1.0f / (float)deg_in */
-} degrees;
-
-static void degrees_free(degrees *D)
-{
-    gnn_free(D->out), gnn_free(D->isq_out), gnn_free(D->isq_in), gnn_free(D->inv_in);
-}
-
-static int degrees_make(const gnn_csr *g, degrees *D)
-{
-    const int64_t n = g->n;
-    D->out = gnn_calloc((size_t)n + 1, sizeof(int64_t));
-    D->isq_out = gnn_malloc_array((size_t)n + 1, sizeof(float));
-    D->isq_in = gnn_malloc_array((size_t)n + 1, sizeof(float));
-    D->inv_in = gnn_malloc_array((size_t)n + 1, sizeof(float));
-    if (!D->out || !D->isq_out || !D->isq_in || !D->inv_in)
-        return -1;
-    for (int64_t e = 0; e < g->nnz; e++)
-        D->out[g->indices[e]]++;
-    for (int64_t v = 0; v < n; v++) {
-        const int64_t din = gnn_csr_degree(g, v);
-        D->isq_out[v] = D->out[v] > 0 ? 1.0f / sqrtf((float)D->out[v]) : 0.0f;
-        D->isq_in[v] = din > 0 ? 1.0f / sqrtf((float)din) : 0.0f;
-        D->inv_in[v] = din > 0 ? 1.0f / (float)din : 0.0f;
-    }
-    return 0;
-}
 
 /* setup state shared by the steps below */
 typedef struct setup_ctx {
@@ -147,7 +36,7 @@ typedef struct setup_ctx {
     const gnn_commplan *plan;
     int64_t k, rank;
     int64_t *lid; /* (n) local id of an owned vertex, -1 for the others */
-    degrees D;
+    gnn_da_degrees D;
 } setup_ctx;
 
 /* step 1: owned vertices, their degrees, the local graph by destination and by source */
@@ -161,7 +50,7 @@ static gnn_status setup_local(setup_ctx *S, gnn_distagg *da)
     da->inv_deg = gnn_malloc_array((size_t)da->n_own + 1, sizeof(float));
     if (!da->own_gid || !da->deg_in || !da->inv_deg)
         return GNN_ERR_NOMEM;
-    addends loc = { 0 };
+    gnn_da_addends loc = { 0 };
     for (int64_t v = 0; v < g->n; v++) {
         const int64_t l = S->lid[v];
         if (l < 0)
@@ -171,19 +60,19 @@ static gnn_status setup_local(setup_ctx *S, gnn_distagg *da)
         da->inv_deg[l] = S->D.inv_in[v];
         for (int64_t e = g->indptr[v]; e < g->indptr[v + 1]; e++) { /* g's CSR order of row v */
             const int64_t u = g->indices[e];
-            if (S->part[u] == S->rank && add(&loc, l, S->lid[u], S->D.isq_out[u] * S->D.isq_in[v], 0.0f, 0)) {
-                addends_free(&loc);
+            if (S->part[u] == S->rank && gnn_da_add(&loc, l, S->lid[u], S->D.isq_out[u] * S->D.isq_in[v], 0.0f, 0)) {
+                gnn_da_addends_free(&loc);
                 return GNN_ERR_NOMEM;
             }
         }
     }
-    int bad = by_key(&loc, da->n_own, &da->loc_ptr, &da->loc_src, &da->loc_c, NULL, NULL);
+    int bad = gnn_da_by_key(&loc, da->n_own, &da->loc_ptr, &da->loc_src, &da->loc_c, NULL, NULL);
     if (!bad) { /* the transpose: key = source, the addends already by v then position */
-        addends t = loc;
+        gnn_da_addends t = loc;
         t.key = loc.idx, t.idx = loc.key;
-        bad = by_key(&t, da->n_own, &da->loct_ptr, &da->loct_dst, &da->loct_c, NULL, NULL);
+        bad = gnn_da_by_key(&t, da->n_own, &da->loct_ptr, &da->loct_dst, &da->loct_c, NULL, NULL);
     }
-    addends_free(&loc);
+    gnn_da_addends_free(&loc);
     return bad ? GNN_ERR_NOMEM : GNN_OK;
 }
 
@@ -208,7 +97,7 @@ static gnn_status setup_send(setup_ctx *S, gnn_distagg *da)
     da->send_pre = gnn_malloc((size_t)da->n_send + 1);
     if (!da->send_gid || !da->send_pre)
         return GNN_ERR_NOMEM;
-    addends src = { 0 }, bwd = { 0 };
+    gnn_da_addends src = { 0 }, bwd = { 0 };
     gnn_status st = GNN_OK;
     for (int64_t q = 0; q < k && !st; q++) {
         const int64_t p = q == r ? -1 : gnn_commplan_slot(P, r * k + q);
@@ -219,7 +108,7 @@ static gnn_status setup_send(setup_ctx *S, gnn_distagg *da)
             const int64_t u = P->post_rows[i];
             da->send_gid[row] = u;
             da->send_pre[row] = 0;
-            if (add(&src, row, S->lid[u], 1.0f, 0.0f, 0) || add(&bwd, S->lid[u], row, 0.0f, 0.0f, 0))
+            if (gnn_da_add(&src, row, S->lid[u], 1.0f, 0.0f, 0) || gnn_da_add(&bwd, S->lid[u], row, 0.0f, 0.0f, 0))
                 st = GNN_ERR_NOMEM;
         }
         for (int64_t i = P->pre_ptr[p]; i < P->pre_ptr[p + 1] && !st; i++, row++) {
@@ -231,30 +120,18 @@ static gnn_status setup_send(setup_ctx *S, gnn_distagg *da)
                 if (S->part[u] != r || gnn_distagg_edge_post(P, r, q, u, v) != 0)
                     continue;
                 const float c = S->D.isq_out[u] * S->D.isq_in[v];
-                if (add(&src, row, S->lid[u], c, 0.0f, 0) || add(&bwd, S->lid[u], row, c, S->D.inv_in[v], 1))
+                if (gnn_da_add(&src, row, S->lid[u], c, 0.0f, 0) ||
+                    gnn_da_add(&bwd, S->lid[u], row, c, S->D.inv_in[v], 1))
                     st = GNN_ERR_NOMEM;
             }
         }
     }
-    if (!st && (by_key(&src, da->n_send, &da->send_ptr, &da->send_src, &da->send_c, NULL, NULL) ||
-                by_key(&bwd, da->n_own, &da->bwd_ptr, &da->bwd_row, &da->bwd_c, &da->bwd_cm, &da->bwd_pre)))
+    if (!st && (gnn_da_by_key(&src, da->n_send, &da->send_ptr, &da->send_src, &da->send_c, NULL, NULL) ||
+                gnn_da_by_key(&bwd, da->n_own, &da->bwd_ptr, &da->bwd_row, &da->bwd_c, &da->bwd_cm, &da->bwd_pre)))
         st = GNN_ERR_NOMEM;
-    addends_free(&src);
-    addends_free(&bwd);
+    gnn_da_addends_free(&src);
+    gnn_da_addends_free(&bwd);
     return st;
-}
-
-/* the index of u in the sorted ids [lo, hi) of ids (u is there) */
-static int64_t find_id(const int64_t *ids, int64_t lo, int64_t hi, int64_t u)
-{
-    while (lo < hi) {
-        const int64_t m = lo + (hi - lo) / 2;
-        if (ids[m] < u)
-            lo = m + 1;
-        else
-            hi = m;
-    }
-    return lo;
 }
 
 /* step 3: the forward received rows (= backward send rows), from every other rank q
@@ -280,7 +157,7 @@ static gnn_status setup_recv(setup_ctx *S, gnn_distagg *da)
     da->recv_pre = gnn_malloc((size_t)da->n_recv + 1);
     if (!da->recv_gid || !da->recv_pre)
         return GNN_ERR_NOMEM;
-    addends dst = { 0 }, fwd = { 0 };
+    gnn_da_addends dst = { 0 }, fwd = { 0 };
     gnn_status st = GNN_OK;
     for (int64_t q = 0; q < k && !st; q++) {
         const int64_t p = q == r ? -1 : gnn_commplan_slot(P, q * k + r);
@@ -292,7 +169,7 @@ static gnn_status setup_recv(setup_ctx *S, gnn_distagg *da)
         for (int64_t i = P->pre_ptr[p]; i < P->pre_ptr[p + 1] && !st; i++, row++) {
             const int64_t v = P->pre_rows[i];
             da->recv_gid[row] = v, da->recv_pre[row] = 1;
-            if (add(&dst, row, S->lid[v], 1.0f, 0.0f, 1))
+            if (gnn_da_add(&dst, row, S->lid[v], 1.0f, 0.0f, 1))
                 st = GNN_ERR_NOMEM;
         }
     }
@@ -305,22 +182,22 @@ static gnn_status setup_recv(setup_ctx *S, gnn_distagg *da)
             if (q == r || gnn_distagg_edge_post(P, q, r, u, v) != 1)
                 continue;
             const int64_t p = gnn_commplan_slot(P, q * k + r); /* exists: u -> v is a post edge of it */
-            const int64_t row = da->recv_off[q] + find_id(P->post_rows, P->post_ptr[p], P->post_ptr[p + 1], u) -
+            const int64_t row = da->recv_off[q] + gnn_da_find_id(P->post_rows, P->post_ptr[p], P->post_ptr[p + 1], u) -
                                 P->post_ptr[p];
-            if (add(&dst, row, S->lid[v], S->D.isq_out[u] * S->D.isq_in[v], 0.0f, 0))
+            if (gnn_da_add(&dst, row, S->lid[v], S->D.isq_out[u] * S->D.isq_in[v], 0.0f, 0))
                 st = GNN_ERR_NOMEM;
         }
     }
-    if (!st && by_key(&dst, da->n_recv, &da->recv_ptr, &da->recv_dst, &da->recv_c, NULL, NULL))
+    if (!st && gnn_da_by_key(&dst, da->n_recv, &da->recv_ptr, &da->recv_dst, &da->recv_c, NULL, NULL))
         st = GNN_ERR_NOMEM;
     for (int64_t s = 0; s < da->n_recv && !st; s++) /* every row's addends to its destinations */
         for (int64_t i = da->recv_ptr[s]; i < da->recv_ptr[s + 1] && !st; i++)
-            if (add(&fwd, da->recv_dst[i], s, da->recv_c[i], 0.0f, da->recv_pre[s]))
+            if (gnn_da_add(&fwd, da->recv_dst[i], s, da->recv_c[i], 0.0f, da->recv_pre[s]))
                 st = GNN_ERR_NOMEM;
-    if (!st && by_key(&fwd, da->n_own, &da->fwd_ptr, &da->fwd_row, &da->fwd_c, NULL, &da->fwd_pre))
+    if (!st && gnn_da_by_key(&fwd, da->n_own, &da->fwd_ptr, &da->fwd_row, &da->fwd_c, NULL, &da->fwd_pre))
         st = GNN_ERR_NOMEM;
-    addends_free(&dst);
-    addends_free(&fwd);
+    gnn_da_addends_free(&dst);
+    gnn_da_addends_free(&fwd);
     return st;
 }
 
@@ -331,7 +208,7 @@ gnn_status gnn_distagg_setup_ref(const gnn_csr *g, const int32_t *part, int64_t 
     out->n = g->n, out->k = k, out->rank = rank, out->tag = GNN_DISTAGG_TAG;
     setup_ctx S = { .g = g, .part = part, .plan = plan, .k = k, .rank = rank };
     S.lid = gnn_malloc_array((size_t)g->n + 1, sizeof(int64_t));
-    gnn_status st = !S.lid || degrees_make(g, &S.D) ? GNN_ERR_NOMEM : GNN_OK;
+    gnn_status st = !S.lid || gnn_da_degrees_make(g, &S.D) ? GNN_ERR_NOMEM : GNN_OK;
     if (!st)
         st = setup_local(&S, out);
     if (!st)
@@ -339,122 +216,28 @@ gnn_status gnn_distagg_setup_ref(const gnn_csr *g, const int32_t *part, int64_t 
     if (!st)
         st = setup_recv(&S, out);
     gnn_free(S.lid);
-    degrees_free(&S.D);
+    gnn_da_degrees_free(&S.D);
     if (st)
         gnn_distagg_free(out);
     return st;
 }
 
-/* ---- forward and backward -------------------------------------------------------------------- */
+/* ---- forward and backward: ref/distagg_body.h, one thread ------------------------------------ */
 
-/* acc_row += a * c (GCN products) or += a (mul = 0) */
-static void axpy(float *acc, const float *a, float c, int mul, int64_t d)
-{
-    if (mul)
-        for (int64_t f = 0; f < d; f++)
-            acc[f] += a[f] * c;
-    else
-        for (int64_t f = 0; f < d; f++)
-            acc[f] += a[f];
-}
+#define GNN_DISTAGG_ROWS /* the reference: one thread */
+#define GNN_DISTAGG_SIMD /* the reference: one feature at a time */
+#include "ref/distagg_body.h"
 
 static gnn_status distagg_forward_ref(gnn_comm *c, const gnn_distagg *da, const float *x, int64_t d,
                                       gnn_agg_kind kind, const gnn_quant_cfg *q, float *out)
 {
-    const int gcn = kind == GNN_AGG_GCN;
-    float *send = gnn_calloc((size_t)(da->n_send * d) + 1, sizeof(float));
-    float *recv = gnn_calloc((size_t)(da->n_recv * d) + 1, sizeof(float));
-    if (!send || !recv) {
-        gnn_free(send), gnn_free(recv);
-        return GNN_ERR_NOMEM;
-    }
-    /* 1. @alg{SuperGCN 2, lines 4-8} the send rows: a post row is x[u]; a pre row the sum of its
-     * pre sources in g's CSR order of row v (step 4, pre-aggregation) */
-    for (int64_t s = 0; s < da->n_send; s++)
-        for (int64_t i = da->send_ptr[s]; i < da->send_ptr[s + 1]; i++)
-            axpy(send + s * d, x + da->send_src[i] * d, da->send_c[i], gcn && da->send_pre[s], d);
-    /* 2. post the exchange (step 5) */
-    gnn_distagg_xchg X;
-    gnn_status st = gnn_distagg_xchg_post(c, da, &gnn_quant_ref,
-                                          (gnn_distagg_rows){ da->send_off, da->send_npost, da->send_gid }, send, d, q,
-                                          0, &X);
-    if (st)
-        goto free_rows;
-    /* 3. the local graph while the rows travel: v's local in-edges in g's CSR order */
-    for (int64_t v = 0; v < da->n_own; v++) {
-        float *out_v = out + v * d;
-        for (int64_t f = 0; f < d; f++)
-            out_v[f] = 0.0f;
-        for (int64_t i = da->loc_ptr[v]; i < da->loc_ptr[v + 1]; i++)
-            axpy(out_v, x + da->loc_src[i] * d, da->loc_c[i], gcn, d);
-    }
-    /* 4. wait, unpack, then the received rows by sender and message order (step 6) */
-    st = gnn_distagg_xchg_finish(c, da, &gnn_quant_ref,
-                                 (gnn_distagg_rows){ da->recv_off, da->recv_npost, da->recv_gid }, d, &X, recv);
-    if (st)
-        goto free_rows;
-    for (int64_t v = 0; v < da->n_own; v++) {
-        float *out_v = out + v * d;
-        for (int64_t i = da->fwd_ptr[v]; i < da->fwd_ptr[v + 1]; i++)
-            axpy(out_v, recv + da->fwd_row[i] * d, da->fwd_c[i], gcn && !da->fwd_pre[i], d);
-        if (kind == GNN_AGG_MEAN && da->deg_in[v] > 0)
-            for (int64_t f = 0; f < d; f++)
-                out_v[f] *= da->inv_deg[v];
-    }
-free_rows:
-    gnn_free(send);
-    gnn_free(recv);
-    return st;
+    return distagg_forward(&gnn_quant_ref, c, da, x, d, kind, q, out);
 }
 
 static gnn_status distagg_backward_ref(gnn_comm *c, const gnn_distagg *da, const float *dout, int64_t d,
                                        gnn_agg_kind kind, const gnn_quant_cfg *q, float *dx)
 {
-    const int mul = kind != GNN_AGG_SUM; /* b_uv: MEAN 1/deg_in(v), SUM 1 (no product), GCN c_uv */
-    const int mean = kind == GNN_AGG_MEAN;
-    float *send = gnn_calloc((size_t)(da->n_recv * d) + 1, sizeof(float));
-    float *recv = gnn_calloc((size_t)(da->n_send * d) + 1, sizeof(float));
-    if (!send || !recv) {
-        gnn_free(send), gnn_free(recv);
-        return GNN_ERR_NOMEM;
-    }
-    /* 1. the rows back to each sender of the forward: for a post row u, g_u = the sum of
-     * dout[v] * b_uv over its post edges by v then position; for a pre row v, dout[v] */
-    for (int64_t s = 0; s < da->n_recv; s++)
-        for (int64_t i = da->recv_ptr[s]; i < da->recv_ptr[s + 1]; i++) {
-            const int64_t v = da->recv_dst[i];
-            axpy(send + s * d, dout + v * d, mean ? da->inv_deg[v] : da->recv_c[i], mul && !da->recv_pre[s], d);
-        }
-    /* 2. post the exchange: the forward's rows the other way */
-    gnn_distagg_xchg X;
-    gnn_status st = gnn_distagg_xchg_post(c, da, &gnn_quant_ref,
-                                          (gnn_distagg_rows){ da->recv_off, da->recv_npost, da->recv_gid }, send, d, q,
-                                          1, &X);
-    if (st)
-        goto free_rows;
-    /* 3. the local graph transposed while they travel: u's out-edges by v then position */
-    for (int64_t u = 0; u < da->n_own; u++) {
-        float *dx_u = dx + u * d;
-        for (int64_t f = 0; f < d; f++)
-            dx_u[f] = 0.0f;
-        for (int64_t i = da->loct_ptr[u]; i < da->loct_ptr[u + 1]; i++) {
-            const int64_t v = da->loct_dst[i];
-            axpy(dx_u, dout + v * d, mean ? da->inv_deg[v] : da->loct_c[i], mul, d);
-        }
-    }
-    /* 4. wait, unpack, then the received rows by sender and message order: a post row as it
-     * is, a pre row v times b_uv per pre edge u -> v */
-    st = gnn_distagg_xchg_finish(c, da, &gnn_quant_ref,
-                                 (gnn_distagg_rows){ da->send_off, da->send_npost, da->send_gid }, d, &X, recv);
-    if (st)
-        goto free_rows;
-    for (int64_t u = 0; u < da->n_own; u++)
-        for (int64_t i = da->bwd_ptr[u]; i < da->bwd_ptr[u + 1]; i++)
-            axpy(dx + u * d, recv + da->bwd_row[i] * d, mean ? da->bwd_cm[i] : da->bwd_c[i], mul && da->bwd_pre[i], d);
-free_rows:
-    gnn_free(send);
-    gnn_free(recv);
-    return st;
+    return distagg_backward(&gnn_quant_ref, c, da, dout, d, kind, q, dx);
 }
 
 const gnn_distagg_ops gnn_distagg_ref = {

@@ -9,9 +9,9 @@
  * layer 0, id = the plan's shuffle id: 0 for gnn_train, the rank for gnn_train_part), applied
  * to the train ids in the order given; draws as rng.h's gnn_rng_uint.
  *
- * Early stopping is the loop's too (gnn_train_record_eval): both rules are driven here by a
- * planted sequence of evaluations, so what restarts patience, what is kept and where the run
- * stops are checked against the rules' words (train.h gnn_stop_rule, docs/models.md section 4),
+ * Early stopping is the loop's too (record_eval, core/train/epoch.c): both rules are driven
+ * here by a planted sequence of evaluations, so what restarts patience, what is kept and where
+ * the run stops are checked against the rules' words (train.h gnn_stop_rule, docs/models.md section 4),
  * also across a checkpoint and resume. */
 #include <check.h>
 #include <stdio.h>
@@ -114,7 +114,7 @@ START_TEST(epoch_order_is_the_specified_shuffle)
 }
 END_TEST
 
-/* ---- early stopping's rules (core/train/model.c gnn_train_record_eval; train.h gnn_stop_rule) ----
+/* ---- early stopping's rules (core/train/epoch.c record_eval; train.h gnn_stop_rule) ----
  * A planted sequence of evaluations, one per epoch, patience 3. Under gat (Velickovic et al.'s
  * execute_cora.py): a val accuracy >= its maximum OR a val loss <= its minimum restarts
  * patience, the model is kept when both are (ties count), and the run stops after 3

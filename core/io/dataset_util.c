@@ -1,16 +1,17 @@
-/* core/io/dataset_util.c -- dataset checks, opening by spec, random splits, the built-in dataset.
+/* core/io/dataset_util.c -- dataset checks and the feature storage choice.
  *
  * gnn_dataset_validate is the one place where the values of a dataset are checked; the
  * binary loader, the importers and the generators all end with it, and gnn_dataset_save
  * starts with it, so no path can produce or accept a dataset that the others would refuse.
  * Its messages name the file (`what`), the section and the offending value, and the checks
- * run in a fixed order, so the first error reported is the same on every run. */
+ * run in a fixed order, so the first error reported is the same on every run.
+ *
+ * A leaf of core/io/: the loader, the importers and the generators call it, it calls none of
+ * them (opening by spec, which dispatches to them, is core/io/dataset_open.c; random splits,
+ * core/io/dataset_split.c). */
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 #include "gnnref/dataset.h"
-#include "gnnref/rng.h"
 #include "gnnref/tensor.h"
 
 /* ---- validation ---- */
@@ -223,133 +224,4 @@ gnn_status gnn_dataset_set_feat_storage(gnn_dataset *ds, gnn_feat_storage s, gnn
         return gnn_err_set(err, GNN_ERR_RANGE, "%s: %lld features: CSR columns are int32", ds->name, (long long)f);
     gnn_status st = gnn_fcsr_from_dense(ds->feat, n, f, &ds->feat_csr);
     return st ? gnn_err_set(err, st, "%s: CSR features: %s", ds->name, gnn_status_str(st)) : GNN_OK;
-}
-
-/* ---- opening by spec ---- */
-
-static int is_dir(const char *p)
-{
-    struct stat sb;
-    return stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
-static int exists_in(const char *dir, const char *name)
-{
-    char p[4096];
-    struct stat sb;
-    if ((size_t)snprintf(p, sizeof p, "%s/%s", dir, name) >= sizeof p)
-        return 0;
-    return stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
-}
-
-const char *gnn_dataset_spec_kind(const char *spec)
-{
-    if (!spec)
-        return NULL;
-    if (!strcmp(spec, "builtin") || !strcmp(spec, "builtin-typed"))
-        return spec[7] ? "builtin-typed" : "builtin";
-    struct stat sb;
-    if (stat(spec, &sb) != 0)
-        return NULL;
-    if (!S_ISDIR(sb.st_mode))
-        return "native";
-    if (exists_in(spec, "meta.txt"))
-        return "text";
-    if (exists_in(spec, "edge.csv") || exists_in(spec, "edge.csv.gz") || exists_in(spec, "raw/edge.csv") ||
-        exists_in(spec, "raw/edge.csv.gz"))
-        return "ogb";
-    /* the heterogeneous layout (ogbn-mag): gnn_import_ogb hands it to gnn_import_ogb_hetero */
-    if (exists_in(spec, "num-node-dict.csv") || exists_in(spec, "num-node-dict.csv.gz") ||
-        exists_in(spec, "raw/num-node-dict.csv") || exists_in(spec, "raw/num-node-dict.csv.gz"))
-        return "ogb";
-    return NULL;
-}
-
-gnn_status gnn_dataset_open(gnn_dataset *ds, const char *spec, gnn_err *err)
-{
-    if (!ds || !spec)
-        return gnn_err_set(err, GNN_ERR_INVAL, "dataset open: NULL argument");
-    memset(ds, 0, sizeof *ds);
-    const char *kind = gnn_dataset_spec_kind(spec);
-    if (!kind) {
-        if (is_dir(spec))
-            return gnn_err_set(err, GNN_ERR_FORMAT,
-                               "%s: a directory with neither meta.txt (text layout) nor edge.csv[.gz] or "
-                               "raw/edge.csv[.gz] (OGB layout) nor raw/num-node-dict.csv[.gz] (OGB heterogeneous "
-                               "layout)", spec);
-        return gnn_err_set(err, GNN_ERR_IO,
-                           "%s: no such file or directory (expected 'builtin', 'builtin-typed', a gnnref binary file, a text-layout "
-                           "directory with meta.txt, or an OGB directory with edge.csv[.gz])", spec);
-    }
-    if (!strcmp(kind, "builtin"))
-        return gnn_dataset_builtin(ds, err);
-    if (!strcmp(kind, "builtin-typed")) {
-        gnn_sbm_params p;
-        gnn_sbm_defaults(&p);
-        gnn_status st = gnn_gen_typed_sbm(ds, &p, 2, err);
-        if (st == GNN_OK)
-            snprintf(ds->name, sizeof ds->name, "builtin-typed");
-        return st;
-    }
-    if (!strcmp(kind, "text"))
-        return gnn_import_text(ds, spec, NULL, err);
-    if (!strcmp(kind, "ogb"))
-        return gnn_import_ogb(ds, spec, NULL, err);
-    return gnn_dataset_load(ds, spec, err);
-}
-
-/* ---- random split ---- */
-
-gnn_status gnn_dataset_split_random(gnn_dataset *ds, double train, double val, double test, uint64_t seed,
-                                    gnn_err *err)
-{
-    if (!ds)
-        return gnn_err_set(err, GNN_ERR_INVAL, "split: NULL dataset");
-    if (!(train >= 0 && val >= 0 && test >= 0 && train <= 1 && val <= 1 && test <= 1) ||
-        train + val + test > 1.0 + 1e-9)
-        return gnn_err_set(err, GNN_ERR_INVAL,
-                           "split: fractions train %g, val %g, test %g must each be in [0, 1] and sum to at most 1",
-                           train, val, test);
-    const int64_t n = ds->graph.n;
-    int64_t n_train = (int64_t)llround(train * (double)n);
-    int64_t n_val = (int64_t)llround(val * (double)n);
-    int64_t n_test = (int64_t)llround(test * (double)n);
-    /* rounding three fractions that sum to 1 can overshoot n by one or two: take it from
-     * the last non-empty part (test, then val) so the counts never exceed n */
-    if (n_train > n)
-        n_train = n;
-    if (n_train + n_val > n)
-        n_val = n - n_train;
-    if (n_train + n_val + n_test > n)
-        n_test = n - n_train - n_val;
-    int64_t *perm = gnn_malloc((size_t)n * sizeof(int64_t));
-    if (!perm)
-        return gnn_err_set(err, GNN_ERR_NOMEM, "random split: out of memory for %lld vertices", (long long)n);
-    gnn_status st = gnn_dataset_split_storage(ds, err);
-    if (st) {
-        gnn_free(perm);
-        return st;
-    }
-    for (int64_t i = 0; i < n; i++)
-        perm[i] = i;
-    /* tag SPLIT, step 0, layer 0, id 0: draw i of the Fisher-Yates shuffle (rng.h) */
-    const gnn_rng_stream s = gnn_rng_stream_make(seed, GNN_TAG_SPLIT, 0, 0, 0);
-    gnn_rng_shuffle_i64(&s, perm, n);
-    memset(ds->split, GNN_SPLIT_NONE, (size_t)n);
-    for (int64_t i = 0; i < n_train + n_val + n_test; i++)
-        ds->split[perm[i]] = i < n_train ? GNN_SPLIT_TRAIN : i < n_train + n_val ? GNN_SPLIT_VAL : GNN_SPLIT_TEST;
-    gnn_free(perm);
-    return GNN_OK;
-}
-
-/* ---- built-in dataset ---- */
-
-gnn_status gnn_dataset_builtin(gnn_dataset *ds, gnn_err *err)
-{
-    gnn_sbm_params p;
-    gnn_sbm_defaults(&p);
-    gnn_status st = gnn_gen_sbm(ds, &p, err);
-    if (st == GNN_OK)
-        snprintf(ds->name, sizeof ds->name, "builtin");
-    return st;
 }

@@ -6,6 +6,7 @@
  *   core/io/import_text.c      the text layout of shared/datasets (meta.txt, edges.txt, ...)
  *   core/io/import_ogb.c       OGB raw CSV (edge.csv, node-feat.csv, node-label.csv, split/)
  *   core/io/import_ogb_hetero.c  OGB heterogeneous raw CSV (ogbn-mag: num-node-dict.csv, relations/)
+ *   core/io/import_ogb_util.c  what the two OGB importers share (features, labels, split/, name)
  *   core/io/import_edgelist.c  plain edge lists
  *
  * Every file is read through zlib (gzopen/gzread), which reads gzip-compressed and plain
@@ -187,7 +188,8 @@ gnn_status gnn_import_read_splits(gnn_dataset *ds, const char *dir, const char *
 gnn_status gnn_import_read_splits_at(gnn_dataset *ds, const char *dir, const char *const names[3], int64_t offset,
                                      int64_t count, gnn_err *err);
 
-/* ==== OGB steps shared by core/io/import_ogb.c and core/io/import_ogb_hetero.c ==== */
+/* ==== OGB steps shared by core/io/import_ogb.c and core/io/import_ogb_hetero.c: ====
+ * ==== core/io/import_ogb_util.c                                                  ==== */
 
 /* node-feat.csv: one row of comma-separated finite floats per vertex, every row as wide as the
  * first; *out (gnn_malloc, rows x width) is NULL when there are no rows. */

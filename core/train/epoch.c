@@ -26,6 +26,92 @@ static int named(const gnn_err *err)
     return err && err->msg[0];
 }
 
+/* ---- the record of steps and evaluations, and early stopping (only this loop uses them) ---- */
+
+/* Record a finished step of epoch ep (steps_per_epoch for the progress callback): its loss
+ * into res->step_loss, the epoch's step count and loss sum, the global step, c->on_step. */
+static void record_step(gnn_train_result *res, gnn_epoch_stats *E, const gnn_train_config *c, int ep,
+                        int64_t steps_per_epoch, double loss, double *loss_sum, uint32_t *step)
+{
+    res->step_loss[res->n_steps++] = loss;
+    *loss_sum += loss;
+    ++*step;
+    E->steps++;
+    if (c->on_step)
+        c->on_step(ep, E->steps, steps_per_epoch, loss, c->on_step_ctx);
+}
+
+/* Early stopping's state between evaluations (checkpointed with the loop: put_loop, get_loop). */
+typedef struct stop_state {
+    double best_val_loss;  /* the val loss of the best epoch (acc's tie-break) */
+    int since;             /* evaluations since the rule last restarted patience */
+    double max_val_acc;    /* gat: the highest val accuracy so far (0 at first, as the authors') */
+    double min_val_loss;   /* gat: the lowest val loss so far (+inf at first) */
+} stop_state;
+
+static void stop_state_init(stop_state *s)
+{
+    s->best_val_loss = INFINITY;
+    s->since = 0;
+    s->max_val_acc = 0.0;
+    s->min_val_loss = INFINITY;
+}
+
+/* Keep epoch ep's model: the figures a restore of it would report. */
+static void keep(gnn_train_result *res, int ep, const double acc[4])
+{
+    res->restored_epoch = ep;
+    res->test_acc_restored = acc[3];
+}
+
+/* Record an evaluation (acc[1..3]: train, val, test; vloss: val loss) of epoch ep into E and
+ * res. The best epoch is the highest val accuracy, ties to the lower val loss, under either
+ * rule. Patience and the kept model follow c->stop_rule (train.h, gnn_stop_rule): acc restarts
+ * patience at a better epoch and keeps it; gat restarts patience when the val accuracy is >= its
+ * maximum or the val loss <= its minimum, and keeps the model when both are. With
+ * c->patience > 0, returns 1 (stop) after `patience` evaluations without a restart (never at
+ * the last epoch); the final accuracies are taken at the last or stopping epoch. */
+static int record_eval(gnn_train_result *res, gnn_epoch_stats *E, const double acc[4], double vloss, int ep,
+                       int last, const gnn_train_config *c, stop_state *s)
+{
+    E->train_acc = acc[1];
+    E->val_acc = acc[2];
+    E->test_acc = acc[3];
+    E->val_loss = vloss;
+    /* best: a higher val accuracy, or the same with a lower val loss */
+    const int better = acc[2] > res->best_val_acc || (acc[2] == res->best_val_acc && vloss < s->best_val_loss);
+    if (better) {
+        res->best_val_acc = acc[2];
+        res->test_acc_at_best_val = acc[3];
+        res->best_epoch = ep;
+        s->best_val_loss = vloss;
+    }
+    int restart = better;
+    if (c->stop_rule == GNN_STOP_GAT) { /* execute_cora.py: either extreme restarts, both save */
+        const int acc_up = acc[2] >= s->max_val_acc, loss_down = vloss <= s->min_val_loss;
+        restart = acc_up || loss_down;
+        if (acc_up && loss_down)
+            keep(res, ep, acc);
+        if (acc_up)
+            s->max_val_acc = acc[2];
+        if (loss_down)
+            s->min_val_loss = vloss;
+    } else if (better) {
+        keep(res, ep, acc);
+    }
+    int stop = 0;
+    if (restart)
+        s->since = 0;
+    else if (++s->since >= c->patience && c->patience > 0 && !last)
+        stop = 1;
+    if (last || stop) {
+        res->train_acc = acc[1];
+        res->val_acc = acc[2];
+        res->test_acc = acc[3];
+    }
+    return stop;
+}
+
 /* Epoch ep's steps: @alg{DistGNN-MB 2, line 4} (CreateMinibatches: this epoch's order of the
  * train ids, Fisher-Yates with (seed, SHUFFLE, step = epoch, id = plan->shuffle_id)), then
  * @alg{DistGNN-MB 2, line 5} (for each mini-batch, 0 <= k < M). E->loss: the steps' mean. */
@@ -57,7 +143,7 @@ static gnn_status run_steps(const epoch_plan *p, const epoch_ops *ops, void *sel
                             st == GNN_ERR_COMM ? gnn_comm_errmsg(p->comm) : gnn_status_str(st));
             return st;
         }
-        gnn_train_record_step(res, E, c, ep, p->steps, loss, &loss_sum, step);
+        record_step(res, E, c, ep, p->steps, loss, &loss_sum, step);
     }
     E->loss = E->steps ? loss_sum / (double)E->steps : 0.0;
     E->team_mean = p->steps ? team_sum / (double)p->steps : 0.0;
@@ -90,7 +176,7 @@ static gnn_status evaluate_epoch(const epoch_plan *p, const epoch_ops *ops, void
         vloss = b[4];
     }
     const int last = ep == c->epochs - 1;
-    *stop = gnn_train_record_eval(res, E, acc, vloss, ep, last, c, ss);
+    *stop = record_eval(res, E, acc, vloss, ep, last, c, ss);
     return GNN_OK;
 }
 
@@ -358,7 +444,7 @@ gnn_status gnn_train_epochs(const epoch_plan *p, const epoch_ops *ops, void *sel
     res->stop_epoch = -1;
     res->restored_epoch = -1;
     stop_state ss;
-    gnn_stop_state_init(&ss);
+    stop_state_init(&ss);
     uint32_t step = 0;
     int ep0 = 0;
     if (p->resume) { /* the loop's state, then the trainer's: the next step reads nothing else */

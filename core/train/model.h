@@ -147,27 +147,5 @@ gnn_status gnn_layer_bwd(const model *m, int l, const gnn_block *blk, const lcac
 /* One Adam step (global iteration `step`, 0-based) on every layer with the gradients in g:
  * weight decay per c->wd_scope on the decayed part, none on LayerNorm's. */
 void gnn_model_adam(model *m, const gnn_train_config *c, uint32_t step);
-/* Record a finished step of epoch ep (steps_per_epoch for the progress callback): its loss
- * into res->step_loss, the epoch's step count and loss sum, the global step, c->on_step. */
-void gnn_train_record_step(gnn_train_result *res, gnn_epoch_stats *E, const gnn_train_config *c, int ep,
-                           int64_t steps_per_epoch, double loss, double *loss_sum, uint32_t *step);
-/* Early stopping's state between evaluations (checkpointed with the loop, core/train/epoch.c). */
-typedef struct stop_state {
-    double best_val_loss;  /* the val loss of the best epoch (acc's tie-break) */
-    int since;             /* evaluations since the rule last restarted patience */
-    double max_val_acc;    /* gat: the highest val accuracy so far (0 at first, as the authors') */
-    double min_val_loss;   /* gat: the lowest val loss so far (+inf at first) */
-} stop_state;
-void gnn_stop_state_init(stop_state *s);
-
-/* Record an evaluation (acc[1..3]: train, val, test; vloss: val loss) of epoch ep into E and
- * res. The best epoch is the highest val accuracy, ties to the lower val loss, under either
- * rule. Patience and the kept model follow c->stop_rule (train.h, gnn_stop_rule): acc restarts
- * patience at a better epoch and keeps it; gat restarts patience when the val accuracy is >= its
- * maximum or the val loss <= its minimum, and keeps the model when both are. With
- * c->patience > 0, returns 1 (stop) after `patience` evaluations without a restart (never at
- * the last epoch); the final accuracies are taken at the last or stopping epoch. */
-int gnn_train_record_eval(gnn_train_result *res, gnn_epoch_stats *E, const double acc[4], double vloss, int ep,
-                          int last, const gnn_train_config *c, stop_state *s);
 
 #endif

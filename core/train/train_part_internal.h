@@ -12,6 +12,10 @@
  *                            post (line 24), wait and store (lines 8-9)
  *   core/train/train_part_eval.c   exact distributed evaluation
  *   core/train/train_part_pipe.c   DistDGLv2's asynchronous mini-batch pipeline (a worker thread)
+ *   core/train/train_part_sample.c the mini-batch's blocks (line 6), which the step and the
+ *                            pipeline's worker share
+ * The calls between these files go one way: train_part -> setup, step, eval, pipe;
+ * setup -> pipe; step -> push, pipe, sample; eval -> setup; pipe -> sample.
  * docs/hec.md section 7 describes the training, and "Reading Algorithm 2 in the code" maps each
  * line of the algorithm to its function. */
 #ifndef GNNREF_CORE_TRAIN_PART_INTERNAL_H
@@ -152,6 +156,7 @@ gnn_status gnn_ptrain_step(ptrainer *T, const int64_t *seeds, int64_t n_seeds, d
  * order (FastGL Algorithm 1). Collective at a window's start. Time into phase[SAMPLE]. */
 gnn_status gnn_ptrain_reorder(ptrainer *T, const int64_t *order, int64_t k, uint32_t step, int64_t *j, double *phase);
 
+/* ---- core/train/train_part_sample.c ---- */
 /* The blocks of seeds (local ids) at global step `step` with sampler smp, on the local graph
  * (drop, hec: loc[l] receives each block's local source ids) or the whole topology (fetch);
  * the blocks carry global ids. *edges += their edges. Pure: the pipeline's worker runs it with

@@ -46,6 +46,8 @@ static void pstep_free(pstep *S)
 }
 
 /* ---- line 6: the mini-batch -------------------------------------------------------------- */
+/* (the local and fetch sampling, gnn_ptrain_sample, is core/train/train_part_sample.c: the
+ * pipeline's worker runs it too) */
 
 /* Distributed sampling (DistDGLv2, dsample.h): every rank takes part in each hop's exchange,
  * also with no seeds; the blocks carry global ids, as fetch's, and are bitwise fetch's. */
@@ -72,42 +74,6 @@ static gnn_status sample_distributed(ptrainer *T, pstep *S)
     }
     S->phase[GNN_PHASE_SAMPLE] += gnn_now_s() - t0;
     return GNN_OK;
-}
-
-/* Sample L blocks from the seeds: on the local graph (hec, drop; halo rows are empty, so halos
- * are never expanded) or the whole topology (fetch, from the seeds' global ids). Sampling draws
- * with the global id, so a solid vertex samples what it samples on the whole graph. */
-gnn_status gnn_ptrain_sample(const ptrainer *T, gnn_sampler *smp, const int64_t *seeds, int64_t n_seeds, uint32_t step,
-                             gnn_block *blk, int64_t **loc, double *edges)
-{
-    const gnn_train_config *c = &T->cfg;
-    const int L = T->m.L, local = local_mode(T);
-    const int64_t *s = seeds;
-    int64_t *gseeds = NULL;
-    if (!local) {
-        if (!(gseeds = gnn_malloc((size_t)n_seeds * sizeof(int64_t))))
-            return GNN_ERR_NOMEM;
-        for (int64_t i = 0; i < n_seeds; i++)
-            gseeds[i] = T->L->vid_o[seeds[i]];
-        s = gseeds;
-    }
-    gnn_sample_params base = { .seed = c->seed, .step = step, .rng_ids = local ? T->L->vid_o : NULL };
-    gnn_status st = gnn_sampler_blocks(smp, s, n_seeds, c->fanouts, L, &base, blk);
-    gnn_free(gseeds);
-    for (int l = 0; l < L && !st; l++) {
-        *edges += (double)blk[l].nnz;
-        if (!local)
-            continue;
-        /* keep the local ids; the blocks carry global ids from here on */
-        if (!(loc[l] = gnn_malloc((size_t)blk[l].n_src * sizeof(int64_t)))) {
-            st = GNN_ERR_NOMEM;
-            break;
-        }
-        memcpy(loc[l], blk[l].src_gid, (size_t)blk[l].n_src * sizeof(int64_t));
-        for (int64_t i = 0; i < blk[l].n_src; i++)
-            blk[l].src_gid[i] = T->L->vid_o[loc[l][i]];
-    }
-    return st;
 }
 
 static gnn_status sample_blocks(ptrainer *T, pstep *S)
