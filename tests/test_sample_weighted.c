@@ -103,23 +103,24 @@ START_TEST(weighted_api)
     float w[5];
     memcpy(w, k_ex_weights, sizeof w);
     gnn_sample_params p = { .fanout = 2, .seed = 1, .weights = w };
-    gnn_sampled s;
+    /* Bad input goes through the entry point (gnn_sampler_create, gnn_sampler_layer): its
+     * checks are the only ones (STYLE.md); the reference body assumes valid data. */
+    gnn_sampler *smp = NULL;
+    ck_assert_int_eq(gnn_sampler_create(&smp, &gnn_sampler_ref, NULL, NULL), GNN_ERR_INVAL);
+    ck_assert_int_eq(gnn_sampler_create(&smp, &gnn_sampler_ref, &g, NULL), GNN_OK);
+    gnn_block s;
     int64_t seeds[2] = { 42, 0 };
-    ck_assert_int_eq(gnn_sample_weighted_ref(&g, seeds, 2, NULL, &s), GNN_ERR_INVAL);
-    ck_assert_int_eq(gnn_sample_weighted_ref(NULL, seeds, 2, &p, &s), GNN_ERR_INVAL);
-    ck_assert_int_eq(gnn_sample_weighted_ref(&g, seeds, 2, &p, NULL), GNN_ERR_INVAL);
-    ck_assert_int_eq(gnn_sample_weighted_ref(&g, NULL, 2, &p, &s), GNN_ERR_INVAL);
-    ck_assert_int_eq(gnn_sample_weighted_ref(&g, seeds, -1, &p, &s), GNN_ERR_INVAL);
-    p.weights = NULL;
-    ck_assert_int_eq(gnn_sample_weighted_ref(&g, seeds, 2, &p, &s), GNN_ERR_INVAL);
-    p.weights = w;
+    ck_assert_int_eq(gnn_sampler_layer(smp, seeds, 2, NULL, &s), GNN_ERR_INVAL);
+    ck_assert_int_eq(gnn_sampler_layer(smp, seeds, 2, &p, NULL), GNN_ERR_INVAL);
+    ck_assert_int_eq(gnn_sampler_layer(smp, NULL, 2, &p, &s), GNN_ERR_INVAL);
+    ck_assert_int_eq(gnn_sampler_layer(smp, seeds, -1, &p, &s), GNN_ERR_INVAL);
     /* seeds out of range */
     int64_t bad[2] = { 42, 43 };
-    ck_assert_int_eq(gnn_sample_weighted_ref(&g, bad, 2, &p, &s), GNN_ERR_RANGE);
+    ck_assert_int_eq(gnn_sampler_layer(smp, bad, 2, &p, &s), GNN_ERR_RANGE);
     bad[1] = -1;
-    ck_assert_int_eq(gnn_sample_weighted_ref(&g, bad, 2, &p, &s), GNN_ERR_RANGE);
-    ck_assert_ptr_null(s.nbr_gid); /* out is zeroed on failure */
-    gnn_sampled_free(&s);
+    ck_assert_int_eq(gnn_sampler_layer(smp, bad, 2, &p, &s), GNN_ERR_RANGE);
+    ck_assert_ptr_null(s.src_gid); /* out is zeroed on failure */
+    gnn_block_free(&s);
     /* bad weights in a sampled row: negative, NaN, +Inf, -Inf; the count kernel says -1 */
     const float badw[] = { -1.0f, -FLT_TRUE_MIN, NAN, INFINITY, -INFINITY };
     for (size_t b = 0; b < sizeof badw / sizeof *badw; b++) {
@@ -127,15 +128,15 @@ START_TEST(weighted_api)
             memcpy(w, k_ex_weights, sizeof w);
             w[3] = badw[b];
             p.replace = replace;
-            ck_assert_int_eq(gnn_sample_weighted_ref(&g, seeds, 2, &p, &s), GNN_ERR_INVAL);
+            ck_assert_int_eq(gnn_sampler_layer(smp, seeds, 2, &p, &s), GNN_ERR_INVAL);
             ck_assert_int_eq(gnn_cpu_weighted_count(w, 5, 2, replace), -1);
             ck_assert_int_eq(gnn_cpu_weighted_count(w, 5, -1, replace), -1);
             /* a seed out of range is reported before a bad weight */
-            ck_assert_int_eq(gnn_sample_weighted_ref(&g, bad, 2, &p, &s), GNN_ERR_RANGE);
+            ck_assert_int_eq(gnn_sampler_layer(smp, bad, 2, &p, &s), GNN_ERR_RANGE);
             /* rows that are not sampled are not read */
-            ck_assert_int_eq(gnn_sample_weighted_ref(&g, seeds + 1, 1, &p, &s), GNN_OK);
+            ck_assert_int_eq(gnn_sampler_layer(smp, seeds + 1, 1, &p, &s), GNN_OK);
             ck_assert_int_eq(s.nnz, 0);
-            gnn_sampled_free(&s);
+            gnn_block_free(&s);
         }
     }
     /* -0.0 is a weight of zero: valid, never drawn */
@@ -143,15 +144,16 @@ START_TEST(weighted_api)
     w[2] = -0.0f;
     p.replace = 0;
     p.fanout = -1;
-    ck_assert_int_eq(gnn_sample_weighted_ref(&g, seeds, 1, &p, &s), GNN_OK);
+    ck_assert_int_eq(gnn_sampler_layer(smp, seeds, 1, &p, &s), GNN_OK);
     ck_assert_int_eq(s.nnz, 4);
-    gnn_sampled_free(&s);
+    gnn_block_free(&s);
     /* no seeds */
-    ck_assert_int_eq(gnn_sample_weighted_ref(&g, NULL, 0, &p, &s), GNN_OK);
+    ck_assert_int_eq(gnn_sampler_layer(smp, NULL, 0, &p, &s), GNN_OK);
     ck_assert_int_eq(s.n_dst, 0);
     ck_assert_int_eq(s.nnz, 0);
-    ck_assert_int_eq(s.offsets[0], 0);
-    gnn_sampled_free(&s);
+    ck_assert_int_eq(s.indptr[0], 0);
+    gnn_block_free(&s);
+    gnn_sampler_destroy(smp);
     /* scratch: grows, keeps its capacity, frees to zero */
     gnn_wscratch scr = { 0 };
     ck_assert_int_eq(gnn_wscratch_reserve(&scr, 0), 0);

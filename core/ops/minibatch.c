@@ -4,7 +4,6 @@
  * destroy, dispatched to a gnn_idmap_ops) and the synthetic edge weights used by measurements.
  * blocks[L-1] has the seeds as dst and fanout fanouts[L-1]; the src vertices of blocks[l+1]
  * are the dst vertices (the seeds) of blocks[l]. The RNG layer index is the block's model layer. */
-#include <float.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gnnref/idmap.h"
@@ -12,6 +11,7 @@
 #include "gnnref/sample.h"
 #include "gnnref/sample_typed.h"
 #include "gnnref/tensor.h"
+#include "core/ops/sampler_base.h"
 
 /* The sampled neighborhood's free: the samplers of ref/ and opt/ fill a gnn_sampled, core/
  * and the oracle free it (here, not in ref/sample.c, so core/ never calls into ref/). */
@@ -21,27 +21,6 @@ void gnn_sampled_free(gnn_sampled *s)
     gnn_free(s->offsets);
     gnn_free(s->nbr_gid);
     memset(s, 0, sizeof *s);
-}
-
-gnn_status gnn_sample_layers(gnn_sample_layer_fn layer, void *ctx, const int64_t *seeds,
-                             int64_t n_seeds, const int64_t *fanouts, int L,
-                             const gnn_sample_params *base, gnn_block *blocks)
-{
-    if (L < 1 || L > 255 || !layer || !fanouts || !base || !blocks || n_seeds < 0 || (n_seeds > 0 && !seeds))
-        return GNN_ERR_INVAL;
-    const int64_t *dst = seeds;
-    int64_t n_dst = n_seeds;
-    for (int l = L - 1; l >= 0; l--) {
-        gnn_sample_params p = *base;
-        p.fanout = fanouts[l];
-        p.layer = (unsigned)l;
-        gnn_status st = layer(ctx, dst, n_dst, &p, &blocks[l]);
-        if (st)
-            return st;
-        dst = blocks[l].src_gid;
-        n_dst = blocks[l].n_src;
-    }
-    return GNN_OK;
 }
 
 /* One reference layer: sample to global ids, then build the block. */
@@ -82,21 +61,6 @@ struct gnn_sampler {
     gnn_typed_sampler *typed;  /* instead, with gnn_sampler_options.etype: one per relation */
 };
 
-const char *gnn_sampler_variant_name(gnn_sampler_variant v)
-{
-    return v == GNN_SAMPLER_FUSED ? "fused" : v == GNN_SAMPLER_UNFUSED ? "unfused" : "unknown";
-}
-
-void gnn_sampler_defaults(gnn_sampler_options *o)
-{
-    if (!o)
-        return;
-    o->variant = GNN_SAMPLER_FUSED;
-    o->idmap = GNN_IDMAP_DENSE;
-    o->etype = NULL;
-    o->relations = 0;
-}
-
 gnn_status gnn_sampler_create(gnn_sampler **out, const gnn_sampler_ops *ops, const gnn_csr *g,
                               const gnn_sampler_options *o)
 {
@@ -108,9 +72,7 @@ gnn_status gnn_sampler_create(gnn_sampler **out, const gnn_sampler_ops *ops, con
         gnn_sampler_defaults(&def);
         o = &def;
     }
-    if (!ops || !ops->create || !ops->layer || !ops->destroy || !g ||
-        (o->variant != GNN_SAMPLER_FUSED && o->variant != GNN_SAMPLER_UNFUSED) || o->idmap < 0 ||
-        o->idmap >= GNN_IDMAP_KIND_COUNT)
+    if (!g || !gnn_sampler_ops_options_valid(ops, o))
         return GNN_ERR_INVAL;
     gnn_sampler *s = calloc(1, sizeof *s);
     if (!s)
@@ -140,27 +102,6 @@ void gnn_sampler_destroy(gnn_sampler *s)
 
 const gnn_sampler_ops *gnn_sampler_ops_of(const gnn_sampler *s) { return s ? s->ops : NULL; }
 
-/* The data checks of every sampler body, once, in the reference's order (docs/sampling.md):
- * a seed outside [0, g->n) is GNN_ERR_RANGE; then, with weights, a negative, NaN or infinite
- * weight in a seed's row is GNN_ERR_INVAL. In parallel: a layer's seeds are as many as the
- * previous layer's sampled vertices. The bodies (ref/, opt/cpu, opt/cuda) assume both. */
-static gnn_status sample_data_check(const gnn_csr *g, const int64_t *seeds, int64_t n, const gnn_sample_params *p)
-{
-    int bad = 0;
-#pragma omp parallel for schedule(static) reduction(| : bad) if (n >= 4096)
-    for (int64_t i = 0; i < n; i++)
-        bad |= seeds[i] < 0 || seeds[i] >= g->n;
-    if (bad)
-        return GNN_ERR_RANGE;
-    if (!p->weights)
-        return GNN_OK;
-#pragma omp parallel for schedule(dynamic, 256) reduction(| : bad) if (n >= 4096)
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t e = g->indptr[seeds[i]]; e < g->indptr[seeds[i] + 1]; e++)
-            bad |= !(p->weights[e] >= 0.0f && p->weights[e] <= FLT_MAX);
-    return bad ? GNN_ERR_INVAL : GNN_OK;
-}
-
 gnn_status gnn_sampler_layer(gnn_sampler *s, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
                              gnn_block *out)
 {
@@ -169,9 +110,9 @@ gnn_status gnn_sampler_layer(gnn_sampler *s, const int64_t *seeds, int64_t n_see
     memset(out, 0, sizeof *out);
     if (!s || !p || n_seeds < 0 || (n_seeds > 0 && !seeds))
         return GNN_ERR_INVAL;
-    if (s->typed) /* each relation's sampler comes back here, and is checked then */
+    if (s->typed) /* an entry point of its own (sample_typed.h), which checks the data */
         return gnn_typed_sampler_layer(s->typed, seeds, n_seeds, p, NULL, out);
-    const gnn_status st = sample_data_check(s->g, seeds, n_seeds, p);
+    const gnn_status st = gnn_sample_data_check(s->g, seeds, n_seeds, p);
     return st ? st : s->ops->layer(s->state, seeds, n_seeds, p, out);
 }
 
@@ -189,7 +130,7 @@ gnn_status gnn_sampler_blocks(gnn_sampler *s, const int64_t *seeds, int64_t n_se
     if (s->ops->blocks && !s->typed) {
         if (L < 1 || L > 255 || !fanouts || !base || !blocks || n_seeds < 0 || (n_seeds > 0 && !seeds))
             return GNN_ERR_INVAL;
-        const gnn_status st = sample_data_check(s->g, seeds, n_seeds, base); /* the first layer; a blocks body checks its later ones */
+        const gnn_status st = gnn_sample_data_check(s->g, seeds, n_seeds, base); /* the first layer; a blocks body checks its later ones */
         return st ? st : s->ops->blocks(s->state, seeds, n_seeds, fanouts, L, base, blocks);
     }
     return gnn_sample_layers(sampler_layer_fn, s, seeds, n_seeds, fanouts, L, base, blocks);

@@ -8,11 +8,17 @@
  * oracle's sampler checks cover the draws. The merge renumbers the src vertices in first
  * appearance over (dst, relation, draw), which is what the reference's block construction
  * (gnn_block_build_ref) does to the concatenated samples: the block is the same whichever ID
- * map numbered the relations' blocks. */
+ * map numbered the relations' blocks.
+ *
+ * The relations' samplers are the implementation's objects themselves (ops->create, ops->layer),
+ * not gnn_sampler objects: gnn_typed_sampler_layer is an entry point and checks the layer's data
+ * once, against g (the relations' rows together are g's rows), before any relation's body; this
+ * file then calls nothing of core/ops/minibatch.c, which calls it (one way; issue 35, item 2). */
 #include <stdlib.h>
 #include <string.h>
 #include "gnnref/sample_typed.h"
 #include "gnnref/tensor.h"
+#include "core/ops/sampler_base.h"
 
 void gnn_typed_graph_free(gnn_typed_graph *tg)
 {
@@ -97,7 +103,8 @@ struct gnn_typed_sampler {
     const gnn_csr *g;
     const int32_t *etype;
     gnn_typed_graph tg;
-    gnn_sampler **rel;  /* (R) one sampler per relation graph */
+    const gnn_sampler_ops *ops;
+    void **rel;         /* (R) the implementation's object per relation graph (NULL: not made) */
     gnn_block *parts;   /* (R) one layer's relation blocks (scratch) */
     int32_t *local;     /* (n) the merge's gid -> block-local id, -1 between calls */
     /* the relations' weights, split from the caller's when its (pointer, version) changes */
@@ -111,7 +118,8 @@ void gnn_typed_sampler_destroy(gnn_typed_sampler *s)
     if (!s)
         return;
     for (int64_t r = 0; s->rel && r < s->tg.R; r++)
-        gnn_sampler_destroy(s->rel[r]);
+        if (s->rel[r])
+            s->ops->destroy(s->rel[r]);
     free(s->rel);
     free(s->parts);
     gnn_free(s->local);
@@ -128,8 +136,14 @@ gnn_status gnn_typed_sampler_create(gnn_typed_sampler **out, const gnn_sampler_o
     if (!out)
         return gnn_err_set(err, GNN_ERR_INVAL, "typed sampler: NULL output");
     *out = NULL;
-    if (!ops)
-        return gnn_err_set(err, GNN_ERR_INVAL, "typed sampler: NULL implementation");
+    gnn_sampler_options plain;
+    gnn_sampler_defaults(&plain);
+    if (o)
+        plain = *o;
+    plain.etype = NULL; /* each relation's sampler is a plain one */
+    plain.relations = 0;
+    if (!gnn_sampler_ops_options_valid(ops, &plain))
+        return gnn_err_set(err, GNN_ERR_INVAL, "typed sampler: NULL or incomplete implementation, or unknown options");
     gnn_typed_sampler *s = calloc(1, sizeof *s);
     if (!s)
         return gnn_err_set(err, GNN_ERR_NOMEM, "typed sampler: out of memory");
@@ -140,6 +154,7 @@ gnn_status gnn_typed_sampler_create(gnn_typed_sampler **out, const gnn_sampler_o
     }
     s->g = g;
     s->etype = etype;
+    s->ops = ops;
     s->rel = calloc((size_t)R, sizeof *s->rel);
     s->parts = calloc((size_t)R, sizeof *s->parts);
     s->local = gnn_malloc(((size_t)g->n + 1) * sizeof(int32_t));
@@ -149,14 +164,9 @@ gnn_status gnn_typed_sampler_create(gnn_typed_sampler **out, const gnn_sampler_o
     }
     for (int64_t v = 0; v < g->n; v++)
         s->local[v] = -1;
-    gnn_sampler_options plain;
-    gnn_sampler_defaults(&plain);
-    if (o)
-        plain = *o;
-    plain.etype = NULL; /* each relation's sampler is a plain one */
-    plain.relations = 0;
     for (int64_t r = 0; r < R; r++)
-        if ((st = gnn_sampler_create(&s->rel[r], ops, &s->tg.rel[r], &plain))) {
+        if ((st = ops->create(&s->rel[r], &s->tg.rel[r], &plain))) {
+            s->rel[r] = NULL;
             gnn_typed_sampler_destroy(s);
             return gnn_err_set(err, st, "typed sampler: relation %lld's %s sampler: %s", (long long)r, ops->name,
                                gnn_status_str(st));
@@ -242,7 +252,9 @@ gnn_status gnn_typed_sampler_layer(gnn_typed_sampler *s, const int64_t *seeds, i
     memset(out, 0, sizeof *out);
     if (!s || !p || n_seeds < 0 || (n_seeds > 0 && !seeds) || p->rng_id_offset)
         return GNN_ERR_INVAL;
-    gnn_status st = p->weights ? typed_weights(s, p->weights, p->weights_version) : GNN_OK;
+    gnn_status st = gnn_sample_data_check(s->g, seeds, n_seeds, p);
+    if (!st && p->weights)
+        st = typed_weights(s, p->weights, p->weights_version);
     const int64_t R = s->tg.R;
     int64_t off = 0;
     for (int64_t r = 0; r < R && !st; r++) {
@@ -251,7 +263,8 @@ gnn_status gnn_typed_sampler_layer(gnn_typed_sampler *s, const int64_t *seeds, i
         q.weights = p->weights ? s->rel_w + off : NULL;
         q.weights_version = s->w_gen;
         q.rng_id_offset = (uint64_t)r << GNN_SAMPLE_TYPED_ID_SHIFT;
-        st = gnn_sampler_layer(s->rel[r], seeds, n_seeds, &q, &s->parts[r]);
+        memset(&s->parts[r], 0, sizeof s->parts[r]);
+        st = s->ops->layer(s->rel[r], seeds, n_seeds, &q, &s->parts[r]);
         off += s->tg.rel[r].nnz;
     }
     if (!st)

@@ -435,7 +435,7 @@ static inline int64_t gnn_weighted_budget(int64_t k) { return 4 * k; }
  * positions exist. Once the heap is full, a neighbor whose key provably cannot beat the root
  * is skipped without its log and its division (the bound is in docs/sampling.md section 8):
  * only work is saved, never a decision changed. */
-/* A-ES candidates of one chunk of m <= GNN_WAES_CHUNK positions (opt/cpu/sample_wtable.c):
+/* A-ES candidates of one chunk of m <= GNN_WAES_CHUNK positions (opt/cpu/sample_weighted.c):
  * u[h] = gnn_weighted_u of draw words 2h, 2h+1; cand[h] = 1 when w[h] > 0 and the bound test
  * below does not exclude it against bound (INFINITY while the heap is not full). */
 void gnn_cpu_aes_candidates(const uint32_t *words, const float *w, int m, double bound, double *u, uint8_t *cand);
