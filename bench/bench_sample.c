@@ -19,7 +19,7 @@
  * ID map {ordered, fused, dense} x {1, 2 threads}. Weighted: w_e = 0.05 + float draw e of
  * (seed 1, GEN, step 0, layer 8, id 0), the rule of `gnnref sample --weights random`.
  * Check before timing: the first time a benchmark runs, the optimized sampler's blocks for
- * batch 0 are compared with the reference's (gnn_sample_blocks over gnn_sample_ref, built once
+ * batch 0 are compared with the reference's (gnn_sample_blocks over gnn_sampler_ref, built once
  * per group), layer by layer: bitwise for ordered ID maps; for the FUSED map after the
  * canonical relabel (gnn_oracle_block_canonical on the top layer, whose dst are the seeds;
  * gnn_oracle_block_canonical_all below, whose dst order is the unordered src order above).
@@ -54,7 +54,7 @@ static const uint64_t k_seed = 1;
 
 typedef struct sample_case {
     char name[160];
-    int opt;                      /* 0: ref (gnn_sample_blocks over gnn_sample_ref) */
+    int opt;                      /* 0: ref (gnn_sample_blocks over gnn_sampler_ref) */
     int replace, weighted;
     gnn_sampler_variant variant;
     gnn_idmap_kind idmap;
@@ -232,7 +232,7 @@ static int ref_chain(const sample_case *c, int grp, char *msg, size_t cap)
         int64_t n;
         batch_of(0, &seeds, &n);
         const gnn_sample_params base = params_of(c, 0);
-        gnn_status st = gnn_sample_blocks(&gnn_sample_ref, &g_topo, seeds, n, k_fanouts, SB_LAYERS, &base,
+        gnn_status st = gnn_sample_blocks(&gnn_sampler_ref, &g_topo, seeds, n, k_fanouts, SB_LAYERS, &base,
                                           g_ref_blocks[grp]);
         g_ref_state[grp] = st ? -1 : 1;
         if (st)
@@ -353,7 +353,7 @@ static void sample_bench(void *st, void *arg)
         const gnn_sample_params p = params_of(c, b);
         const double t0 = gnn_now_s();
         gnn_status r = c->opt ? gnn_sampler_blocks(s, seeds, n, k_fanouts, SB_LAYERS, &p, blk)
-                              : gnn_sample_blocks(&gnn_sample_ref, &g_topo, seeds, n, k_fanouts, SB_LAYERS, &p, blk);
+                              : gnn_sample_blocks(&gnn_sampler_ref, &g_topo, seeds, n, k_fanouts, SB_LAYERS, &p, blk);
         seconds += gnn_now_s() - t0;
         if (r)
             rc = r;

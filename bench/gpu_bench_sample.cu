@@ -126,7 +126,7 @@ void bench_sampling(int scale, const std::vector<int64_t> &batches, const std::v
         std::vector<gnn_block> ref((size_t)L);
         for (gnn_block &b : ref)
             memset(&b, 0, sizeof b);
-        if ((st = gnn_sample_blocks(&gnn_sample_ref, g, seeds.data(), nb, fanouts.data(), L, &base, ref.data())) !=
+        if ((st = gnn_sample_blocks(&gnn_sampler_ref, g, seeds.data(), nb, fanouts.data(), L, &base, ref.data())) !=
             GNN_OK) {
             snprintf(note, sizeof note, "FAIL: the reference sampler: %s", gnn_status_str(st));
             row("idmap.fused", 0, "-", "-", note);

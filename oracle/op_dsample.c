@@ -6,7 +6,7 @@
  *     exchange, once with the reference tables (gnn_sampler_ref on the local rows,
  *     gnn_idmap_ref for the block) and once with the implementation's (cpu: gnn_sampler_cpu,
  *     gnn_idmap_cpu with the case's ID map kind). Both must be BITWISE the blocks of
- *     gnn_sample_blocks(gnn_sample_ref) on the whole graph from the same seeds (the Fused-Map
+ *     gnn_sample_blocks(gnn_sampler_ref) on the whole graph from the same seeds (the Fused-Map
  *     kind after canonical relabelling: GNN_CMP_CANONICAL). Then, written differently, the
  *     bytes every rank put on the communicator per layer: requests = 48 bytes of header to each
  *     other rank + 8 per frontier vertex another rank owns; replies = 8 per vertex it was asked
@@ -211,7 +211,7 @@ static gnn_oracle_outcome run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
         J->seeds[r] = perm;
         gnn_sample_params base = J->base;
         base.step = J->base.step + 3u * (uint32_t)r;
-        gnn_status st = gnn_sample_blocks(&gnn_sample_ref, g, perm, ns, J->fanouts, L, &base, want[r]);
+        gnn_status st = gnn_sample_blocks(&gnn_sampler_ref, g, perm, ns, J->fanouts, L, &base, want[r]);
         if (st)
             return gnn_oracle_fail(ctx, "single-machine blocks of rank %lld: %s", (long long)r, gnn_status_str(st));
     }

@@ -9,37 +9,54 @@
  *                        of sampling without replacement);
  *   block.build          verify: DGL to_block order (dst first in seed order, unique src,
  *                        new src in order of first appearance, edges round-trip to the
- *                        sampled global ids, duplicate seeds rejected). */
+ *                        sampled global ids, duplicate seeds rejected), of a block built from
+ *                        sampled lists by an ID map object of kind ORDERED.
+ * The sampler entries run sampler objects (gnn_sampler_ops) through the checked entry point
+ * and read each layer's block back as the sampled lists it was built from
+ * (gnn_oracle_sampled_of_block): the same bytes the reference's first step produces. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gnnref/cuda.h"
+#include "gnnref/idmap.h"
 #include "gnnref/oracle.h"
 #include "gnnref/rng.h"
 #include "gnnref/sample.h"
+#include "gnnref/tensor.h"
 #include "oracle/op_sample.h"
 #include "core/base/cmp.h"
 
-static const gnn_oracle_impl k_sample_ref = { .name = "ref", .ops = &gnn_sample_ref, .flags = 0 };
-/* the CUDA tier (opt/cuda/, docs/cuda_sampling.md): the count, scan and draw kernels and the ordered
- * ID map's; cuda on a GPU, cuda-emu the same kernels' bodies on the CPU */
-static const gnn_oracle_impl k_sample_cuda = { .name = "cuda", .ops = &gnn_sample_cuda, .flags = 0 };
-static const gnn_oracle_impl k_sample_cuda_emu = { .name = "cuda-emu", .ops = &gnn_sample_cuda_emu,
+/* The sampler objects (gnn_sampler_ops) with the default options: ref is the specification,
+ * cuda and cuda-emu the CUDA tier (opt/cuda/, docs/cuda_sampling.md: the count, scan and draw
+ * kernels, then the ordered ID map's), cuda on a GPU, cuda-emu the same kernels' bodies on the
+ * CPU. A layer's block is read back as the sampled lists it was built from. */
+static const gnn_oracle_impl k_sample_ref = { .name = "ref", .ops = &gnn_sampler_ref, .flags = 0 };
+static const gnn_oracle_impl k_sample_cuda = { .name = "cuda", .ops = &gnn_sampler_cuda, .flags = 0 };
+static const gnn_oracle_impl k_sample_cuda_emu = { .name = "cuda-emu", .ops = &gnn_sampler_cuda_emu,
                                                      .flags = GNN_ORACLE_EMULATED };
 static const gnn_oracle_impl *const k_sample_impls[] = { &k_sample_ref, &k_sample_cuda, &k_sample_cuda_emu, NULL };
+/* block.build's: the ID map objects (gnn_idmap_ops, kind ORDERED) that build a block from the
+ * sampled lists: the reference map, the CUDA ordered map on a GPU and emulated */
+static const gnn_oracle_impl k_build_ref = { .name = "ref", .ops = &gnn_idmap_ref, .flags = 0 };
+static const gnn_oracle_impl k_build_cuda = { .name = "cuda", .ops = &gnn_idmap_cuda, .flags = 0 };
+static const gnn_oracle_impl k_build_cuda_emu = { .name = "cuda-emu", .ops = &gnn_idmap_cuda_emu,
+                                                    .flags = GNN_ORACLE_EMULATED };
+static const gnn_oracle_impl *const k_build_impls[] = { &k_build_ref, &k_build_cuda, &k_build_cuda_emu, NULL };
 
 /* The `cuda` implementations run where a GPU is; elsewhere their cases are SKIP with the reason
  * (never FAIL). `cuda-emu` runs the same kernels' bodies on the CPU, everywhere. */
 static gnn_oracle_outcome cuda_gate(gnn_oracle_ctx *ctx, const gnn_oracle_impl *impl)
 {
     char why[256];
-    if (impl == &k_sample_cuda && !gnn_cuda_available(why, sizeof why))
+    if ((impl == &k_sample_cuda || impl == &k_build_cuda) && !gnn_cuda_available(why, sizeof why))
         return gnn_oracle_skip(ctx, "%s", why);
     return GNN_ORACLE_PASS;
 }
 
 static void free_sampled(void *p) { gnn_sampled_free(p); }
 static void free_block(void *p) { gnn_block_free(p); }
+static void free_sampler(void *p) { gnn_sampler_destroy(p); }
+static void free_idmap(void *p) { gnn_idmap_destroy(p); }
 
 /* A graph in the case's arena: vertex v has a degree uniform in [deg_lo, min(deg_hi, n)],
  * distinct neighbors drawn uniformly (rejection against a stamp array), stored in draw order
@@ -112,7 +129,49 @@ int64_t gnn_oracle_sample_expected_count(int64_t d, int64_t k, int replace)
     return d < k ? d : k;
 }
 
-gnn_oracle_outcome gnn_oracle_sample_twice(gnn_oracle_ctx *ctx, const gnn_sample_ops *ops, const gnn_csr *g,
+gnn_oracle_outcome gnn_oracle_sampler_make(gnn_oracle_ctx *ctx, const gnn_sampler_ops *ops, const gnn_csr *g,
+                                           gnn_sampler **smp)
+{
+    const gnn_status st = gnn_sampler_create(smp, ops, g, NULL);
+    if (st == GNN_OK)
+        gnn_oracle_defer(ctx, free_sampler, *smp);
+    return gnn_oracle_status(ctx, "sampler create", st);
+}
+
+gnn_status gnn_oracle_sampled_of_block(const gnn_block *b, gnn_sampled *s)
+{
+    memset(s, 0, sizeof *s);
+    s->dst_gid = gnn_malloc(((size_t)b->n_dst + 1) * sizeof(int64_t));
+    s->offsets = gnn_malloc(((size_t)b->n_dst + 1) * sizeof(int64_t));
+    s->nbr_gid = gnn_malloc(((size_t)b->nnz + 1) * sizeof(int64_t));
+    if (!s->dst_gid || !s->offsets || !s->nbr_gid) {
+        gnn_sampled_free(s);
+        return GNN_ERR_NOMEM;
+    }
+    s->n_dst = b->n_dst;
+    s->nnz = b->nnz;
+    memcpy(s->dst_gid, b->src_gid, (size_t)b->n_dst * sizeof(int64_t));
+    memcpy(s->offsets, b->indptr, ((size_t)b->n_dst + 1) * sizeof(int64_t));
+    for (int64_t e = 0; e < b->nnz; e++)
+        s->nbr_gid[e] = b->src_gid[b->indices[e]];
+    return GNN_OK;
+}
+
+gnn_oracle_outcome gnn_oracle_sample_lists(gnn_oracle_ctx *ctx, gnn_sampler *smp, const int64_t *seeds,
+                                           int64_t n_seeds, const gnn_sample_params *p, const char *who,
+                                           gnn_sampled *s)
+{
+    memset(s, 0, sizeof *s);
+    gnn_block b;
+    gnn_oracle_outcome o = gnn_oracle_status(ctx, who, gnn_sampler_layer(smp, seeds, n_seeds, p, &b));
+    if (o != GNN_ORACLE_PASS)
+        return o;
+    const gnn_status st = gnn_oracle_sampled_of_block(&b, s);
+    gnn_block_free(&b);
+    return st ? gnn_oracle_fail(ctx, "out of memory") : GNN_ORACLE_PASS;
+}
+
+gnn_oracle_outcome gnn_oracle_sample_twice(gnn_oracle_ctx *ctx, const gnn_sampler_ops *ops, const gnn_csr *g,
                                            const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
                                            const char *who, gnn_sampled **s, gnn_sampled **s2)
 {
@@ -122,11 +181,14 @@ gnn_oracle_outcome gnn_oracle_sample_twice(gnn_oracle_ctx *ctx, const gnn_sample
     *s2 = gnn_oracle_alloc(ctx, sizeof **s2);
     if (!*s || !*s2)
         return gnn_oracle_fail(ctx, "out of memory");
-    gnn_oracle_outcome o = gnn_oracle_status(ctx, who, ops->sample(g, seeds, n_seeds, p, *s));
+    gnn_sampler *smp;
+    gnn_oracle_outcome o = gnn_oracle_sampler_make(ctx, ops, g, &smp);
     if (o != GNN_ORACLE_PASS)
         return o;
+    if ((o = gnn_oracle_sample_lists(ctx, smp, seeds, n_seeds, p, who, *s)) != GNN_ORACLE_PASS)
+        return o;
     gnn_oracle_defer(ctx, free_sampled, *s);
-    if ((o = gnn_oracle_status(ctx, who2, ops->sample(g, seeds, n_seeds, p, *s2))) != GNN_ORACLE_PASS)
+    if ((o = gnn_oracle_sample_lists(ctx, smp, seeds, n_seeds, p, who2, *s2)) != GNN_ORACLE_PASS)
         return o;
     gnn_oracle_defer(ctx, free_sampled, *s2);
     gnn_oracle_digest(ctx, (*s)->offsets, ((size_t)(*s)->n_dst + 1) * sizeof(int64_t));
@@ -147,7 +209,7 @@ static gnn_oracle_outcome sample_run(gnn_oracle_ctx *ctx, const gnn_oracle_case 
     const gnn_oracle_outcome gate = cuda_gate(ctx, c->impl);
     if (gate != GNN_ORACLE_PASS)
         return gate;
-    const gnn_sample_ops *ops = c->impl->ops;
+    const gnn_sampler_ops *ops = c->impl->ops;
     const int64_t n = gnn_oracle_int(c, S_N), n_seeds = gnn_oracle_int(c, S_SEEDS);
     if (n_seeds > n)
         return gnn_oracle_fail(ctx, "invalid case: seeds=%lld > n=%lld (seeds are distinct)", (long long)n_seeds,
@@ -287,7 +349,7 @@ static gnn_oracle_outcome dist_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c
     const gnn_oracle_outcome gate = cuda_gate(ctx, c->impl);
     if (gate != GNN_ORACLE_PASS)
         return gate;
-    const gnn_sample_ops *ops = c->impl->ops;
+    const gnn_sampler_ops *ops = c->impl->ops;
     const int64_t d = gnn_oracle_int(c, C_DEG), fanout = gnn_oracle_int(c, C_FANOUT);
     const int replace = (int)gnn_oracle_int(c, C_REPLACE);
     const int64_t verts = gnn_oracle_int(c, C_VERTS), steps = gnn_oracle_int(c, C_STEPS);
@@ -314,12 +376,15 @@ static gnn_oracle_outcome dist_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c
             pos[v * d + (adj[j] - verts)] = j;
         seeds[v] = v;
     }
+    gnn_sampler *smp;
+    gnn_oracle_outcome o = gnn_oracle_sampler_make(ctx, ops, &g, &smp);
+    if (o != GNN_ORACLE_PASS)
+        return o;
     for (int64_t t = 0; t < steps; t++) {
         gnn_sample_params p = { .fanout = fanout, .replace = replace, .seed = c->seed * 0x9E3779B97F4A7C15ull + 11,
                                 .step = (uint32_t)t, .layer = 0 };
         gnn_sampled s;
-        gnn_oracle_outcome o = gnn_oracle_status(ctx, "uniform", ops->sample(&g, seeds, verts, &p, &s));
-        if (o != GNN_ORACLE_PASS)
+        if ((o = gnn_oracle_sample_lists(ctx, smp, seeds, verts, &p, "uniform", &s)) != GNN_ORACLE_PASS)
             return o;
         int bad = s.n_dst != verts || s.offsets[verts] != verts * k;
         for (int64_t v = 0; v < verts && !bad; v++) {
@@ -511,12 +576,32 @@ static gnn_oracle_outcome build_check_first_appearance(gnn_oracle_ctx *ctx, cons
     return GNN_ORACLE_PASS;
 }
 
+/* The block of the sampled lists s through the ID map m (what a sampler does after drawing):
+ * the CSC offsets are the sampled offsets, the map relabels dst then nbr. */
+static gnn_status build_block(gnn_idmap *m, const gnn_sampled *s, gnn_block *out)
+{
+    const int64_t n_dst = s->n_dst;
+    if (n_dst + s->nnz > INT32_MAX)
+        return GNN_ERR_RANGE;
+    gnn_status st = gnn_block_alloc(out, n_dst, n_dst + s->nnz, s->nnz);
+    if (st)
+        return st;
+    st = gnn_idmap_build(m, s->dst_gid, n_dst, s->nbr_gid, s->nnz, out->indices, out->src_gid, &out->n_src);
+    if (st) {
+        gnn_block_free(out);
+        return st;
+    }
+    memcpy(out->indptr, s->offsets, ((size_t)n_dst + 1) * sizeof(int64_t));
+    out->nnz = s->nnz;
+    return GNN_OK;
+}
+
 static gnn_oracle_outcome build_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
     const gnn_oracle_outcome gate = cuda_gate(ctx, c->impl);
     if (gate != GNN_ORACLE_PASS)
         return gate;
-    const gnn_sample_ops *ops = c->impl->ops;
+    const gnn_idmap_ops *ops = c->impl->ops;
     const int64_t n_dst = gnn_oracle_int(c, B_NDST), gids = gnn_oracle_int(c, B_GIDS);
     const int dup = (int)gnn_oracle_int(c, B_DUP);
     if (n_dst > gids || (dup && n_dst < 2))
@@ -528,9 +613,14 @@ static gnn_oracle_outcome build_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
         return o;
 
     gnn_block *b = gnn_oracle_alloc(ctx, sizeof *b), *b2 = gnn_oracle_alloc(ctx, sizeof *b2);
+    gnn_idmap *m;
     if (!b || !b2)
         return gnn_oracle_fail(ctx, "out of memory");
-    gnn_status st = ops->build(&s, b);
+    gnn_status st = gnn_idmap_create(&m, ops, GNN_IDMAP_ORDERED, gids);
+    if ((o = gnn_oracle_status(ctx, "idmap create", st)) != GNN_ORACLE_PASS)
+        return o;
+    gnn_oracle_defer(ctx, free_idmap, m);
+    st = build_block(m, &s, b);
     if (st == GNN_OK)
         gnn_oracle_defer(ctx, free_block, b);
     if (dup) {
@@ -557,7 +647,7 @@ static gnn_oracle_outcome build_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *
         (o = build_check_first_appearance(ctx, b, &s, firsts, sorted)) != GNN_ORACLE_PASS)
         return o;
     /* 5. determinism */
-    if ((o = gnn_oracle_status(ctx, "build (second call)", ops->build(&s, b2))) != GNN_ORACLE_PASS)
+    if ((o = gnn_oracle_status(ctx, "build (second call)", build_block(m, &s, b2))) != GNN_ORACLE_PASS)
         return o;
     gnn_oracle_defer(ctx, free_block, b2);
     return gnn_oracle_compare_block(ctx, GNN_CMP_BITWISE, "block (second call)", b, b2);
@@ -569,5 +659,5 @@ const gnn_oracle_entry gnn_oracle_block_build = {
     .tol = { GNN_CMP_VERIFY, 0, 0 },
     .reason = "structure: exact",
     .params = k_b_params, .n_params = N_B_PARAMS, .presets = k_b_presets,
-    .ref = &k_sample_ref, .impls = k_sample_impls, .run = build_run,
+    .ref = &k_build_ref, .impls = k_build_impls, .run = build_run,
 };

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include "gnnref/oracle.h"
 #include "gnnref/sample.h"
+#include "ref/sample_ref.h" /* gnn_sampled: the lists the checks read */
 
 /* A graph in the case's arena: vertex v has a degree uniform in [deg_lo, min(deg_hi, n)],
  * distinct neighbors drawn uniformly, stored in draw order (rows NOT sorted). Streams 1 and 2. */
@@ -16,10 +17,26 @@ gnn_status gnn_oracle_sample_random_graph(gnn_oracle_ctx *ctx, const gnn_oracle_
  * replacement. */
 int64_t gnn_oracle_sample_expected_count(int64_t d, int64_t k, int replace);
 
-/* Runs ops->sample twice on the same inputs into *s and *s2 (the second call for the
- * determinism check); who names the call in failures ("uniform", "weighted"). Digests the
- * first output; both are freed with the case. */
-gnn_oracle_outcome gnn_oracle_sample_twice(gnn_oracle_ctx *ctx, const gnn_sample_ops *ops, const gnn_csr *g,
+/* A sampler of ops over g with the default options, destroyed with the case. */
+gnn_oracle_outcome gnn_oracle_sampler_make(gnn_oracle_ctx *ctx, const gnn_sampler_ops *ops, const gnn_csr *g,
+                                           gnn_sampler **smp);
+
+/* The sampled lists a block was built from: dst_gid = the block's first n_dst src, offsets =
+ * indptr, nbr_gid[e] = src_gid[indices[e]] (the edge round trip block.build checks). Allocated
+ * here (gnn_sampled_free); GNN_ERR_NOMEM. */
+gnn_status gnn_oracle_sampled_of_block(const gnn_block *b, gnn_sampled *s);
+
+/* One layer of smp (gnn_sampler_layer, the checked entry point) read back into *s (freed by the
+ * caller with gnn_sampled_free); who names the call in failures. */
+gnn_oracle_outcome gnn_oracle_sample_lists(gnn_oracle_ctx *ctx, gnn_sampler *smp, const int64_t *seeds,
+                                           int64_t n_seeds, const gnn_sample_params *p, const char *who,
+                                           gnn_sampled *s);
+
+/* Runs one layer of a sampler of ops over g twice on the same inputs (the same object: the
+ * second call checks that nothing it caches changes the draws) into *s and *s2; who names the
+ * call in failures ("uniform", "weighted"). Digests the first output; both are freed with the
+ * case. */
+gnn_oracle_outcome gnn_oracle_sample_twice(gnn_oracle_ctx *ctx, const gnn_sampler_ops *ops, const gnn_csr *g,
                                            const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
                                            const char *who, gnn_sampled **s, gnn_sampled **s2);
 

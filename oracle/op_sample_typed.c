@@ -9,7 +9,7 @@
  *     (partial Fisher-Yates, or draw order with replacement) and must give the block's sources
  *     in order; weighted draws must come from that relation's edges of weight > 0, with the
  *     rule's count; each row's edges come grouped by relation in order. With one relation the
- *     blocks must be gnn_sample_blocks(gnn_sample_ref)'s, bit for bit.
+ *     blocks must be gnn_sample_blocks(gnn_sampler_ref)'s, bit for bit.
  *
  * Inputs: R-MAT or SBM (optionally repeated edges and self-loops), 1 to 6 relations drawn per
  * edge (or a relation left without edges), uniform or weighted (some weights 0), with or
@@ -343,7 +343,7 @@ static gnn_oracle_outcome run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
                                             GNN_ORACLE_PASS)
         return o;
     if (R == 1) { /* one relation: the untyped sampler's blocks */
-        const gnn_status st = gnn_sample_blocks(&gnn_sample_ref, g, seeds, ns, fan, L, &base, plain);
+        const gnn_status st = gnn_sample_blocks(&gnn_sampler_ref, g, seeds, ns, fan, L, &base, plain);
         if (st)
             return gnn_oracle_fail(ctx, "untyped blocks: %s", gnn_status_str(st));
         if ((o = gnn_oracle_compare_blocks(ctx, GNN_CMP_BITWISE, "one relation vs the untyped sampler", seeds, ns,

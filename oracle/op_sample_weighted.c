@@ -17,18 +17,44 @@
 #include "oracle/op_sample.h"
 
 
-/* Weighted: the reference is gnn_sample_weighted_ref itself; "ref-dispatch" is gnn_sample_ref,
- * whose gnn_sample_uniform_ref must hand weighted parameters to it (sample.h). */
-static const gnn_sample_ops k_weighted_ref_ops = { "ref", gnn_sample_weighted_ref, gnn_block_build_ref };
+/* Weighted: "ref" is the weighted specification's two steps as a sampler object
+ * (gnn_sample_weighted_ref, then gnn_block_build_ref: ref/sample_ref.h); "ref-dispatch" is
+ * gnn_sampler_ref, whose uniform step must hand weighted parameters to it. Both run through the
+ * checked entry point (gnn_sampler_layer). */
+static gnn_status wref_create(void **state, const gnn_csr *g, const gnn_sampler_options *o)
+{
+    (void)o;
+    *state = (void *)g;
+    return GNN_OK;
+}
+
+static gnn_status wref_layer(void *state, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
+                             gnn_block *out)
+{
+    gnn_sampled sm;
+    gnn_status st = gnn_sample_weighted_ref(state, seeds, n_seeds, p, &sm);
+    if (st)
+        return st;
+    st = gnn_block_build_ref(&sm, out);
+    gnn_sampled_free(&sm);
+    return st;
+}
+
+static void wref_destroy(void *state) { (void)state; }
+
+static const gnn_sampler_ops k_weighted_ref_ops = {
+    .name = "ref", .caps = GNN_CAP_DETERMINISTIC, .create = wref_create, .layer = wref_layer, .destroy = wref_destroy,
+};
 static const gnn_oracle_impl k_weighted_ref = { .name = "ref", .ops = &k_weighted_ref_ops, .flags = 0 };
-static const gnn_oracle_impl k_weighted_dispatch = { .name = "ref-dispatch", .ops = &gnn_sample_ref, .flags = 0 };
+static const gnn_oracle_impl k_weighted_dispatch = { .name = "ref-dispatch", .ops = &gnn_sampler_ref, .flags = 0 };
 static const gnn_oracle_impl *const k_weighted_impls[] = { &k_weighted_ref, &k_weighted_dispatch, NULL };
 static const gnn_oracle_impl *const k_weighted_dist_impls[] = { &k_weighted_ref, NULL };
 
 
 /* ---- sample.weighted ------------------------------------------------------------------------
  * Weighted sampling (gnn_sample_params.weights; docs/sampling.md): gnn_sample_weighted_ref,
- * and gnn_sample_ref with weights set ("ref-dispatch": gnn_sample_uniform_ref must hand it on). Weights are per edge, drawn per case from stream 4: zero with probability
+ * and gnn_sampler_ref with weights set ("ref-dispatch": gnn_sample_uniform_ref must hand it on).
+ * Weights are per edge, drawn per case from stream 4: zero with probability
  * zeros/100 (so whole rows can be all-zero), else (1/4 + u) * 2^e with e in [-8, 8]. The
  * checks do not re-run the method, they check what every correct weighted sampler satisfies:
  * a sample count of min(k, #positive) without replacement (all positive-weight neighbors for
@@ -112,7 +138,7 @@ static int64_t *random_seeds(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, int6
 
 static gnn_oracle_outcome weighted_run(gnn_oracle_ctx *ctx, const gnn_oracle_case *c)
 {
-    const gnn_sample_ops *ops = c->impl->ops;
+    const gnn_sampler_ops *ops = c->impl->ops;
     const int64_t n = gnn_oracle_int(c, W_N), n_seeds = gnn_oracle_int(c, W_SEEDS);
     if (n_seeds > n)
         return gnn_oracle_fail(ctx, "invalid case: seeds=%lld > n=%lld (seeds are distinct)", (long long)n_seeds,
@@ -395,18 +421,20 @@ static int wdist_tally(wdist_case *w, const gnn_sampled *s, int64_t v)
     return bad;
 }
 
-/* Samples every step 0..steps-1 with implementation ops and counts the cells. */
+/* Samples every step 0..steps-1 with a sampler of the implementation and counts the cells. */
 static gnn_oracle_outcome wdist_sample_all(gnn_oracle_ctx *ctx, const gnn_oracle_case *c, wdist_case *w)
 {
-    const gnn_sample_ops *ops = c->impl->ops;
     const int64_t verts = w->verts, k = w->k;
+    gnn_sampler *smp;
+    gnn_oracle_outcome o = gnn_oracle_sampler_make(ctx, c->impl->ops, &w->g, &smp);
+    if (o != GNN_ORACLE_PASS)
+        return o;
     for (int64_t t = 0; t < w->steps; t++) {
         gnn_sample_params p = { .fanout = w->fanout, .replace = w->replace,
                                 .seed = c->seed * 0x9E3779B97F4A7C15ull + 17, .step = (uint32_t)t, .layer = 0,
                                 .weights = w->w };
         gnn_sampled s;
-        gnn_oracle_outcome o = gnn_oracle_status(ctx, "weighted", ops->sample(&w->g, w->seeds, verts, &p, &s));
-        if (o != GNN_ORACLE_PASS)
+        if ((o = gnn_oracle_sample_lists(ctx, smp, w->seeds, verts, &p, "weighted", &s)) != GNN_ORACLE_PASS)
             return o;
         int bad = s.n_dst != verts || s.offsets[verts] != verts * k;
         for (int64_t v = 0; v < verts && !bad; v++)

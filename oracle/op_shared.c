@@ -27,6 +27,7 @@
 #include "gnnref/sample.h"
 #include "gnnref/tensor.h"
 #include "oracle/spec_rng.h"
+#include "ref/sample_ref.h"
 
 /* ---- aep.verify ----------------------------------------------------------------------------- */
 
@@ -173,7 +174,8 @@ const gnn_oracle_entry gnn_oracle_aep_verify = {
 
 /* ---- sample.blocks.layers ------------------------------------------------------------------------ */
 
-/* ops NULL: gnn_sample_blocks over gnn_sample_ref; else a sampler object with these options */
+/* ops NULL: gnn_sample_blocks over gnn_sampler_ref, each single layer the specification's two
+ * steps called directly (ref/sample_ref.h); else a sampler object with these options */
 typedef struct layers_impl {
     const gnn_sampler_ops *ops;
     gnn_sampler_variant variant;
@@ -244,10 +246,10 @@ static gnn_status one_layer(const layers_run *R, const int64_t *dst, int64_t n_d
         return gnn_sampler_layer(R->s, dst, n_dst, p, out);
     gnn_sampled sm;
     memset(out, 0, sizeof *out);
-    gnn_status st = gnn_sample_ref.sample(R->g, dst, n_dst, p, &sm);
+    gnn_status st = gnn_sample_uniform_ref(R->g, dst, n_dst, p, &sm);
     if (st)
         return st;
-    st = gnn_sample_ref.build(&sm, out);
+    st = gnn_block_build_ref(&sm, out);
     gnn_sampled_free(&sm);
     return st;
 }
@@ -303,7 +305,7 @@ static gnn_oracle_outcome layers_run_case(gnn_oracle_ctx *ctx, const gnn_oracle_
         gnn_oracle_defer(ctx, free_sampler, R.s);
         st = gnn_sampler_blocks(R.s, perm, n_seeds, fanouts, L, &base, blocks);
     } else {
-        st = gnn_sample_blocks(&gnn_sample_ref, g, perm, n_seeds, fanouts, L, &base, blocks);
+        st = gnn_sample_blocks(&gnn_sampler_ref, g, perm, n_seeds, fanouts, L, &base, blocks);
     }
     if (st)
         return gnn_oracle_status(ctx, "impl.blocks", st);

@@ -15,6 +15,15 @@
 #include "gnnref/rng.h"
 #include "gnnref/sample.h"
 #include "gnnref/tensor.h"
+#include "ref/sample_ref.h"
+
+void gnn_sampled_free(gnn_sampled *s)
+{
+    gnn_free(s->dst_gid);
+    gnn_free(s->offsets);
+    gnn_free(s->nbr_gid);
+    memset(s, 0, sizeof *s);
+}
 
 /* Number of samples v contributes: min(k, d) without replacement, k with (0 if d == 0). */
 static int64_t sample_count(int64_t d, const gnn_sample_params *p)
@@ -40,12 +49,7 @@ gnn_status gnn_sample_uniform_ref(const gnn_csr *g, const int64_t *seeds, int64_
     offsets[0] = 0;
     int64_t max_deg = 0;
     for (int64_t i = 0; i < n_seeds; i++) {
-        int64_t v = seeds[i];
-        if (v < 0 || v >= g->n) {
-            gnn_free(offsets);
-            gnn_free(dst_gid);
-            return GNN_ERR_RANGE;
-        }
+        int64_t v = seeds[i]; /* in [0, g->n): checked by the entry point */
         int64_t d = gnn_csr_degree(g, v);
         if (d > max_deg)
             max_deg = d;
@@ -124,12 +128,6 @@ gnn_status gnn_block_build_ref(const gnn_sampled *s, gnn_block *out)
     out->nnz = s->nnz;
     return GNN_OK;
 }
-
-const gnn_sample_ops gnn_sample_ref = {
-    .name = "ref",
-    .sample = gnn_sample_uniform_ref,
-    .build = gnn_block_build_ref,
-};
 
 /* ---- the reference as a sampler object (gnn_sampler_ops, sample.h) ----------------------
  * The object is only the graph; a layer is the specification's two steps: sample the seeds'

@@ -29,15 +29,15 @@
  *           output the first position i with prefix[i] > t; in draw order.
  *   with replacement, P == 0: no samples.
  *
- * Errors: seeds out of range GNN_ERR_RANGE (all seeds are checked first), then a negative,
- * NaN or infinite weight in a seed's row GNN_ERR_INVAL; p->weights == NULL GNN_ERR_INVAL. */
-#include <float.h>
+ * Inputs: seeds in [0, g->n) and the weights of their rows >= 0 and finite, as the entry point
+ * (gnn_sampler_layer, core/ops/sampler_base.c gnn_sample_data_check) has checked them. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "gnnref/rng.h"
 #include "gnnref/sample.h"
 #include "gnnref/tensor.h"
+#include "ref/sample_ref.h"
 
 /* The 64-bit word of integer draw i: words 2(i%2) (low) and 2(i%2)+1 (high) of block i/2. */
 static uint64_t draw_word(const gnn_rng_stream *s, int64_t i)
@@ -47,9 +47,6 @@ static uint64_t draw_word(const gnn_rng_stream *s, int64_t i)
     const int h = (int)(i % 2) * 2;
     return ((uint64_t)w[h + 1] << 32) | w[h];
 }
-
-/* >= 0 and finite; NaN compares false. */
-static int weight_ok(float x) { return x >= 0.0f && x <= FLT_MAX; }
 
 typedef struct keyed {
     double key;
@@ -98,32 +95,27 @@ static int64_t weighted_count(int64_t P, const gnn_sample_params *p)
     return P < p->fanout ? P : p->fanout;
 }
 
-/* Pass 1 (the rules' preamble): each seed's weights checked (>= 0 and finite), P counted and
- * its sample count written: offsets[i + 1] = offsets[i] + count(v), dst_gid[i] = v. Sets
- * *max_deg to the largest degree, the size of the per-vertex scratch. */
-static gnn_status count_samples(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
-                                const gnn_sample_params *p, int64_t *offsets /* (n_seeds + 1) */,
-                                int64_t *dst_gid /* (n_seeds) */, int64_t *max_deg)
+/* Pass 1 (the rules' preamble): P counted for each seed and its sample count written:
+ * offsets[i + 1] = offsets[i] + count(v), dst_gid[i] = v. Returns the largest degree, the size
+ * of the per-vertex scratch. */
+static int64_t count_samples(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
+                             int64_t *offsets /* (n_seeds + 1) */, int64_t *dst_gid /* (n_seeds) */)
 {
+    int64_t max_deg = 0;
     offsets[0] = 0;
-    *max_deg = 0;
     for (int64_t i = 0; i < n_seeds; i++) {
         const int64_t v = seeds[i];
         const float *w = p->weights + g->indptr[v];
         const int64_t d = gnn_csr_degree(g, v);
         int64_t P = 0;
-        for (int64_t e = 0; e < d; e++) {
-            if (!weight_ok(w[e]))
-                return GNN_ERR_INVAL;
-            if (w[e] > 0.0f)
-                P++;
-        }
-        if (d > *max_deg)
-            *max_deg = d;
+        for (int64_t e = 0; e < d; e++)
+            P += w[e] > 0.0f;
+        if (d > max_deg)
+            max_deg = d;
         dst_gid[i] = v;
         offsets[i + 1] = offsets[i] + weighted_count(P, p);
     }
-    return GNN_OK;
+    return max_deg;
 }
 
 /* k < 0, or without replacement and P <= k: every positive-weight neighbor in CSR order, no
@@ -237,15 +229,7 @@ static void sample_vertex(const gnn_csr *g, int64_t v, const gnn_sample_params *
 gnn_status gnn_sample_weighted_ref(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
                                    const gnn_sample_params *p, gnn_sampled *out)
 {
-    if (!out)
-        return GNN_ERR_INVAL;
     memset(out, 0, sizeof *out);
-    if (!g || !p || !p->weights || n_seeds < 0 || (n_seeds > 0 && !seeds))
-        return GNN_ERR_INVAL;
-    for (int64_t i = 0; i < n_seeds; i++)
-        if (seeds[i] < 0 || seeds[i] >= g->n)
-            return GNN_ERR_RANGE;
-
     int64_t *offsets = gnn_malloc(((size_t)n_seeds + 1) * sizeof(int64_t));
     int64_t *dst_gid = gnn_malloc((size_t)n_seeds * sizeof(int64_t));
     int64_t *nbr = NULL;
@@ -255,12 +239,8 @@ gnn_status gnn_sample_weighted_ref(const gnn_csr *g, const int64_t *seeds, int64
     gnn_status st = GNN_ERR_NOMEM;
     if (!offsets || !dst_gid)
         goto fail;
-    /* pass 1: validate each seed's weights, count its samples */
-    int64_t max_deg = 0;
-    st = count_samples(g, seeds, n_seeds, p, offsets, dst_gid, &max_deg);
-    if (st != GNN_OK)
-        goto fail;
-    st = GNN_ERR_NOMEM;
+    /* pass 1: count each seed's samples */
+    const int64_t max_deg = count_samples(g, seeds, n_seeds, p, offsets, dst_gid);
     const int64_t nnz = offsets[n_seeds];
     nbr = gnn_malloc((size_t)nnz * sizeof(int64_t));
     items = gnn_malloc((size_t)max_deg * sizeof(keyed));

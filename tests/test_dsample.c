@@ -169,7 +169,7 @@ START_TEST(api_checks)
     /* one rank: the blocks of the whole graph */
     gnn_block w[2];
     memset(w, 0, sizeof w);
-    ck_assert_int_eq(gnn_sample_blocks(&gnn_sample_ref, &ds.graph, seeds, 2, fan, 2, &base, w), GNN_OK);
+    ck_assert_int_eq(gnn_sample_blocks(&gnn_sampler_ref, &ds.graph, seeds, 2, fan, 2, &base, w), GNN_OK);
     for (int l = 0; l < 2; l++) {
         ck_assert_int_eq(b[l].n_src, w[l].n_src);
         ck_assert_int_eq(b[l].nnz, w[l].nnz);

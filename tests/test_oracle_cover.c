@@ -44,7 +44,7 @@ static const void *const k_cpu_tables_with_twin[] = {
 };
 
 static const exemption k_cuda_exempt[] = {
-    { "sample.weighted", "its second implementation, ref-dispatch, is the reference table gnn_sample_ref handing "
+    { "sample.weighted", "its second implementation, ref-dispatch, is the reference sampler gnn_sampler_ref handing "
                          "weighted parameters on: no optimized table runs, and the CUDA sampler draws uniformly only" },
 };
 
@@ -103,8 +103,11 @@ static const exemption k_inplace_exempt[] = {
                               "weights of the same tables in place against the reference" },
     { "dsample.blocks", "gnn_dsampler_create takes the local weights for the sampler's life (dsample.h: they must "
                         "not change while it lives); its ranks' samplers are the tables sample.layer checks" },
-    { "sample.weighted", "gnn_sample_ops are functions: no object, so no cache between calls" },
-    { "sample.weighted.dist", "gnn_sample_ops are functions: no object, so no cache between calls" },
+    { "sample.weighted", "its implementations are the reference's two steps as sampler objects, which keep nothing "
+                         "between calls: an in-place change has no cache to invalidate (sample.layer checks the "
+                         "cached tables)" },
+    { "sample.weighted.dist", "its one implementation is the reference's two steps as a sampler object, which keeps "
+                              "nothing between calls (sample.layer checks the cached tables)" },
 };
 
 static int param_index(const gnn_oracle_entry *e, const char *name)

@@ -18,8 +18,55 @@
 #include "gnnref/rng.h"
 #include "gnnref/sample.h"
 #include "oracle_util.h"
+#include "ref/sample_ref.h"
 
 /* ---- samplers: chi-square and verify can fail ---------------------------------------------------- */
+
+/* Mutant sampler tables: the object is the graph itself; a layer is the reference's two steps
+ * (ref/sample_ref.h) with one of them broken. */
+static gnn_status m_sampler_create(void **state, const gnn_csr *g, const gnn_sampler_options *o)
+{
+    *state = (void *)g;
+    return GNN_OK;
+}
+static void m_sampler_destroy(void *state) {}
+#define MUTANT_SAMPLER(name_, layer_, blocks_)                                                                      \
+    { .name = name_, .caps = 0, .create = m_sampler_create, .layer = layer_, .blocks = blocks_,                     \
+      .destroy = m_sampler_destroy }
+
+typedef gnn_status (*lists_fn)(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
+                               gnn_sampled *out);
+typedef gnn_status (*build_fn)(const gnn_sampled *s, gnn_block *out);
+
+/* One layer as the reference makes it: the sampled lists, then the block built from them. */
+static gnn_status lists_then_block(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
+                                   lists_fn sample, build_fn build, gnn_block *out)
+{
+    gnn_sampled s;
+    gnn_status st = sample(g, seeds, n_seeds, p, &s);
+    if (st)
+        return st;
+    st = build(&s, out);
+    gnn_sampled_free(&s);
+    return st;
+}
+/* var_: a sampler table whose layer is lists_then_block(sample_, build_) */
+#define LISTS_MUTANT(var_, name_, sample_, build_)                                                                  \
+    static gnn_status var_##_layer(void *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,     \
+                                   gnn_block *out)                                                                 \
+    {                                                                                                               \
+        return lists_then_block(g, seeds, n_seeds, p, sample_, build_, out);                                        \
+    }                                                                                                               \
+    static const gnn_sampler_ops var_ = MUTANT_SAMPLER(name_, var_##_layer, NULL)
+
+/* Mutant ID map tables keep no state and ignore the kind. */
+static gnn_status m_idmap_create(void **state, gnn_idmap_kind kind, int64_t n_vertices)
+{
+    *state = NULL;
+    return GNN_OK;
+}
+static void m_idmap_destroy(void *state) {}
+
 
 /* Biased: in every fourth step, a dst whose first CSR neighbor was not drawn gets it instead
  * of its last sample. Still k distinct neighbors: only the distribution is wrong. */
@@ -40,7 +87,7 @@ static gnn_status biased_uniform(const gnn_csr *g, const int64_t *seeds, int64_t
     }
     return s;
 }
-static const gnn_sample_ops k_biased_ops = { "biased", biased_uniform, gnn_block_build_ref };
+LISTS_MUTANT(k_biased_ops, "biased", biased_uniform, gnn_block_build_ref);
 static const gnn_oracle_impl m_biased = { "biased", &k_biased_ops, 0 };
 
 /* Repeats: the second sample of each dst copies the first. */
@@ -53,7 +100,7 @@ static gnn_status repeating_uniform(const gnn_csr *g, const int64_t *seeds, int6
             out->nbr_gid[out->offsets[i] + 1] = out->nbr_gid[out->offsets[i]];
     return s;
 }
-static const gnn_sample_ops k_repeating_ops = { "repeating", repeating_uniform, gnn_block_build_ref };
+LISTS_MUTANT(k_repeating_ops, "repeating", repeating_uniform, gnn_block_build_ref);
 static const gnn_oracle_impl m_repeating = { "repeating", &k_repeating_ops, 0 };
 
 /* Non-deterministic: every call uses the next step. */
@@ -65,7 +112,7 @@ static gnn_status drifting_uniform(const gnn_csr *g, const int64_t *seeds, int64
     q.step += calls++;
     return gnn_sample_uniform_ref(g, seeds, n_seeds, &q, out);
 }
-static const gnn_sample_ops k_drifting_ops = { "drifting", drifting_uniform, gnn_block_build_ref };
+LISTS_MUTANT(k_drifting_ops, "drifting", drifting_uniform, gnn_block_build_ref);
 static const gnn_oracle_impl m_drifting = { "drifting", &k_drifting_ops, 0 };
 
 START_TEST(chisq_pvalue_known)
@@ -123,18 +170,15 @@ END_TEST
 
 /* An unordered ID map: new src renumbered by descending global id (what a hash map with
  * atomics might give), edges remapped consistently. Correct up to relabeling. */
-static gnn_status build_descending(const gnn_sampled *s, gnn_block *out)
+static void relabel_descending(int64_t nd, int64_t n_src, int64_t nnz, int32_t *local, int64_t *src_gid)
 {
-    gnn_status st = gnn_block_build_ref(s, out);
-    if (st)
-        return st;
-    const int64_t nd = out->n_dst, nn = out->n_src - nd;
-    int32_t *relabel = malloc((size_t)out->n_src * sizeof(int32_t) + 1);
-    int64_t *gid = malloc((size_t)out->n_src * sizeof(int64_t) + 1);
-    for (int64_t i = 0; i < out->n_src; i++)
+    const int64_t nn = n_src - nd;
+    int32_t *relabel = malloc((size_t)n_src * sizeof(int32_t) + 1);
+    int64_t *gid = malloc((size_t)n_src * sizeof(int64_t) + 1);
+    for (int64_t i = 0; i < n_src; i++)
         relabel[i] = (int32_t)i;
     /* selection sort descending on a copy: tests are small */
-    memcpy(gid, out->src_gid, (size_t)out->n_src * sizeof(int64_t));
+    memcpy(gid, src_gid, (size_t)n_src * sizeof(int64_t));
     int64_t *order = malloc((size_t)nn * sizeof(int64_t) + 1);
     for (int64_t p = 0; p < nn; p++)
         order[p] = nd + p;
@@ -147,16 +191,31 @@ static gnn_status build_descending(const gnn_sampled *s, gnn_block *out)
             }
     for (int64_t r = 0; r < nn; r++) {
         relabel[order[r]] = (int32_t)(nd + r);
-        out->src_gid[nd + r] = gid[order[r]];
+        src_gid[nd + r] = gid[order[r]];
     }
-    for (int64_t e = 0; e < out->nnz; e++)
-        out->indices[e] = relabel[out->indices[e]];
+    for (int64_t e = 0; e < nnz; e++)
+        local[e] = relabel[local[e]];
     free(relabel);
     free(gid);
     free(order);
-    return GNN_OK;
 }
-static const gnn_sample_ops k_desc_ops = { "descending", gnn_sample_uniform_ref, build_descending };
+static gnn_status build_descending(const gnn_sampled *s, gnn_block *out)
+{
+    gnn_status st = gnn_block_build_ref(s, out);
+    if (!st)
+        relabel_descending(out->n_dst, out->n_src, out->nnz, out->indices, out->src_gid);
+    return st;
+}
+/* The same as an ID map table (block.build's implementations are ID maps). */
+static gnn_status idmap_descending(void *state, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
+                                   int32_t *local, int64_t *src_gid, int64_t *n_src)
+{
+    gnn_status st = gnn_idmap_build_ref(dst, n_dst, nbr, nnz, local, src_gid, n_src);
+    if (!st)
+        relabel_descending(n_dst, *n_src, nnz, local, src_gid);
+    return st;
+}
+static const gnn_idmap_ops k_desc_ops = { "descending", 0, m_idmap_create, idmap_descending, m_idmap_destroy };
 static const gnn_oracle_impl m_descending = { "descending", &k_desc_ops, 0 };
 
 START_TEST(verify_catches_broken_builder)
@@ -235,17 +294,6 @@ END_TEST
 
 /* ---- weighted samplers: chi-square can fail ------------------------------------------------------ */
 
-/* The reference sampler for either kind of parameters (as the oracle's sampler entries use it). */
-static gnn_status sample_any(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
-                             gnn_sampled *out)
-{
-    if (p->weights)
-        return gnn_sample_weighted_ref(g, seeds, n_seeds, p, out);
-    return gnn_sample_uniform_ref(g, seeds, n_seeds, p, out);
-}
-static const gnn_sample_ops k_any_ops = { "ref", sample_any, gnn_block_build_ref };
-static const gnn_sample_ops k_any_desc_ops = { "descending", sample_any, build_descending };
-
 /* The weights squared: still only positive-weight neighbors, the right counts, no repeats;
  * only the distribution is wrong. */
 static gnn_status squared_weighted(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
@@ -260,7 +308,7 @@ static gnn_status squared_weighted(const gnn_csr *g, const int64_t *seeds, int64
     free(w2);
     return s;
 }
-static const gnn_sample_ops k_squared_ops = { "squared", squared_weighted, gnn_block_build_ref };
+LISTS_MUTANT(k_squared_ops, "squared", squared_weighted, gnn_block_build_ref);
 static const gnn_oracle_impl m_squared = { "squared", &k_squared_ops, 0 };
 
 /* The classic wrong weighted reservoir: keep the k largest u * w instead of u^(1/w) (without
@@ -304,7 +352,7 @@ static gnn_status linear_keys(const gnn_csr *g, const int64_t *seeds, int64_t n_
     }
     return GNN_OK;
 }
-static const gnn_sample_ops k_linear_keys_ops = { "linear-keys", linear_keys, gnn_block_build_ref };
+LISTS_MUTANT(k_linear_keys_ops, "linear-keys", linear_keys, gnn_block_build_ref);
 static const gnn_oracle_impl m_linear_keys = { "linear-keys", &k_linear_keys_ops, 0 };
 
 /* The right sets in the wrong order: each dst's samples reversed (increasing keys). */
@@ -320,7 +368,7 @@ static gnn_status reversed_weighted(const gnn_csr *g, const int64_t *seeds, int6
         }
     return s;
 }
-static const gnn_sample_ops k_reversed_ops = { "reversed", reversed_weighted, gnn_block_build_ref };
+LISTS_MUTANT(k_reversed_ops, "reversed", reversed_weighted, gnn_block_build_ref);
 static const gnn_oracle_impl m_reversed_w = { "reversed", &k_reversed_ops, 0 };
 
 START_TEST(chisq_rejects_biased_weighted)
@@ -350,14 +398,7 @@ END_TEST
 /* ---- ID maps: bitwise and canonical ------------------------------------------------------------ */
 
 /* Mutant ID map tables: the reference map (gnn_idmap_build has checked the ids), then a wrong
- * relabelling. They keep no state and ignore the kind. */
-static gnn_status m_idmap_create(void **state, gnn_idmap_kind kind, int64_t n_vertices)
-{
-    *state = NULL;
-    return GNN_OK;
-}
-static void m_idmap_destroy(void *state) {}
-
+ * relabelling. */
 /* The first two new local ids swapped, consistently: a correct map up to relabelling. */
 static gnn_status idmap_swap(void *state, const int64_t *dst, int64_t n_dst, const int64_t *nbr, int64_t nnz,
                              int32_t *local, int64_t *src_gid, int64_t *n_src)
@@ -480,21 +521,14 @@ END_TEST
 
 /* ---- samplers against the reference pipeline ------------------------------------------------------ */
 
-/* Mutant sampler tables: the object is the graph itself; layer and blocks run the reference
- * pipeline (sample_any, then a block builder) and break the result. */
-static gnn_status m_sampler_create(void **state, const gnn_csr *g, const gnn_sampler_options *o)
-{
-    *state = (void *)g;
-    return GNN_OK;
-}
-static void m_sampler_destroy(void *state) {}
-
+/* Mutant sampler tables (MUTANT_SAMPLER above): layer and blocks run the reference pipeline
+ * and break the result. */
 /* The reference layer with its last edge pointing at the next local id. */
 static gnn_status layer_edge_off(void *state, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
                                  gnn_block *out)
 {
     gnn_sampled s;
-    gnn_status st = sample_any(state, seeds, n_seeds, p, &s);
+    gnn_status st = gnn_sample_uniform_ref(state, seeds, n_seeds, p, &s);
     if (st)
         return st;
     st = gnn_block_build_ref(&s, out);
@@ -508,7 +542,7 @@ static gnn_status layer_descending(void *state, const int64_t *seeds, int64_t n_
                                    gnn_block *out)
 {
     gnn_sampled s;
-    gnn_status st = sample_any(state, seeds, n_seeds, p, &s);
+    gnn_status st = gnn_sample_uniform_ref(state, seeds, n_seeds, p, &s);
     if (st)
         return st;
     st = build_descending(&s, out);
@@ -516,16 +550,17 @@ static gnn_status layer_descending(void *state, const int64_t *seeds, int64_t n_
     return st;
 }
 /* L layers through the descending map: every layer's dst are the (unordered) src above. */
+static const gnn_sampler_ops k_desc_layers_ops = MUTANT_SAMPLER("descending", layer_descending, NULL);
 static gnn_status blocks_descending(void *state, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts, int L,
                                     const gnn_sample_params *base, gnn_block *blocks)
 {
-    return gnn_sample_blocks(&k_any_desc_ops, state, seeds, n_seeds, fanouts, L, base, blocks);
+    return gnn_sample_blocks(&k_desc_layers_ops, state, seeds, n_seeds, fanouts, L, base, blocks);
 }
 /* The reference blocks with the last edge of the input layer pointing at the next local id. */
 static gnn_status blocks_edge_off(void *state, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts, int L,
                                   const gnn_sample_params *base, gnn_block *blocks)
 {
-    gnn_status st = gnn_sample_blocks(&k_any_ops, state, seeds, n_seeds, fanouts, L, base, blocks);
+    gnn_status st = gnn_sample_blocks(&gnn_sampler_ref, state, seeds, n_seeds, fanouts, L, base, blocks);
     gnn_block *b = &blocks[0];
     if (!st && b->nnz > 0 && b->n_src > 1)
         b->indices[b->nnz - 1] = (int32_t)((b->indices[b->nnz - 1] + 1) % b->n_src);
@@ -537,7 +572,7 @@ static gnn_status blocks_edge_off(void *state, const int64_t *seeds, int64_t n_s
 static gnn_status blocks_chain_broken(void *state, const int64_t *seeds, int64_t n_seeds, const int64_t *fanouts,
                                       int L, const gnn_sample_params *base, gnn_block *blocks)
 {
-    gnn_status st = gnn_sample_blocks(&k_any_ops, state, seeds, n_seeds, fanouts, L, base, blocks);
+    gnn_status st = gnn_sample_blocks(&gnn_sampler_ref, state, seeds, n_seeds, fanouts, L, base, blocks);
     gnn_block *b = &blocks[0];
     if (st || b->n_dst < 2)
         return st;
@@ -555,9 +590,6 @@ static gnn_status blocks_chain_broken(void *state, const int64_t *seeds, int64_t
     free(idx);
     return st;
 }
-#define MUTANT_SAMPLER(name_, layer_, blocks_)                                                                      \
-    { .name = name_, .caps = 0, .create = m_sampler_create, .layer = layer_, .blocks = blocks_,                     \
-      .destroy = m_sampler_destroy }
 static const gnn_sampler_ops k_layer_edge_ops = MUTANT_SAMPLER("edge-off", layer_edge_off, blocks_edge_off);
 static const gnn_sampler_ops k_layer_desc_ops = MUTANT_SAMPLER("descending", layer_descending, blocks_descending);
 static const gnn_sampler_ops k_chain_ops = MUTANT_SAMPLER("chain", layer_edge_off, blocks_chain_broken);

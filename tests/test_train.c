@@ -107,42 +107,41 @@ START_TEST(sample_api)
     gnn_csr g;
     ck_assert_int_eq(gnn_csr_from_edges(&g, 4, 2, src, dst, 0, NULL), GNN_OK);
     gnn_sample_params p = { .fanout = 5, .seed = 1 };
-    gnn_sampled s;
-    int64_t bad[] = { 7 };
-    ck_assert_int_eq(gnn_sample_uniform_ref(&g, bad, 1, &p, &s), GNN_ERR_RANGE);
-    int64_t dup[] = { 0, 0 };
-    ck_assert_int_eq(gnn_sample_uniform_ref(&g, dup, 2, &p, &s), GNN_OK);
+    gnn_sampler *smp;
+    ck_assert_int_eq(gnn_sampler_create(&smp, &gnn_sampler_ref, &g, NULL), GNN_OK);
     gnn_block b;
-    ck_assert_int_eq(gnn_block_build_ref(&s, &b), GNN_ERR_INVAL); /* duplicate seeds are an error */
-    gnn_sampled_free(&s);
+    int64_t bad[] = { 7 };
+    ck_assert_int_eq(gnn_sampler_layer(smp, bad, 1, &p, &b), GNN_ERR_RANGE);
+    int64_t dup[] = { 0, 0 };
+    ck_assert_int_eq(gnn_sampler_layer(smp, dup, 2, &p, &b), GNN_ERR_INVAL); /* duplicate seeds are an error */
+    ck_assert_ptr_null(b.src_gid);
     int64_t seeds[] = { 3, 0 }; /* degree 0 and fanout > degree */
-    ck_assert_int_eq(gnn_sample_uniform_ref(&g, seeds, 2, &p, &s), GNN_OK);
-    ck_assert_int_eq(s.nnz, 1);
-    ck_assert_int_eq(gnn_block_build_ref(&s, &b), GNN_OK);
+    ck_assert_int_eq(gnn_sampler_layer(smp, seeds, 2, &p, &b), GNN_OK);
+    ck_assert_int_eq(b.nnz, 1);
     ck_assert_int_eq(b.n_dst, 2);
     ck_assert_int_eq(b.n_src, 3);
     ck_assert_int_eq(b.src_gid[2], 1);
     ck_assert_int_eq(gnn_block_validate(&b, NULL), GNN_OK);
     gnn_block_free(&b);
-    gnn_sampled_free(&s);
     /* with replacement: fanout draws even above the degree, none at degree 0 */
     p.replace = 1;
-    ck_assert_int_eq(gnn_sample_uniform_ref(&g, seeds, 2, &p, &s), GNN_OK);
-    ck_assert_int_eq(s.nnz, 5);
-    gnn_sampled_free(&s);
+    ck_assert_int_eq(gnn_sampler_layer(smp, seeds, 2, &p, &b), GNN_OK);
+    ck_assert_int_eq(b.nnz, 5);
+    gnn_block_free(&b);
+    gnn_sampler_destroy(smp);
     /* multi-layer: layer 1's src are layer 0's dst */
     gnn_block blk[2];
     memset(blk, 0, sizeof blk);
     int64_t fo[2] = { -1, 1 };
     int64_t one[] = { 0 };
     gnn_sample_params base = { .seed = 9 };
-    ck_assert_int_eq(gnn_sample_blocks(&gnn_sample_ref, &g, one, 1, fo, 2, &base, blk), GNN_OK);
+    ck_assert_int_eq(gnn_sample_blocks(&gnn_sampler_ref, &g, one, 1, fo, 2, &base, blk), GNN_OK);
     ck_assert_int_eq(blk[1].n_src, 2);
     ck_assert_int_eq(blk[0].n_dst, 2);
     ck_assert_int_eq(blk[0].n_src, 3);
     gnn_block_free(&blk[0]);
     gnn_block_free(&blk[1]);
-    ck_assert_int_eq(gnn_sample_blocks(&gnn_sample_ref, &g, one, 1, fo, 0, &base, blk), GNN_ERR_INVAL);
+    ck_assert_int_eq(gnn_sample_blocks(&gnn_sampler_ref, &g, one, 1, fo, 0, &base, blk), GNN_ERR_INVAL);
     gnn_csr_free(&g);
 }
 END_TEST

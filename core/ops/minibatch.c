@@ -13,45 +13,6 @@
 #include "gnnref/tensor.h"
 #include "core/ops/sampler_base.h"
 
-/* The sampled neighborhood's free: the samplers of ref/ and opt/ fill a gnn_sampled, core/
- * and the oracle free it (here, not in ref/sample.c, so core/ never calls into ref/). */
-void gnn_sampled_free(gnn_sampled *s)
-{
-    gnn_free(s->dst_gid);
-    gnn_free(s->offsets);
-    gnn_free(s->nbr_gid);
-    memset(s, 0, sizeof *s);
-}
-
-/* One reference layer: sample to global ids, then build the block. */
-typedef struct ops_ctx {
-    const gnn_sample_ops *ops;
-    const gnn_csr *g;
-} ops_ctx;
-
-static gnn_status ops_layer(void *vctx, const int64_t *dst, int64_t n_dst, const gnn_sample_params *p,
-                            gnn_block *out)
-{
-    const ops_ctx *c = vctx;
-    gnn_sampled s;
-    gnn_status st = c->ops->sample(c->g, dst, n_dst, p, &s);
-    if (st)
-        return st;
-    st = c->ops->build(&s, out);
-    gnn_sampled_free(&s);
-    return st;
-}
-
-gnn_status gnn_sample_blocks(const gnn_sample_ops *ops, const gnn_csr *g, const int64_t *seeds,
-                             int64_t n_seeds, const int64_t *fanouts, int L,
-                             const gnn_sample_params *base, gnn_block *blocks)
-{
-    if (!ops || !g)
-        return GNN_ERR_INVAL;
-    ops_ctx c = { ops, g };
-    return gnn_sample_layers(ops_layer, &c, seeds, n_seeds, fanouts, L, base, blocks);
-}
-
 /* ---- sampler objects ------------------------------------------------------------------------ */
 
 struct gnn_sampler {
@@ -134,6 +95,19 @@ gnn_status gnn_sampler_blocks(gnn_sampler *s, const int64_t *seeds, int64_t n_se
         return st ? st : s->ops->blocks(s->state, seeds, n_seeds, fanouts, L, base, blocks);
     }
     return gnn_sample_layers(sampler_layer_fn, s, seeds, n_seeds, fanouts, L, base, blocks);
+}
+
+/* One call: a sampler with the default options, its L blocks, then gone. */
+gnn_status gnn_sample_blocks(const gnn_sampler_ops *ops, const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
+                             const int64_t *fanouts, int L, const gnn_sample_params *base, gnn_block *blocks)
+{
+    gnn_sampler *s;
+    gnn_status st = gnn_sampler_create(&s, ops, g, NULL);
+    if (st)
+        return st;
+    st = gnn_sampler_blocks(s, seeds, n_seeds, fanouts, L, base, blocks);
+    gnn_sampler_destroy(s);
+    return st;
 }
 
 /* ---- ID map objects ------------------------------------------------------------------------- */

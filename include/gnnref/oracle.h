@@ -113,7 +113,7 @@ enum {
 };
 
 /* One implementation of an entry's operation. `ops` is what the entry's run function calls:
- * an ops table (gnn_aggregate_ops, gnn_nn_ops, gnn_sample_ops) or NULL where the entry calls
+ * an ops table (gnn_aggregate_ops, gnn_nn_ops, gnn_sampler_ops) or NULL where the entry calls
  * plain functions. Tests build their own gnn_oracle_impl around deliberately wrong ops to
  * prove that the oracle can fail. */
 typedef struct gnn_oracle_impl {

@@ -18,16 +18,6 @@
 extern "C" {
 #endif
 
-/* Sampled neighbors of a list of dst vertices, in global ids (a COO grouped by dst). */
-typedef struct gnn_sampled {
-    int64_t n_dst;
-    int64_t nnz;
-    int64_t *dst_gid; /* (n_dst) the seeds, in order */
-    int64_t *offsets; /* (n_dst + 1) */
-    int64_t *nbr_gid; /* (nnz) sampled sources of dst i at offsets[i] .. offsets[i+1], in draw order */
-} gnn_sampled;
-void gnn_sampled_free(gnn_sampled *s);
-
 typedef struct gnn_sample_params {
     int64_t fanout;   /* k; < 0 means all neighbors */
     int replace;      /* 0: without replacement, 1: with replacement */
@@ -56,38 +46,6 @@ static inline uint64_t gnn_sample_rng_id(const gnn_sample_params *p, int64_t v)
     return (uint64_t)(p->rng_ids ? p->rng_ids[v] : v) + p->rng_id_offset;
 }
 
-/* Reference sampler: plain loops, the specification. seeds must be valid vertex ids
- * (GNN_ERR_RANGE otherwise). With p->weights set it calls gnn_sample_weighted_ref. */
-gnn_status gnn_sample_uniform_ref(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
-                                  const gnn_sample_params *p, gnn_sampled *out);
-/* Reference weighted sampler (ref/sample_weighted.c); p->weights must be set. */
-gnn_status gnn_sample_weighted_ref(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
-                                   const gnn_sample_params *p, gnn_sampled *out);
-
-/* Reference block construction (first-appearance order). Duplicate dst vertices are an
- * error (GNN_ERR_INVAL): the seed list of a block must be unique. */
-gnn_status gnn_block_build_ref(const gnn_sampled *s, gnn_block *out);
-
-typedef struct gnn_sample_ops {
-    const char *name;
-    gnn_status (*sample)(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
-                         const gnn_sample_params *p, gnn_sampled *out);
-    gnn_status (*build)(const gnn_sampled *s, gnn_block *out);
-} gnn_sample_ops;
-extern const gnn_sample_ops gnn_sample_ref;
-/* The CUDA tier (opt/cuda/, docs/cuda_sampling.md): sample = the count, scan and draw kernels
- * (uniform only: weighted parameters give GNN_ERR_UNSUPPORTED), build = the ordered ID map's
- * kernels; both bitwise the reference. cuda runs on a GPU (GNN_ERR_UNSUPPORTED without one);
- * cuda-emu runs the same kernel bodies on the CPU through the emulator (opt/cuda/emu.h). */
-extern const gnn_sample_ops gnn_sample_cuda, gnn_sample_cuda_emu;
-
-/* Multi-layer sampling (DGL order): blocks[L-1] has dst = seeds and fanout fanouts[L-1];
- * blocks[l]'s dst are blocks[l+1]'s src. blocks must hold L zeroed gnn_block.
- * base->fanout and base->layer are ignored (set per layer); replace/seed/step/weights are used. */
-gnn_status gnn_sample_blocks(const gnn_sample_ops *ops, const gnn_csr *g, const int64_t *seeds,
-                             int64_t n_seeds, const int64_t *fanouts, int L,
-                             const gnn_sample_params *base, gnn_block *blocks);
-
 /* The layer loop behind gnn_sample_blocks and gnn_sampler_blocks, in one place (the layer
  * order and the RNG layer index are part of the determinism contract): calls
  * layer(ctx, dst, n_dst, p, &blocks[l]) for l = L-1 down to 0 with p = *base, p.fanout =
@@ -112,7 +70,7 @@ gnn_status gnn_sample_random_weights(float *w, int64_t nnz, uint64_t seed);
  *   fused sampling with compaction);
  * variant UNFUSED: the classic pipeline with intermediate arrays: sample to COO, unique,
  *   relabel, convert to CSC (each step a separate parallel pass).
- * Both produce exactly the reference block (gnn_sample_ref: sample, then build) at any thread
+ * Both produce exactly the reference block (gnn_sampler_ref: sample, then build) at any thread
  * count with an ordered ID map (GNN_IDMAP_ORDERED, GNN_IDMAP_DENSE, GNN_IDMAP_REF); with
  * GNN_IDMAP_FUSED (FastGL's Fused-Map) the src order is unordered and equal to the reference
  * only after canonical relabelling. */
@@ -148,7 +106,8 @@ typedef struct gnn_sampler_ops {
     void (*destroy)(void *state);
 } gnn_sampler_ops;
 
-/* ref: gnn_sample_ref's sample then build per layer (ref/sample.c);
+/* ref: the specification's two steps per layer, sample the neighbors in global ids, then build
+ * the block in first-appearance order (ref/sample.c, ref/sample_weighted.c, ref/sample_ref.h);
  * cpu: the OpenMP samplers above (opt/cpu/sample.c). */
 extern const gnn_sampler_ops gnn_sampler_ref, gnn_sampler_cpu;
 /* The CUDA samplers (opt/cuda/sample.cu, opt/cuda/sample_emu.c; docs/cuda_sampling.md): one thread
@@ -172,10 +131,21 @@ const gnn_sampler_ops *gnn_sampler_ops_of(const gnn_sampler *s);
  * here, then allocated). Seeds must be unique (GNN_ERR_INVAL) and in range (GNN_ERR_RANGE). */
 gnn_status gnn_sampler_layer(gnn_sampler *s, const int64_t *seeds, int64_t n_seeds,
                              const gnn_sample_params *p, gnn_block *out);
-/* L layers in DGL order, as gnn_sample_blocks. */
+/* L layers in DGL order (gnn_sample_layers below: blocks[L-1] from the seeds, blocks[l]'s dst are
+ * blocks[l+1]'s src), or the implementation's own blocks. blocks must hold L zeroed gnn_block;
+ * GNN_ERR_INVAL for L outside [1, 255] or a NULL argument. */
 gnn_status gnn_sampler_blocks(gnn_sampler *s, const int64_t *seeds, int64_t n_seeds,
                               const int64_t *fanouts, int L, const gnn_sample_params *base,
                               gnn_block *blocks);
+
+/* Multi-layer sampling (DGL order) in one call: a sampler of ops over g with the default options
+ * (gnn_sampler_create), L layers (gnn_sampler_blocks), then destroyed. blocks[L-1] has dst =
+ * seeds and fanout fanouts[L-1]; blocks[l]'s dst are blocks[l+1]'s src. blocks must hold L
+ * zeroed gnn_block. base->fanout and base->layer are ignored (set per layer); replace, seed,
+ * step, weights and rng_ids are used. Errors as gnn_sampler_create and gnn_sampler_blocks. */
+gnn_status gnn_sample_blocks(const gnn_sampler_ops *ops, const gnn_csr *g, const int64_t *seeds,
+                             int64_t n_seeds, const int64_t *fanouts, int L,
+                             const gnn_sample_params *base, gnn_block *blocks);
 
 #ifdef __cplusplus
 }

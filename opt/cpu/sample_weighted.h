@@ -30,7 +30,6 @@
 #ifndef GNNREF_OPT_CPU_SAMPLE_WEIGHTED_H
 #define GNNREF_OPT_CPU_SAMPLE_WEIGHTED_H
 
-#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -105,19 +104,13 @@ static inline void gnn_wscratch_free(gnn_wscratch *s)
     s->cap = s->bits_cap = 0;
 }
 
-/* A valid weight is >= 0 and finite (-0.0 counts as a zero weight). NaN fails both tests. */
-static inline int gnn_weight_valid(float x) { return x >= 0.0f && x <= FLT_MAX; }
-
-/* Number of positive weights of a row, or -1 when one of its weights is negative, NaN or
- * infinite. w: (d). */
+/* Number of positive weights of a row (the weights are >= 0 and finite: the entry point,
+ * gnn_sampler_layer, checked them). w: (d). */
 static inline int64_t gnn_cpu_weighted_positives(const float *w, int64_t d)
 {
     int64_t P = 0;
-    for (int64_t i = 0; i < d; i++) {
-        if (!gnn_weight_valid(w[i]))
-            return -1;
+    for (int64_t i = 0; i < d; i++)
         P += w[i] > 0.0f;
-    }
     return P;
 }
 
@@ -135,12 +128,10 @@ static inline int64_t gnn_cpu_weighted_count_of(int64_t P, int64_t k, int replac
  *   k < 0          P (all positive-weight neighbors);
  *   replace        P > 0 ? k : 0;
  *   otherwise      min(k, P).
- * Returns -1 when a weight of the row is negative, NaN or infinite (the sampler then fails
- * with GNN_ERR_INVAL, as the reference does). w: (d). */
+ * w: (d), checked by the entry point. */
 static inline int64_t gnn_cpu_weighted_count(const float *w, int64_t d, int64_t k, int replace)
 {
-    const int64_t P = gnn_cpu_weighted_positives(w, d);
-    return P < 0 ? -1 : gnn_cpu_weighted_count_of(P, k, replace);
+    return gnn_cpu_weighted_count_of(gnn_cpu_weighted_positives(w, d), k, replace);
 }
 
 /* The 64-bit integer-draw words r of draws 2b and 2b+1 (gnn_rng_uint's layout). */
@@ -565,7 +556,7 @@ static inline int64_t gnn_cpu_weighted_positive_ids(const int64_t *adj, const fl
     return i;
 }
 
-/* Write exactly `count` (from gnn_cpu_weighted_count, not -1) sampled global ids of the
+/* Write exactly `count` (from gnn_cpu_weighted_count) sampled global ids of the
  * vertex into out, in the reference's order.
  *   adj   (d) neighbor global ids (CSR row);  w (d) their weights;
  *   s     the vertex's stream gnn_rng_stream_make(seed, GNN_TAG_SAMPLE, step, layer, v);

@@ -3,7 +3,6 @@
  * `cuda-emu`); the per-thread bodies are opt/cuda/sample_body.h; the device (memory, the other
  * launches) is opt/cuda/idmap.cu. docs/cuda_sampling.md. */
 #include <cuda_runtime.h>
-#include <string.h>
 #include "gnnref/aggregate.h" /* GNN_CAP_* */
 #include "gnnref/cuda.h"
 #include "gnnref/sample.h"
@@ -33,21 +32,3 @@ static gnn_status cu_create(void **state, const gnn_csr *g, const gnn_sampler_op
 extern "C" const gnn_sampler_ops gnn_sampler_cuda = {
     "cuda", GNN_CAP_DETERMINISTIC, cu_create, gnn_ksampler_layer, NULL, gnn_ksampler_destroy,
 };
-
-static gnn_status cu_sample(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
-                            gnn_sampled *out)
-{
-    memset(out, 0, sizeof *out);
-    if (!gnn_cuda_available(NULL, 0))
-        return GNN_ERR_UNSUPPORTED;
-    return gnn_ksample_uniform(&gnn_kdev_cuda, g, seeds, n_seeds, p, out);
-}
-
-static gnn_status cu_build(const gnn_sampled *s, gnn_block *out)
-{
-    if (!gnn_cuda_available(NULL, 0))
-        return GNN_ERR_UNSUPPORTED;
-    return gnn_kblock_build(&gnn_kdev_cuda, s, out);
-}
-
-extern "C" const gnn_sample_ops gnn_sample_cuda = { "cuda", cu_sample, cu_build };

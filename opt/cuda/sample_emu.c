@@ -20,17 +20,3 @@ const gnn_sampler_ops gnn_sampler_cuda_emu = {
     .blocks = NULL, /* the generic layer loop */
     .destroy = gnn_ksampler_destroy,
 };
-
-static gnn_status emu_sample(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
-                             gnn_sampled *out)
-{
-    return gnn_ksample_uniform(&gnn_kdev_emu, g, seeds, n_seeds, p, out);
-}
-
-static gnn_status emu_build(const gnn_sampled *s, gnn_block *out) { return gnn_kblock_build(&gnn_kdev_emu, s, out); }
-
-const gnn_sample_ops gnn_sample_cuda_emu = {
-    .name = "cuda-emu",
-    .sample = emu_sample,
-    .build = emu_build,
-};

@@ -8,7 +8,6 @@
  * inserts -> draw kernel (one thread per seed, draws keyed exactly as ref/sample.c, each sample
  * inserted into the map as it is drawn: fused sampling; or a separate insert kernel: unfused) ->
  * the map's finish kernels -> the block back to the host. */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,23 +188,6 @@ static gnn_status plan(ksampler *s, const int64_t *seeds, int64_t n, const gnn_s
     return n + *nnz > INT32_MAX ? GNN_ERR_RANGE : GNN_OK;
 }
 
-/* Weighted parameters given to the one-shot gnn_sample_ops body, which no entry point checks:
- * what the reference refuses, in its order (a seed out of range, then a negative, NaN or
- * infinite weight in a seed's row), then GNN_ERR_UNSUPPORTED: the weighted sampler is not
- * ported (docs/cuda_sampling.md). The sampler objects' layer gets its input checked by
- * gnn_sampler_layer (core/minibatch.c). */
-static gnn_status refuse_weighted(const gnn_csr *g, const int64_t *seeds, int64_t n, const gnn_sample_params *p)
-{
-    for (int64_t i = 0; i < n; i++)
-        if (seeds[i] < 0 || seeds[i] >= g->n)
-            return GNN_ERR_RANGE;
-    for (int64_t i = 0; i < n; i++)
-        for (int64_t e = g->indptr[seeds[i]]; e < g->indptr[seeds[i] + 1]; e++)
-            if (!(p->weights[e] >= 0.0f) || isinf(p->weights[e]))
-                return GNN_ERR_INVAL;
-    return GNN_ERR_UNSUPPORTED;
-}
-
 gnn_status gnn_ksampler_layer(void *state, const int64_t *seeds, int64_t n, const gnn_sample_params *p, gnn_block *out)
 {
     ksampler *s = (ksampler *)state;
@@ -237,75 +219,4 @@ gnn_status gnn_ksampler_layer(void *state, const int64_t *seeds, int64_t n, cons
     out->n_src = n_src;
     out->nnz = nnz;
     return GNN_OK;
-}
-
-/* ---- gnn_sample_ops bodies ----------------------------------------------------------------- */
-
-gnn_status gnn_ksample_uniform(const gnn_kdev *dev, const gnn_csr *g, const int64_t *seeds, int64_t n,
-                               const gnn_sample_params *p, gnn_sampled *out)
-{
-    memset(out, 0, sizeof *out);
-    if (p->weights)
-        return refuse_weighted(g, seeds, n, p);
-    ksampler *s;
-    gnn_status st = ksampler_new(&s, dev, g, NULL);
-    if (st)
-        return st;
-    int64_t nnz = 0;
-    if ((st = plan(s, seeds, n, p, &nnz)) || (st = reserve_samples(s, nnz, 0)))
-        goto done;
-    const gnn_ksample_args a = sample_args(s, n, p);
-    if (gnn_kdev_launch_n(dev, GNN_K_SAMPLE_DRAW, n, GNN_KSAMPLE_BLOCK, &a)) {
-        st = GNN_ERR_INTERNAL;
-        goto done;
-    }
-    out->dst_gid = (int64_t *)gnn_malloc((size_t)(n > 0 ? n : 1) * sizeof(int64_t));
-    out->offsets = (int64_t *)gnn_malloc(((size_t)n + 1) * sizeof(int64_t));
-    out->nbr_gid = (int64_t *)gnn_malloc((size_t)(nnz > 0 ? nnz : 1) * sizeof(int64_t));
-    if (!out->dst_gid || !out->offsets || !out->nbr_gid) {
-        st = GNN_ERR_NOMEM;
-        goto done;
-    }
-    if (dev->to_host(out->offsets, s->d_off, ((size_t)n + 1) * sizeof(int64_t)) ||
-        (nnz && dev->to_host(out->nbr_gid, s->d_nbr, (size_t)nnz * sizeof(int64_t)))) {
-        st = GNN_ERR_INTERNAL;
-        goto done;
-    }
-    if (n)
-        memcpy(out->dst_gid, seeds, (size_t)n * sizeof(int64_t));
-    out->n_dst = n;
-    out->nnz = nnz;
-done:
-    if (st)
-        gnn_sampled_free(out);
-    gnn_ksampler_destroy(s);
-    return st;
-}
-
-gnn_status gnn_kblock_build(const gnn_kdev *dev, const gnn_sampled *s, gnn_block *out)
-{
-    const int64_t n_dst = s->n_dst, nnz = s->nnz;
-    if (n_dst + nnz > INT32_MAX)
-        return GNN_ERR_RANGE;
-    for (int64_t i = 0; i < n_dst; i++)
-        if (s->dst_gid[i] < 0)
-            return GNN_ERR_RANGE;
-    for (int64_t e = 0; e < nnz; e++)
-        if (s->nbr_gid[e] < 0)
-            return GNN_ERR_RANGE;
-    void *map;
-    gnn_status st = gnn_kidmap_create(&map, dev, GNN_IDMAP_ORDERED, 0);
-    if (st)
-        return st;
-    if ((st = gnn_block_alloc(out, n_dst, n_dst + nnz, nnz)) == GNN_OK) {
-        st = gnn_kidmap_build(map, s->dst_gid, n_dst, s->nbr_gid, nnz, out->indices, out->src_gid, &out->n_src);
-        if (st) {
-            gnn_block_free(out);
-        } else {
-            memcpy(out->indptr, s->offsets, ((size_t)n_dst + 1) * sizeof(int64_t));
-            out->nnz = nnz;
-        }
-    }
-    gnn_kidmap_destroy(map);
-    return st;
 }

@@ -16,19 +16,13 @@ extern "C" {
  * the sampler's life); GNN_ERR_UNSUPPORTED for a typed sampler's options (etype). layer:
  * uniform sampling, then the ID map of o->idmap (FUSED: FastGL's Fused-Map; every other kind the
  * ordered map, which reproduces the reference); o->variant FUSED inserts every sample into the
- * map as it is drawn, UNFUSED in a kernel of its own. Weighted parameters: the seeds and the
- * weights of their rows are checked as the reference does (GNN_ERR_RANGE, GNN_ERR_INVAL), then
- * GNN_ERR_UNSUPPORTED (docs/cuda_sampling.md). */
+ * map as it is drawn, UNFUSED in a kernel of its own. Weighted parameters: GNN_ERR_UNSUPPORTED,
+ * after the entry point (gnn_sampler_layer) has checked the seeds and the weights of their rows
+ * as for every sampler (docs/cuda_sampling.md). */
 gnn_status gnn_ksampler_create(void **state, const gnn_kdev *dev, const gnn_csr *g, const gnn_sampler_options *o);
 gnn_status gnn_ksampler_layer(void *state, const int64_t *seeds, int64_t n_seeds, const gnn_sample_params *p,
                               gnn_block *out);
 void gnn_ksampler_destroy(void *state);
-
-/* gnn_sample_ops bodies over dev (one-shot: the graph is copied per call): the sampler's count,
- * scan and draw kernels into a gnn_sampled; the ordered map's kernels into a block. */
-gnn_status gnn_ksample_uniform(const gnn_kdev *dev, const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
-                               const gnn_sample_params *p, gnn_sampled *out);
-gnn_status gnn_kblock_build(const gnn_kdev *dev, const gnn_sampled *s, gnn_block *out);
 
 #ifdef __cplusplus
 }

@@ -3,7 +3,6 @@
  * and opt/cuda/idmap.cu. The `cuda` tables exist (the oracle and the tests name them) and refuse
  * everything with GNN_ERR_UNSUPPORTED; gnn_cuda_available (include/gnnref/cuda.h) says why, and
  * the oracle reports their cases as SKIP. The `cuda-emu` tables are built either way. */
-#include <string.h>
 #include "gnnref/aggregate.h" /* GNN_CAP_* */
 #include "gnnref/idmap.h"
 #include "gnnref/sample.h"
@@ -53,24 +52,4 @@ const gnn_sampler_ops gnn_sampler_cuda = {
     .layer = nocuda_s_layer,
     .blocks = NULL,
     .destroy = nocuda_s_destroy,
-};
-
-static gnn_status nocuda_s_sample(const gnn_csr *g, const int64_t *seeds, int64_t n_seeds,
-                                  const gnn_sample_params *p, gnn_sampled *out)
-{
-    (void)g, (void)seeds, (void)n_seeds, (void)p;
-    memset(out, 0, sizeof *out);
-    return GNN_ERR_UNSUPPORTED;
-}
-static gnn_status nocuda_s_build(const gnn_sampled *s, gnn_block *out)
-{
-    (void)s;
-    (void)out;
-    return GNN_ERR_UNSUPPORTED;
-}
-
-const gnn_sample_ops gnn_sample_cuda = {
-    .name = "cuda",
-    .sample = nocuda_s_sample,
-    .build = nocuda_s_build,
 };
