@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "gnnref/oracle.h"
-#include "opt/cpu/sample_wtable.h" /* the fingerprint's probes (gnn_oracle_weights_keep) */
+#include "core/ops/sampler_base.h" /* the fingerprint's probes (gnn_oracle_weights_keep) */
 
 enum { KEY_IMPL = -1, KEY_THREADS = -2, KEY_SEED = -3, KEY_UNKNOWN = -4 };
 
@@ -345,8 +345,8 @@ void gnn_oracle_block_zero_rows(gnn_block *b, unsigned where, int64_t run)
 
 void gnn_oracle_weights_keep(uint8_t *keep, const int64_t *at, int64_t nnz)
 {
-    for (int64_t j = 0; nnz > 0 && j < GNN_WTABLE_PROBES; j++) {
-        const int64_t i = gnn_wtable_probe(j, nnz);
+    for (int64_t j = 0; nnz > 0 && j < GNN_SAMPLE_WEIGHT_PROBES; j++) {
+        const int64_t i = gnn_sample_weight_probe(j, nnz);
         keep[at ? at[i] : i] = 1;
     }
 }

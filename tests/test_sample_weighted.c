@@ -24,6 +24,7 @@
 #include "gnnref/idmap.h"
 #include "opt/cpu/sample_weighted.h"
 #include "ref/sample_ref.h"
+#include "core/ops/sampler_base.h" /* the fingerprint's probes */
 #include "mix_util.h"
 
 /* ---- test data ------------------------------------------------------------------------------ */
@@ -179,6 +180,52 @@ END_TEST
  * from the sixth draw). Step 5, k = 3 without replacement: the 12 draws of the budget find
  * only positions 1 and 3, so the fallback ranks the rest by A-ES keys with draws 12 + i:
  * position 0 (draw 12) -0.0864, position 4 (draw 16) -2.0849, and takes position 0. */
+/* The entry point reads a row's weights once per key (pointer, weights_version, fingerprint:
+ * core/ops/sampler_base.h) and not on every call, as the cpu sampler reads a row once: a weight
+ * made invalid in place, at a position the fingerprint does not probe, is seen after a new
+ * weights_version, for the ref and the cpu sampler alike. */
+START_TEST(weighted_check_once_per_version)
+{
+    enum { DEG = 200 };
+    int64_t src[DEG], dst[DEG];
+    for (int i = 0; i < DEG; i++)
+        src[i] = i + 1, dst[i] = 0;
+    gnn_csr g;
+    ck_assert_int_eq(gnn_csr_from_edges(&g, DEG + 1, DEG, src, dst, 0, NULL), GNN_OK);
+    int64_t hidden = -1; /* a position no probe of the fingerprint reads */
+    for (int64_t e = 0; e < g.nnz && hidden < 0; e++) {
+        int probed = 0;
+        for (int64_t j = 0; j < GNN_SAMPLE_WEIGHT_PROBES; j++)
+            probed |= gnn_sample_weight_probe(j, g.nnz) == e;
+        hidden = probed ? -1 : e;
+    }
+    ck_assert_int_ge(hidden, 0);
+    const gnn_sampler_ops *const ops[] = { &gnn_sampler_ref, &gnn_sampler_cpu };
+    for (int o = 0; o < 2; o++) {
+        float w[DEG];
+        for (int e = 0; e < DEG; e++)
+            w[e] = 1.0f;
+        gnn_sample_params p = { .fanout = 3, .seed = 5, .weights = w, .weights_version = 1 };
+        gnn_sampler *smp;
+        ck_assert_int_eq(gnn_sampler_create(&smp, ops[o], &g, NULL), GNN_OK);
+        const int64_t seed = 0;
+        gnn_block b;
+        ck_assert_int_eq(gnn_sampler_layer(smp, &seed, 1, &p, &b), GNN_OK);
+        gnn_block_free(&b);
+        w[hidden] = -1.0f; /* in place, same version: the row found valid is not read again */
+        ck_assert_int_eq(gnn_sampler_layer(smp, &seed, 1, &p, &b), GNN_OK);
+        gnn_block_free(&b);
+        p.weights_version = 2; /* the contract: a new version after an in-place change */
+        ck_assert_int_eq(gnn_sampler_layer(smp, &seed, 1, &p, &b), GNN_ERR_INVAL);
+        w[hidden] = 1.0f;
+        ck_assert_int_eq(gnn_sampler_layer(smp, &seed, 1, &p, &b), GNN_OK);
+        gnn_block_free(&b);
+        gnn_sampler_destroy(smp);
+    }
+    gnn_csr_free(&g);
+}
+END_TEST
+
 START_TEST(weighted_pinned)
 {
     gnn_csr g = example_graph();
@@ -528,6 +575,7 @@ Suite *suite_sample_weighted(void)
     tcase_set_timeout(api, 30);
     tcase_add_test(api, weighted_api);
     tcase_add_test(api, weighted_pinned);
+    tcase_add_test(api, weighted_check_once_per_version);
     suite_add_tcase(s, api);
     TCase *kern = tcase_create("kernel");
     tcase_set_tags(kern, "cpu");

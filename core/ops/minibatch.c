@@ -20,6 +20,7 @@ struct gnn_sampler {
     const gnn_csr *g;          /* the graph the seeds and weights are checked against */
     void *state;               /* the implementation's object */
     gnn_typed_sampler *typed;  /* instead, with gnn_sampler_options.etype: one per relation */
+    gnn_weight_memo memo;      /* the rows whose weights were found valid (sampler_base.h) */
 };
 
 gnn_status gnn_sampler_create(gnn_sampler **out, const gnn_sampler_ops *ops, const gnn_csr *g,
@@ -58,6 +59,7 @@ void gnn_sampler_destroy(gnn_sampler *s)
         gnn_typed_sampler_destroy(s->typed);
     else
         s->ops->destroy(s->state);
+    gnn_weight_memo_free(&s->memo);
     free(s);
 }
 
@@ -73,7 +75,7 @@ gnn_status gnn_sampler_layer(gnn_sampler *s, const int64_t *seeds, int64_t n_see
         return GNN_ERR_INVAL;
     if (s->typed) /* an entry point of its own (sample_typed.h), which checks the data */
         return gnn_typed_sampler_layer(s->typed, seeds, n_seeds, p, NULL, out);
-    const gnn_status st = gnn_sample_data_check(s->g, seeds, n_seeds, p);
+    const gnn_status st = gnn_sample_data_check(s->g, seeds, n_seeds, p, &s->memo);
     return st ? st : s->ops->layer(s->state, seeds, n_seeds, p, out);
 }
 
@@ -91,7 +93,8 @@ gnn_status gnn_sampler_blocks(gnn_sampler *s, const int64_t *seeds, int64_t n_se
     if (s->ops->blocks && !s->typed) {
         if (L < 1 || L > 255 || !fanouts || !base || !blocks || n_seeds < 0 || (n_seeds > 0 && !seeds))
             return GNN_ERR_INVAL;
-        const gnn_status st = gnn_sample_data_check(s->g, seeds, n_seeds, base); /* the first layer; a blocks body checks its later ones */
+        /* the first layer; a blocks body checks its later ones */
+        const gnn_status st = gnn_sample_data_check(s->g, seeds, n_seeds, base, &s->memo);
         return st ? st : s->ops->blocks(s->state, seeds, n_seeds, fanouts, L, base, blocks);
     }
     return gnn_sample_layers(sampler_layer_fn, s, seeds, n_seeds, fanouts, L, base, blocks);

@@ -111,6 +111,7 @@ struct gnn_typed_sampler {
     float *rel_w;       /* (nnz) relation r's at rel_w + tg.rel[0].nnz + ... */
     const float *w_of;
     uint64_t w_version, w_gen;
+    gnn_weight_memo memo; /* the rows whose weights were found valid (sampler_base.h) */
 };
 
 void gnn_typed_sampler_destroy(gnn_typed_sampler *s)
@@ -125,6 +126,7 @@ void gnn_typed_sampler_destroy(gnn_typed_sampler *s)
     gnn_free(s->local);
     gnn_free(s->rel_w);
     gnn_typed_graph_free(&s->tg);
+    gnn_weight_memo_free(&s->memo);
     free(s);
 }
 
@@ -252,7 +254,7 @@ gnn_status gnn_typed_sampler_layer(gnn_typed_sampler *s, const int64_t *seeds, i
     memset(out, 0, sizeof *out);
     if (!s || !p || n_seeds < 0 || (n_seeds > 0 && !seeds) || p->rng_id_offset)
         return GNN_ERR_INVAL;
-    gnn_status st = gnn_sample_data_check(s->g, seeds, n_seeds, p);
+    gnn_status st = gnn_sample_data_check(s->g, seeds, n_seeds, p, &s->memo);
     if (!st && p->weights)
         st = typed_weights(s, p->weights, p->weights_version);
     const int64_t R = s->tg.R;

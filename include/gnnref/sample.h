@@ -29,7 +29,8 @@ typedef struct gnn_sample_params {
                            * a neighbor of weight 0 is never drawn. Method: docs/sampling.md. */
     uint64_t weights_version; /* set a new value after changing weights in place: the cpu sampler
                                * caches per-row data of the weights it last saw (docs/sampling.md
-                               * section 8) and drops it when this changes; no effect on draws */
+                               * section 8), and the entry point the rows it found valid (5.1);
+                               * both are dropped when this changes; no effect on draws */
     const int64_t *rng_ids; /* NULL: vertex v draws from the stream with id = v. Else (g->n) the
                              * id each vertex draws with, rng_ids[v]: a partition's VID_o, so that
                              * a part's local graph (whose rows list the global in-edges in CSR

@@ -7,6 +7,7 @@
 #include "gnnref/tensor.h"
 #include "opt/cpu/sample_weighted.h"
 #include "opt/cpu/sample_wtable.h"
+#include "core/ops/sampler_base.h" /* the weights' fingerprint */
 
 void gnn_wtable_free(gnn_wtable *t)
 {
@@ -47,27 +48,10 @@ fail:
     return GNN_ERR_NOMEM;
 }
 
-/* A fingerprint of a weights array: GNN_WTABLE_PROBES weights at fixed positions spread over
- * it (the first and the last included), their bits mixed (splitmix64's finalizer). Cheap
- * (the probes are a few cache misses per layer), it tells a new array that a caller placed at
- * the address of a freed one, or an array rewritten in place, from the bound one, unless the
- * probed weights happen to be unchanged (the contract in sample_wtable.h covers the rest). */
-static uint64_t weights_fingerprint(const float *w, int64_t nnz)
-{
-    uint64_t h = (uint64_t)nnz;
-    for (int64_t j = 0; nnz > 0 && j < GNN_WTABLE_PROBES; j++) {
-        uint32_t bits;
-        memcpy(&bits, &w[gnn_wtable_probe(j, nnz)], sizeof bits); /* 0 .. nnz - 1 */
-        h = (h ^ bits) * 0xBF58476D1CE4E5B9ull;
-        h ^= h >> 31;
-    }
-    return h;
-}
-
 gnn_status gnn_wtable_bind(gnn_wtable *t, const gnn_csr *g, const float *w, uint64_t version, int draws,
                            int64_t n_seeds)
 {
-    const uint64_t fp = weights_fingerprint(w, g->nnz);
+    const uint64_t fp = gnn_sample_weights_fingerprint(w, g->nnz);
     const size_t n = g->n > 0 ? (size_t)g->n : 1;
     if (t->g != g) { /* another graph (never, for one sampler object): start again */
         gnn_wtable_free(t);

@@ -36,18 +36,12 @@
 #define GNN_WT_STATE 61                               /* gnn_wtable.at: the state's bits */
 #define GNN_WT_OFFSET (((int64_t)1 << GNN_WT_STATE) - 1) /* gnn_wtable.at: the offset's bits */
 
-/* The fingerprint of a weights array (sample_wtable.c) reads GNN_WTABLE_PROBES weights: probe j
- * is position gnn_wtable_probe(j, nnz), spread over the array, the first and the last included.
- * A change elsewhere is seen only through weights_version: the oracle's in-place updates
- * (gnn_oracle_weights_rewrite) keep these positions, so that only the version tells. */
-#define GNN_WTABLE_PROBES 64
-static inline int64_t gnn_wtable_probe(int64_t j, int64_t nnz) { return (nnz - 1) * j / (GNN_WTABLE_PROBES - 1); }
 
 typedef struct gnn_wtable {
     const gnn_csr *g;
     const float *w;   /* the bound weights (NULL: none yet) */
     uint64_t version; /* their gnn_sample_params.weights_version */
-    uint64_t fp;      /* their fingerprint (sample_wtable.c) */
+    uint64_t fp;      /* their fingerprint (gnn_sample_weights_fingerprint, core/ops/sampler_base.h) */
     int64_t *npos;    /* (n) row v's positive count once validated, else -1 (one word: one miss) */
     int64_t *at;      /* (n) -1 for a short row; else where row v's checkpoints start in prefix
                        * (bits 0..60) and their state (bits 61..62: 0 not built, 1 being
