@@ -49,8 +49,11 @@ json_object *cli_report_new(const char *command, uint64_t seed, int threads, con
                             int ranks, json_object **config);
 /* A JSON array of n integers v[0], v[stride], v[2 stride], ... */
 json_object *cli_json_i64_array(const int64_t *v, int64_t n, int64_t stride);
-/* Write the report to path (pretty-printed); returns 0 or prints an error and returns 1. */
+/* Write the report to path (pretty-printed), with "peak_rss_bytes" (cli_peak_rss_bytes) added;
+ * returns 0 or prints an error and returns 1. */
 int cli_report_write(json_object *report, const char *path);
+/* The process's peak resident memory so far, in bytes (0 when unknown). */
+int64_t cli_peak_rss_bytes(void);
 /* Before the work: can a report be written to path (NULL: yes)? An existing file must be
  * writable, a new one's directory must exist and be writable. Returns 0, or prints an error
  * and returns CLI_USAGE, so that a typo in --json does not cost a whole run. */

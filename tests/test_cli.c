@@ -108,6 +108,7 @@ static void check_sage_report(void)
     ck_assert_int_eq(json_object_get_int(get(r, "threads")), test_threads(2)); /* what ran */
     ck_assert_str_eq(json_object_get_string(get(r, "backend")), "self");
     ck_assert_int_eq(json_object_get_int(get(r, "ranks")), 1);
+    ck_assert_int_gt(json_object_get_int64(get(r, "peak_rss_bytes")), 1 << 20); /* at least the tool itself */
     json_object *cfg = get(r, "config");
     ck_assert_int_eq(json_object_get_int(get(cfg, "epochs")), 2);
     ck_assert_int_eq(json_object_array_length(get(cfg, "fanouts")), 2);
