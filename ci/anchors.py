@@ -40,6 +40,7 @@ PAPERS = {
     "Adam": "Kingma and Ba, Adam: A Method for Stochastic Optimization, ICLR 2015",
     "Glorot": "Glorot and Bengio, Understanding the difficulty of training deep feedforward networks, 2010",
     "LayerNorm": "Ba, Kiros and Hinton, Layer Normalization, 2016",
+    "LDG": "Stanton and Kliot, Streaming graph partitioning for large distributed graphs, KDD 2012",
 }
 ANCHOR = re.compile(r"@(alg|eq|sec)\{([^}]*)\}")
 BODY = {

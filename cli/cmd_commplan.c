@@ -166,6 +166,7 @@ static int load_inputs(const commplan_opts *o, const cli_args *a, plan_run *R)
                          (long long)R->k, o->data, (long long)n);
     gnn_part_options po = o->po;
     po.k = R->k;
+    po.ops = o->impl->partition; /* ldg streams with the context's table */
     if ((st = gnn_partition_assign(&R->ds.graph, R->ds.split, &po, R->part, NULL, &err)))
         return cli_error(cli_status_code(st), "%s: %s", o->data, cli_errmsg(&err, st));
     return CLI_OK;

@@ -91,6 +91,7 @@ static gnn_status prepare(void *arg, int P, gnn_err *err)
     o->po.k = P;
     o->po.vtype = J->ds.vtype; /* --balance types */
     o->po.num_vtypes = J->ds.num_vtypes;
+    o->po.ops = o->impl->partition; /* ldg streams with the context's table */
     if ((st = gnn_partition_assign(&J->ds.graph, J->ds.split, &o->po, J->part, &J->info, err)))
         return st;
     return gnn_partition_build(o->impl->partition, &J->full, &J->ds.graph, J->ds.split, J->part, P, err);

@@ -35,7 +35,8 @@ static const cli_flag k_flags[] = {
     { .name = "method", .type = CLI_CHOICE, CLI_AT(partition_opts, po.method), .choices = cli_part_methods,
       .help = "metis: METIS_PartGraphKway on the symmetrized graph, minimum edge cut under the balance "
               "constraints; range: contiguous id ranges; hash: MurmurHash3 fmix64(v) mod K; random: Philox draw "
-              "of (seed, PARTITION, id v)" },
+              "of (seed, PARTITION, id v); ldg: streaming linear deterministic greedy (Stanton-Kliot), memory O(n + K), "
+              "capacity 1 + ufactor / 1000 per balance column, by the --impl context's table" },
     { .name = "balance", .type = CLI_CUSTOM, CLI_AT(partition_opts, po.balance), .meta = "LIST",
       .parse = cli_flag_parse_balance, .json = cli_flag_json_balance,
       .help = "METIS balance constraints, one vertex-weight column each: train, val, test (1 in that split, else "
@@ -165,6 +166,7 @@ static int partition_run(const partition_opts *o, const cli_args *a, part_run *R
         R->info.k = o->po.k;
         st = gnn_part_vector_read(o->read_part, n, o->po.k, R->part, NULL, &err);
     } else {
+        po.ops = o->impl->partition; /* ldg streams with the context's table */
         st = gnn_partition_assign2(&R->ds.graph, R->ds.split, &po, R->part, R->trainer, &R->info, &err);
     }
     R->t_assign = gnn_now_s() - t0;

@@ -6,7 +6,7 @@
 
 const cli_choice cli_part_methods[] = {
     { "metis", GNN_PART_METIS, 0 }, { "range", GNN_PART_RANGE, 0 }, { "hash", GNN_PART_HASH, 0 },
-    { "random", GNN_PART_RANDOM, 0 }, { NULL, 0, 0 }
+    { "random", GNN_PART_RANDOM, 0 }, { "ldg", GNN_PART_LDG, 0 }, { NULL, 0, 0 }
 };
 
 int cli_flag_parse_balance(const char *arg, void *dst, char *why, size_t cap)

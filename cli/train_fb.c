@@ -12,6 +12,7 @@
 #include <string.h>
 #include "cli/parts.h"
 #include "cli/train.h"
+#include "gnnref/impl.h"
 
 /* The part vector (and a set's split over the whole graph), prepared once. */
 static gnn_status prepare_fb(void *arg, int P, gnn_err *err)
@@ -59,6 +60,7 @@ static gnn_status prepare_fb(void *arg, int P, gnn_err *err)
     o->po.k = P;
     o->po.vtype = ds->vtype; /* --balance types */
     o->po.num_vtypes = ds->num_vtypes;
+    o->po.ops = o->cfg.impl->partition; /* ldg streams with the context's table */
     return gnn_partition_assign(&ds->graph, ds->split, &o->po, J->fb_part, NULL, err);
 }
 

@@ -78,6 +78,7 @@ static gnn_status prepare_parts(void *arg, int P, gnn_err *err)
     o->po.k = P;
     o->po.vtype = ds->vtype; /* --balance types */
     o->po.num_vtypes = ds->num_vtypes;
+    o->po.ops = o->cfg.impl->partition; /* ldg streams with the context's table */
     st = gnn_partition_assign(&ds->graph, ds->split, &o->po, part, NULL, err);
     if (!st)
         st = gnn_partition_build(o->cfg.impl->partition, &J->full, &ds->graph, ds->split, part, P, err);

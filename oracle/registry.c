@@ -35,6 +35,8 @@ extern const gnn_oracle_entry gnn_oracle_elu_fwd, gnn_oracle_elu_bwd, gnn_oracle
     gnn_oracle_grad_elu, gnn_oracle_grad_layernorm;
 /* graph partitioning: the partition structure, DistGNN-MB 3.1 (oracle/op_partition.c) */
 extern const gnn_oracle_entry gnn_oracle_partition_build, gnn_oracle_partition_verify, gnn_oracle_partition_files;
+/* the ldg streaming part vector, Stanton and Kliot (oracle/op_partition_ldg.c) */
+extern const gnn_oracle_entry gnn_oracle_partition_ldg;
 /* SuperGCN's communication plan: pre/post/hybrid/degree per rank pair (oracle/op_commplan.c) */
 extern const gnn_oracle_entry gnn_oracle_commplan_build, gnn_oracle_commplan_verify;
 /* SuperGCN's quantized rows: int2/4/8 pack and unpack, stochastic rounding (oracle/op_quant.c) */
@@ -144,6 +146,7 @@ const gnn_oracle_entry *const gnn_oracle_registry[] = {
     &gnn_oracle_partition_build,
     &gnn_oracle_partition_verify,
     &gnn_oracle_partition_files,
+    &gnn_oracle_partition_ldg, /* oracle/op_partition_ldg.c */
     /* SuperGCN's communication plan (oracle/op_commplan.c) */
     &gnn_oracle_commplan_build,
     &gnn_oracle_commplan_verify,

@@ -15,6 +15,7 @@
 #include "gnnref/dataset.h"
 #include "gnnref/partition.h"
 #include "gnnref/tensor.h"
+#include "ref/partition_ldg_impl.h" /* the table's ldg body */
 
 static gnn_status build_part(gnn_part_local *L, int64_t p, const gnn_csr *g, const uint8_t *split, const int32_t *part,
                              const int64_t *owner_rank, char *mark)
@@ -150,4 +151,4 @@ done:
     return s;
 }
 
-const gnn_partition_ops gnn_partition_ref = { "ref", build_ref };
+const gnn_partition_ops gnn_partition_ref = { "ref", build_ref, gnn_partition_ldg_ref };

@@ -266,6 +266,37 @@ START_TEST(simple_methods)
         ck_assert_int_eq(gnn_partition_assign(&ds.graph, ds.split, &o, part, NULL, &err), GNN_ERR_INVAL);
         ck_assert_ptr_nonnull(strstr(err.msg, "20001 parts for 20000 vertices"));
     }
+    /* ldg: needs the implementation (the context's table), names the problem without it; ref
+     * and cpu give the same bits at 1 and 2 threads, balanced within the capacity, and cut
+     * fewer edges than hash on the built-in SBM (20 batches) */
+    o.method = GNN_PART_LDG;
+    o.k = 4;
+    o.ops = NULL;
+    ck_assert_int_eq(gnn_partition_assign(&ds.graph, ds.split, &o, part, NULL, &err), GNN_ERR_INVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "ldg: no implementation"));
+    o.ops = &gnn_partition_ref;
+    o.ufactor = 0;
+    ck_assert_int_eq(gnn_partition_assign(&ds.graph, ds.split, &o, part, NULL, &err), GNN_ERR_INVAL);
+    ck_assert_ptr_nonnull(strstr(err.msg, "ufactor 0"));
+    o.ufactor = GNN_METIS_DEFAULT_UFACTOR;
+    ck_assert_int_eq(gnn_partition_assign(&ds.graph, ds.split, &o, part, NULL, &err), GNN_OK);
+    for (int t = 1; t <= 2; t++) {
+        const int was = gnn_oracle_set_threads(t);
+        o.ops = &gnn_partition_cpu;
+        ck_assert_int_eq(gnn_partition_assign(&ds.graph, ds.split, &o, again, NULL, &err), GNN_OK);
+        gnn_oracle_set_threads(was);
+        ck_assert_mem_eq(part, again, (size_t)n * sizeof(int32_t));
+    }
+    gnn_part_quality q_ldg, q_hash;
+    ck_assert_int_eq(gnn_partition_quality(&ds.graph, NULL, part, 4, 0, &q_ldg, &err), GNN_OK);
+    o.method = GNN_PART_HASH;
+    ck_assert_int_eq(gnn_partition_assign(&ds.graph, ds.split, &o, again, NULL, &err), GNN_OK);
+    ck_assert_int_eq(gnn_partition_quality(&ds.graph, NULL, again, 4, 0, &q_hash, &err), GNN_OK);
+    ck_assert_msg(q_ldg.edge_cut < q_hash.edge_cut, "ldg cut %lld, hash %lld", (long long)q_ldg.edge_cut,
+                  (long long)q_hash.edge_cut);
+    ck_assert_msg(q_ldg.vertex_imbalance <= 1.03, "ldg vertex imbalance %g", q_ldg.vertex_imbalance);
+    gnn_part_quality_free(&q_ldg);
+    gnn_part_quality_free(&q_hash);
     gnn_free(part);
     gnn_free(again);
     gnn_dataset_free(&ds);
@@ -455,8 +486,18 @@ static gnn_status m_wrong_edge(gnn_partition *out, const gnn_csr *g, const uint8
     }
     return s;
 }
-static const gnn_partition_ops k_m_reorder_ops = { "reorder", m_reorder };
-static const gnn_partition_ops k_m_wrong_ops = { "wrong-edge", m_wrong_edge };
+/* The reference's ldg with the last vertex's part moved to the next part: one wrong decision. */
+static gnn_status m_ldg_moved(const gnn_csr *g, const int64_t *vwgt, int ncon, int64_t k, int ufactor, int32_t *part)
+{
+    gnn_status s = gnn_partition_ref.ldg(g, vwgt, ncon, k, ufactor, part);
+    if (!s && g->n > 0)
+        part[g->n - 1] = (int32_t)((part[g->n - 1] + 1) % k);
+    return s;
+}
+static const gnn_partition_ops k_m_ldg_ops = { "ldg-moved", NULL, m_ldg_moved };
+static const gnn_oracle_impl k_m_ldg = { .name = "cpu", .ops = &k_m_ldg_ops, .flags = GNN_ORACLE_THREADED };
+static const gnn_partition_ops k_m_reorder_ops = { "reorder", m_reorder, NULL };
+static const gnn_partition_ops k_m_wrong_ops = { "wrong-edge", m_wrong_edge, NULL };
 static const gnn_oracle_impl k_m_reorder = { .name = "cpu", .ops = &k_m_reorder_ops, .flags = GNN_ORACLE_THREADED };
 static const gnn_oracle_impl k_m_wrong = { .name = "cpu", .ops = &k_m_wrong_ops, .flags = GNN_ORACLE_THREADED };
 
@@ -493,6 +534,18 @@ START_TEST(oracle_entries_catch_mutants)
     run_mutant("partition.verify", &k_m_wrong, counts, first, sizeof first);
     ck_assert_msg(counts[GNN_ORACLE_FAIL] > 0, "verify missed a wrong edge");
     ck_assert_msg(strstr(first, "local edge"), "%s", first);
+    /* ldg: a wrong decision fails the bitwise comparison; with the mutant as the reference too,
+     * the decision verifier alone must find it */
+    run_mutant("partition.ldg", &k_m_ldg, counts, first, sizeof first);
+    ck_assert_int_eq(counts[GNN_ORACLE_FAIL], gnn_oracle_n_presets(gnn_oracle_find("partition.ldg")));
+    ck_assert_msg(strstr(first, "part") && strstr(first, "elements differ"), "%s", first);
+    gnn_oracle_entry self = *gnn_oracle_find("partition.ldg");
+    self.ref = &k_m_ldg;
+    gnn_oracle_case c;
+    gnn_oracle_result r;
+    ck_assert_int_eq(gnn_oracle_case_init(&c, &self, &k_m_ldg, 1, self.presets[0], 1, NULL), GNN_OK);
+    ck_assert_int_eq(gnn_oracle_run(&c, &r), GNN_ORACLE_FAIL);
+    ck_assert_msg(strstr(r.detail, "the rule gives"), "%s", r.detail);
 }
 END_TEST
 

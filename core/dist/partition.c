@@ -14,7 +14,7 @@
 
 /* ---- names ---------------------------------------------------------------------------------- */
 
-static const char *const k_method_names[GNN_PART_METHOD_COUNT] = { "metis", "range", "hash", "random" };
+static const char *const k_method_names[GNN_PART_METHOD_COUNT] = { "metis", "range", "hash", "random", "ldg" };
 
 const char *gnn_part_method_name(gnn_part_method m)
 {
@@ -359,16 +359,17 @@ static gnn_status assign_flat(const gnn_csr *g, const uint8_t *split, const gnn_
         return gnn_err_set(err, GNN_ERR_RANGE,
                            "metis: the graph is too large for this METIS build (32-bit idx_t): %lld vertices > %d",
                            (long long)n, INT32_MAX - 1);
+    if (o->method == GNN_PART_LDG && (o->ufactor < 1 || o->ufactor > 1000000))
+        return gnn_err_set(err, GNN_ERR_INVAL, "ldg: ufactor %d outside [1, 1000000]", o->ufactor);
     /* the weights are checked for every method (a split constraint without a split is an
      * error whatever computes the parts: the quality report needs the same columns) */
+    int64_t *w;
+    int ncon;
     {
-        int64_t *w;
-        int ncon;
         unsigned con[GNN_PART_MAX_CON];
         gnn_status s = gnn_partition_weights_typed(g, split, o->vtype, o->num_vtypes, o->balance, &w, &ncon, con, err);
         if (s)
             return s;
-        gnn_free(w);
         if (info) {
             info->method = o->method;
             info->k = k;
@@ -377,11 +378,26 @@ static gnn_status assign_flat(const gnn_csr *g, const uint8_t *split, const gnn_
             memcpy(info->con, con, (size_t)ncon * sizeof con[0]);
         }
     }
+    if (k == 1 || o->method != GNN_PART_LDG) {
+        gnn_free(w);
+        w = NULL;
+    }
     if (k == 1) {
         memset(part, 0, (size_t)n * sizeof(int32_t));
         return GNN_OK;
     }
     switch (o->method) {
+    case GNN_PART_LDG: { /* the streaming partitioner, through the implementation (o->ops) */
+        const gnn_partition_ops *ops = o->ops;
+        if (!ops || !ops->ldg) {
+            gnn_free(w);
+            return gnn_err_set(err, GNN_ERR_INVAL, "ldg: no implementation: set gnn_part_options.ops to a partition "
+                                                   "table with ldg (the context's, impl.h)");
+        }
+        const gnn_status s = ops->ldg(g, w, ncon, k, o->ufactor, part);
+        gnn_free(w);
+        return s ? gnn_err_set(err, s, "ldg: out of memory for %lld parts", (long long)k) : GNN_OK;
+    }
     case GNN_PART_METIS: return assign_metis(g, split, o, part, info, err);
     case GNN_PART_RANGE:
         for (int64_t p = 0; p < k; p++) {

@@ -12,7 +12,17 @@
  *              x ^= x >> 33; x *= 0xff51afd7ed558ccd; x ^= x >> 33; x *= 0xc4ceb9fe1a85ec53;
  *              x ^= x >> 33 (independent of the seed);
  *      random  part[v] = integer draw 0 in [0, K) of stream (seed, GNN_TAG_PARTITION, step 0,
- *              layer 0, id v) (DESIGN.md section 2): uniform, deterministic, any thread count.
+ *              layer 0, id v) (DESIGN.md section 2): uniform, deterministic, any thread count;
+ *      ldg     linear deterministic greedy streaming (Stanton and Kliot, KDD 2012), memory
+ *              O(n + K) beyond the graph: vertices in id order, in batches of GNN_LDG_BATCH;
+ *              vertex v goes to the part i that maximises |N(v) in P_i| (1 - fill(i)) among
+ *              the parts that can take its weights, N(v) its row's sources in earlier batches,
+ *              fill(i) = max over columns c of load_c(i) / C_c with capacity C_c = (1 +
+ *              ufactor / 1000) W_c / K; no positive score: the part v fills least,
+ *              max_c (load_c(i) + w_c(v)) / C_c. Ties of the score: lower fill, then lower
+ *              index; of the fallback: lower index. The rule in full: docs/partitioning.md section 2.5;
+ *              gnn_partition_ops.ldg computes it (ref: serially; cpu: each batch's neighbor
+ *              counts in parallel, bit for bit the same).
  *    Balance constraints (vertex-weight columns, always in this order whatever order they are
  *    listed in): train, val, test (weight 1 when the vertex is in that split, else 0), degree
  *    (the vertex's in-degree in the stored CSR: the number of in-edges its owner stores) and
@@ -60,10 +70,11 @@ typedef enum gnn_part_method {
     GNN_PART_RANGE = 1,
     GNN_PART_HASH = 2,
     GNN_PART_RANDOM = 3,
+    GNN_PART_LDG = 4,
     GNN_PART_METHOD_COUNT
 } gnn_part_method;
 
-/* "metis", "range", "hash", "random". */
+/* "metis", "range", "hash", "random", "ldg". */
 const char *gnn_part_method_name(gnn_part_method m);
 /* GNN_ERR_INVAL for an unknown name. */
 gnn_status gnn_part_method_parse(const char *name, gnn_part_method *m);
@@ -113,6 +124,7 @@ gnn_status gnn_partition_weights(const gnn_csr *g, const uint8_t *split, unsigne
                                  int *ncon, unsigned con[GNN_PART_MAX_CON], gnn_err *err);
 
 #define GNN_METIS_DEFAULT_UFACTOR 30 /* METIS's own k-way default: 1.030 */
+#define GNN_LDG_BATCH 1024           /* ldg: vertices whose neighbors are counted together */
 
 typedef struct gnn_part_options {
     gnn_part_method method;
@@ -120,7 +132,8 @@ typedef struct gnn_part_options {
     uint64_t seed;    /* random: the Philox key; metis: METIS_OPTION_SEED = seed mod 2^31 */
     unsigned balance; /* GNN_BALANCE_* bits; 0: one column of unit weights */
     int ufactor;      /* metis: METIS_OPTION_UFACTOR, allowed imbalance 1 + ufactor / 1000 per
-                         constraint; gnn_part_defaults sets GNN_METIS_DEFAULT_UFACTOR */
+                         constraint; ldg: the capacity's slack, the same 1 + ufactor / 1000;
+                         gnn_part_defaults sets GNN_METIS_DEFAULT_UFACTOR */
     int64_t trainers; /* two-level partitioning (DistDGLv2 4.1.2): trainers per part, >= 1; with
                          T > 1 the method splits the graph into k * T sub-parts s, and
                          part = s / T (coalesced: the T consecutive sub-parts of a machine),
@@ -128,6 +141,8 @@ typedef struct gnn_part_options {
     const int32_t *vtype; /* GNN_BALANCE_TYPES: each vertex's type in [0, num_vtypes) (not owned;
                              gnn_dataset.vtype); NULL otherwise */
     int64_t num_vtypes;
+    const struct gnn_partition_ops *ops; /* ldg: the implementation that streams (the context's
+                                            `partition` table, impl.h); required for ldg */
 } gnn_part_options;
 
 void gnn_part_defaults(gnn_part_options *o); /* metis, k = 2, seed 1, no balance, ufactor 30, trainers 1,
@@ -229,6 +244,10 @@ typedef struct gnn_partition_ops {
     const char *name; /* "ref", "cpu" */
     gnn_status (*build)(gnn_partition *out, const gnn_csr *g, const uint8_t *split, const int32_t *part,
                         int64_t k, gnn_err *err);
+    /* The ldg part vector (the method above) with arguments gnn_partition_assign has checked:
+     * vwgt n x ncon row-major with every column's total > 0, 2 <= k <= n, ufactor in [1, 1e6].
+     * GNN_ERR_NOMEM only. */
+    gnn_status (*ldg)(const gnn_csr *g, const int64_t *vwgt, int ncon, int64_t k, int ufactor, int32_t *part);
 } gnn_partition_ops;
 
 extern const gnn_partition_ops gnn_partition_ref, gnn_partition_cpu;

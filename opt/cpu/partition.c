@@ -27,6 +27,7 @@
 #include "gnnref/tensor.h"
 #include "opt/cpu/omp_stress.h"
 #include "opt/cpu/omp_compat.h"
+#include "ref/partition_ldg_impl.h" /* the table's ldg body */
 
 #define MARK_HALO (-2)
 
@@ -338,4 +339,4 @@ done:
     return s;
 }
 
-const gnn_partition_ops gnn_partition_cpu = { "cpu", build_cpu };
+const gnn_partition_ops gnn_partition_cpu = { "cpu", build_cpu, gnn_partition_ldg_cpu };
