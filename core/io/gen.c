@@ -529,7 +529,7 @@ gnn_status gnn_sbm_preset(gnn_sbm_params *p, const char *name, gnn_err *err)
         p->classes = 47;
         p->num_features = 100;
         p->deg_in = 41.0; /* ~81% of the edges inside the class; mean degree ~50.5 (123.7M entries) */
-        p->deg_out = 9.7;
+        p->deg_out = 9.35;
         p->train = 0.08;
         p->val = 0.02;
         p->test = 0.90;
