@@ -91,11 +91,12 @@ static void rmat_edge(uint64_t seed, int64_t e, int scale, float ta, float tab, 
 {
     const gnn_rng_stream s = gnn_rng_stream_make(seed, GNN_TAG_GEN, 0, 0, (uint64_t)e);
     int64_t u = 0, v = 0;
-    uint32_t w[4] = { 0, 0, 0, 0 };
+    uint32_t w[40]; /* float draw l = word l%4 of block l/4; the blocks are independent, so drawing them
+                       all first lets the CPU overlap their rounds */
+    for (int k = 0; k < (scale + 3) / 4; k++)
+        gnn_rng_block(&s, (uint32_t)k, w + 4 * k);
     for (int l = 0; l < scale; l++) {
-        if (l % 4 == 0)
-            gnn_rng_block(&s, (uint32_t)(l / 4), w); /* float draw l = word l%4 of block l/4 */
-        const float r = (float)(w[l % 4] >> 8) * (1.0f / 16777216.0f);
+        const float r = (float)(w[l] >> 8) * (1.0f / 16777216.0f);
         const int row = r >= tab;                /* c or d: bottom half */
         const int col = r >= tabc || (r >= ta && r < tab); /* b or d: right half */
         u = u << 1 | row;
@@ -165,11 +166,18 @@ static gnn_status rmat_graph(gnn_dataset *ds, const gnn_rmat_params *p, gnn_gen_
         return GNN_ERR_NOMEM;
     for (int pass = 1; pass <= 2; pass++) { /* 1: count degrees; 2: the same edges into their slots */
         int64_t loops = 0;
-#pragma omp parallel for schedule(static) reduction(+ : loops)
-        for (int64_t e = 0; e < m; e++) {
-            int64_t u, v;
-            rmat_edge(p->seed, e, p->scale, ta, tab, tabc, &u, &v);
-            loops += gen_csr_put(&b, u, v);
+#pragma omp parallel
+        {
+            gen_csr_buf q = { .b = &b };
+#pragma omp for schedule(static)
+            for (int64_t e = 0; e < m; e++) {
+                int64_t u, v;
+                rmat_edge(p->seed, e, p->scale, ta, tab, tabc, &u, &v);
+                gen_csr_add(&q, u, v);
+            }
+            gen_csr_flush(&q);
+#pragma omp atomic
+            loops += q.self;
         }
         if (pass == 1 && (self = loops, gen_csr_place(&b))) {
             gen_csr_abort(&b);
@@ -334,16 +342,16 @@ static void sbm_counts(const sbm_plan *s, int64_t v, int64_t *k_in, int64_t *k_o
 
 /* The partners of vertex v: in-class partners are uniform over v's class (v itself included:
  * that self-loop is dropped later), out-of-class partners uniform over all vertices of other
- * classes. Edge v -> partner is written to src/dst[first ..) (the edge-list path) or, when b is
- * given, put into the streaming construction; the return value counts the self-loops put. */
-static int64_t sbm_partners(const sbm_plan *s, int64_t v, int64_t k_in, int64_t k_out, int64_t first, int64_t *src,
-                            int64_t *dst, gen_csr *b)
+ * classes. Edge v -> partner is written to src/dst[first ..) (the edge-list path) or, when q is
+ * given, queued for the streaming construction. */
+static void sbm_partners(const sbm_plan *s, int64_t v, int64_t k_in, int64_t k_out, int64_t first, int64_t *src,
+                         int64_t *dst, gen_csr_buf *q)
 {
     const int64_t n = s->p->n, c = s->cls[v], size_c = s->start[c + 1] - s->start[c];
     const int64_t *order = s->order, *start = s->start;
     const gnn_rng_stream s_in = gnn_rng_stream_make(s->p->seed, GNN_TAG_GEN, 0, 0, (uint64_t)v);
     const gnn_rng_stream s_out = gnn_rng_stream_make(s->p->seed, GNN_TAG_GEN, 0, 1, (uint64_t)v);
-    int64_t e = first, self = 0;
+    int64_t e = first;
     for (int64_t i = 0; i < k_in + k_out; i++, e++) {
         int64_t u;
         if (i < k_in) {
@@ -353,14 +361,13 @@ static int64_t sbm_partners(const sbm_plan *s, int64_t v, int64_t k_in, int64_t 
             const int64_t j = (int64_t)gnn_rng_uint(&s_out, (uint64_t)(i - k_in), (uint64_t)(n - size_c));
             u = order[j < start[c] ? j : j + size_c];
         }
-        if (b) {
-            self += gen_csr_put(b, v, u);
+        if (q) {
+            gen_csr_add(q, v, u);
         } else {
             src[e] = v;
             dst[e] = u;
         }
     }
-    return self;
 }
 
 /* The edge-list path (the specification): per-vertex offsets, the list, gnn_csr_from_edges. */
@@ -411,12 +418,22 @@ static gnn_status sbm_stream(gnn_dataset *ds, const sbm_plan *s, gnn_err *err)
         return GNN_ERR_NOMEM;
     for (int pass = 1; pass <= 2; pass++) {
         int64_t edges = 0, loops = 0;
-#pragma omp parallel for schedule(dynamic, 1024) reduction(+ : edges, loops)
-        for (int64_t v = 0; v < n; v++) {
-            int64_t k_in, k_out;
-            sbm_counts(s, v, &k_in, &k_out);
-            edges += k_in + k_out;
-            loops += sbm_partners(s, v, k_in, k_out, 0, NULL, NULL, &b);
+#pragma omp parallel
+        {
+            gen_csr_buf q = { .b = &b };
+            int64_t mine = 0;
+#pragma omp for schedule(dynamic, 1024)
+            for (int64_t v = 0; v < n; v++) {
+                int64_t k_in, k_out;
+                sbm_counts(s, v, &k_in, &k_out);
+                mine += k_in + k_out;
+                sbm_partners(s, v, k_in, k_out, 0, NULL, NULL, &q);
+            }
+            gen_csr_flush(&q);
+#pragma omp atomic
+            loops += q.self;
+#pragma omp atomic
+            edges += mine;
         }
         if (pass == 1 && (m = edges, self = loops, gen_csr_place(&b))) {
             gen_csr_abort(&b);
