@@ -162,7 +162,7 @@ static gnn_status rmat_graph(gnn_dataset *ds, const gnn_rmat_params *p, gnn_gen_
     }
     gen_csr b;
     int64_t self = 0;
-    if (gen_csr_begin(&b, n))
+    if (gen_csr_begin(&b, n, m))
         return GNN_ERR_NOMEM;
     for (int pass = 1; pass <= 2; pass++) { /* 1: count degrees; 2: the same edges into their slots */
         int64_t loops = 0;
@@ -179,9 +179,9 @@ static gnn_status rmat_graph(gnn_dataset *ds, const gnn_rmat_params *p, gnn_gen_
 #pragma omp atomic
             loops += q.self;
         }
-        if (pass == 1 && (self = loops, gen_csr_place(&b))) {
-            gen_csr_abort(&b);
-            return GNN_ERR_NOMEM;
+        if (pass == 1) {
+            self = loops;
+            gen_csr_place(&b);
         }
     }
     return gen_csr_finish(&b, ds, m, self, err);
@@ -408,36 +408,39 @@ out:
     return st;
 }
 
-/* The streaming path: the vertices' partners counted (pass 1), then placed (pass 2). */
+/* The streaming path: the partner counts summed (m, for the slots), then the vertices'
+ * partners counted into degrees (pass 1) and placed (pass 2). */
 static gnn_status sbm_stream(gnn_dataset *ds, const sbm_plan *s, gnn_err *err)
 {
     const int64_t n = s->p->n;
-    gen_csr b;
     int64_t m = 0, self = 0;
-    if (gen_csr_begin(&b, n))
-        return GNN_ERR_NOMEM;
+#pragma omp parallel for schedule(static) reduction(+ : m)
+    for (int64_t v = 0; v < n; v++) {
+        int64_t k_in, k_out;
+        sbm_counts(s, v, &k_in, &k_out);
+        m += k_in + k_out;
+    }
+    gen_csr b;
+    if (gen_csr_begin(&b, n, m))
+        return gnn_err_set(err, GNN_ERR_NOMEM, "sbm: out of memory for %lld edges", (long long)m);
     for (int pass = 1; pass <= 2; pass++) {
-        int64_t edges = 0, loops = 0;
+        int64_t loops = 0;
 #pragma omp parallel
         {
             gen_csr_buf q = { .b = &b };
-            int64_t mine = 0;
 #pragma omp for schedule(dynamic, 1024)
             for (int64_t v = 0; v < n; v++) {
                 int64_t k_in, k_out;
                 sbm_counts(s, v, &k_in, &k_out);
-                mine += k_in + k_out;
                 sbm_partners(s, v, k_in, k_out, 0, NULL, NULL, &q);
             }
             gen_csr_flush(&q);
 #pragma omp atomic
             loops += q.self;
-#pragma omp atomic
-            edges += mine;
         }
-        if (pass == 1 && (m = edges, self = loops, gen_csr_place(&b))) {
-            gen_csr_abort(&b);
-            return GNN_ERR_NOMEM;
+        if (pass == 1) {
+            self = loops;
+            gen_csr_place(&b);
         }
     }
     return gen_csr_finish(&b, ds, m, self, err);

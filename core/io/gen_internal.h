@@ -3,17 +3,19 @@
  *
  * A keyed generator can produce any of its edges again from (seed, edge or vertex id), so it
  * never needs to hold its edge list. It runs its edge loop twice through gen_csr_put:
- *   gen_csr_begin(&b, n);                     pass 1: count both endpoints' degrees
- *   for every edge (u, v): self += gen_csr_put(&b, u, v);
- *   gen_csr_place(&b);                        prefix sum -> indptr, the slot array
+ *   gen_csr_begin(&b, n, m);                  indptr, and the slots for 2m entries (the most there
+ *                                             can be: allocated first, so that a graph too big for
+ *                                             memory fails at once, not after a pass)
+ *   for every edge (u, v): self += gen_csr_put(&b, u, v);   pass 1: both endpoints' degrees
+ *   gen_csr_place(&b);                        prefix sum -> indptr
  *   for every edge (u, v): gen_csr_put(&b, u, v);   pass 2: the same edges into their slots
  *   gen_csr_finish(&b, ds, m, self, err);     sort, deduplicate, compact each row; stats
  * (each thread queues its edges through a gen_csr_buf, below, which is the same and faster).
  * The result is bitwise gnn_csr_from_edges(n, m, src, dst, SYMMETRIZE | DEDUP | DROP_SELF) of
  * the same edges with the stats the edge-list path records, at any thread count: pass 2's
  * atomic cursors put a row's entries in an order that depends on the threads, and the sort
- * of each row removes that order. Peak memory: indptr (n + 1) and the slot array
- * (2 (m - self-loops)), int64 each. */
+ * of each row removes that order. Peak memory: indptr (n + 1) and the slot array (2m), int64
+ * each, shrunk to nnz at the end. */
 #ifndef GNN_CORE_IO_GEN_INTERNAL_H
 #define GNN_CORE_IO_GEN_INTERNAL_H
 
@@ -24,13 +26,14 @@ typedef struct gen_csr {
     int64_t n;       /* vertices */
     int pass;        /* 1: count; 2: place */
     int64_t *indptr; /* (n + 1) pass 1: degree of v at [v + 1]; pass 2: the next free slot of row v at [v] */
-    int64_t *slots;  /* (2 (m - self-loops)) pass 2: the entries, row v from its start in indptr */
+    int64_t *slots;  /* (2m) pass 2: the entries (2 (m - self-loops) of them), row v from its start in indptr */
 } gen_csr;
 
-/* Pass 1 starts: indptr zeroed. GNN_ERR_NOMEM when it cannot be allocated. */
-gnn_status gen_csr_begin(gen_csr *b, int64_t n);
-/* Between the passes: the prefix sum and the slot array. */
-gnn_status gen_csr_place(gen_csr *b);
+/* Pass 1 starts: indptr zeroed, slots for 2m entries (m generated edges). GNN_ERR_NOMEM when
+ * either cannot be allocated (b is empty then). */
+gnn_status gen_csr_begin(gen_csr *b, int64_t n, int64_t m);
+/* Between the passes: the prefix sum. */
+void gen_csr_place(gen_csr *b);
 /* After pass 2: every row sorted and deduplicated in place, the rows compacted, the slot array
  * shrunk to nnz; ds->graph takes indptr and the slots, ds->stats records m generated edges of
  * which `self` were self-loops. b is empty afterwards, on success or failure. */

@@ -6,8 +6,7 @@
  * (gen_graph: gnn_csr_from_edges with SYMMETRIZE | DEDUP | DROP_SELF), which
  * tests/test_gen_stream.c runs beside it. What differs is only memory: the edge-list path holds
  * src and dst (2m int64), the unsorted entries (2m), a fill and a count array (2n) and the
- * compacted copy; this one holds indptr (n + 1) and the 2 (m - self-loops) slots, and shrinks
- * the slots in place. */
+ * compacted copy; this one holds indptr (n + 1) and 2m slots, and shrinks the slots in place. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,26 +14,27 @@
 #include "core/io/gen_internal.h"
 #include "gnnref/tensor.h"
 
-gnn_status gen_csr_begin(gen_csr *b, int64_t n)
+gnn_status gen_csr_begin(gen_csr *b, int64_t n, int64_t m)
 {
     memset(b, 0, sizeof *b);
     b->n = n;
     b->pass = 1;
-    b->indptr = gnn_calloc((size_t)n + 1, sizeof(int64_t));
-    return b->indptr ? GNN_OK : GNN_ERR_NOMEM;
+    /* the slots first: they are the big one, and not touched before pass 2 */
+    b->slots = (uint64_t)m <= SIZE_MAX / 16 ? gnn_malloc_array(2 * (size_t)m, sizeof(int64_t)) : NULL;
+    b->indptr = b->slots ? gnn_calloc((size_t)n + 1, sizeof(int64_t)) : NULL;
+    if (!b->indptr || !b->slots) {
+        gen_csr_abort(b);
+        return GNN_ERR_NOMEM;
+    }
+    return GNN_OK;
 }
 
-gnn_status gen_csr_place(gen_csr *b)
+void gen_csr_place(gen_csr *b)
 {
     const int64_t n = b->n;
     for (int64_t v = 0; v < n; v++)
         b->indptr[v + 1] += b->indptr[v];
-    /* indptr[v] is now row v's start, which pass 2 advances as its cursor */
-    b->slots = gnn_malloc_array((size_t)b->indptr[n], sizeof(int64_t));
-    if (!b->slots)
-        return GNN_ERR_NOMEM;
-    b->pass = 2;
-    return GNN_OK;
+    b->pass = 2; /* indptr[v] is now row v's start, which pass 2 advances as its cursor */
 }
 
 void gen_csr_abort(gen_csr *b)
@@ -101,8 +101,8 @@ gnn_status gen_csr_finish(gen_csr *b, gnn_dataset *ds, int64_t m, int64_t self, 
         start = end;
     }
     indptr[n] = w;
-    if (w < total && w > 0) { /* give the tail back (a failed shrink keeps the larger block) */
-        int64_t *shrunk = realloc(slots, (size_t)w * sizeof(int64_t));
+    if (w < 2 * m) { /* give the tail back (a failed shrink keeps the larger block) */
+        int64_t *shrunk = realloc(slots, (size_t)(w > 0 ? w : 1) * sizeof(int64_t));
         if (shrunk && (uintptr_t)shrunk % GNN_ALIGN != 0) { /* moved: restore gnn_malloc's alignment */
             int64_t *aligned = gnn_malloc_array((size_t)w, sizeof(int64_t));
             if (!aligned) {
