@@ -26,7 +26,7 @@ typedef struct gen_csr {
     int64_t n;       /* vertices */
     int pass;        /* 1: count; 2: place */
     int64_t *indptr; /* (n + 1) pass 1: degree of v at [v + 1]; pass 2: the next free slot of row v at [v] */
-    int64_t *slots;  /* (2m) pass 2: the entries (2 (m - self-loops) of them), row v from its start in indptr */
+    int64_t *slots;  /* (2m) pass 2: the 2 (m - self-loops) entries, row v from its start in indptr */
 } gen_csr;
 
 /* Pass 1 starts: indptr zeroed, slots for 2m entries (m generated edges). GNN_ERR_NOMEM when
