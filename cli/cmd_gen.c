@@ -100,6 +100,16 @@ static const cli_flag k_sbm_flags[] = {
     CLI_END
 };
 
+/* the OGB-shaped presets: the sbm flags with the preset's defaults, and the degree weights */
+static const cli_flag k_shape_flags[] = {
+    { .name = "deg-power", .type = CLI_REAL, CLI_AT(sbm_opts, p.deg_power), .meta = "A", .rlo = 0, .rhi = 100,
+      .help = "tail exponent of the Pareto vertex weights that scale each vertex's partner counts (degrees ~ "
+              "power law of exponent A+1; 0: all weights 1, the plain sbm)" },
+    { .name = "deg-max", .type = CLI_REAL, CLI_AT(sbm_opts, p.deg_max), .meta = "W", .rlo = 1, .rhi = 1e9,
+      .help = "the largest vertex weight (the smallest is 1)" },
+    CLI_END
+};
+
 static const cli_flag k_hsbm_flags[] = {
     { .name = "types", .type = CLI_INT, CLI_AT(hsbm_opts, types), .meta = "T", .lo = 1, .hi = 16,
       .help = "vertex types: vertex v has type v*T/n (each type a contiguous id range); T^2 relations, edge u -> v "
@@ -114,6 +124,11 @@ static const cli_group k_rmat_groups[] = {
 };
 static const cli_group k_sbm_groups[] = {
     { k_sbm_flags, 0, NULL }, { k_gen_common, offsetof(sbm_opts, g), NULL }, { NULL, 0, NULL }
+};
+
+static const cli_group k_shape_groups[] = {
+    { k_sbm_flags, 0, NULL }, { k_shape_flags, 0, NULL }, { k_gen_common, offsetof(sbm_opts, g), NULL },
+    { NULL, 0, NULL }
 };
 
 static const cli_group k_hsbm_groups[] = {
@@ -148,6 +163,26 @@ static const cli_command k_hsbm_cmd = {
                "'ta:r<r>:tb' for r = a*T + b; --featureless K zeroes the last K types' features and marks\n"
                "them featureless. --types 2 with the sbm defaults is --data builtin-typed (docs/hetero.md).\n",
     .groups = k_hsbm_groups,
+};
+
+static const cli_command k_products_cmd = {
+    .name = "gen products",
+    .usage = "-o OUT [flags]",
+    .preface = "An sbm shaped like ogbn-products: 2,449,029 vertices, ~124M CSR entries, 100 features, 47 classes,\n"
+               "split 8%/2%/90%, power-law degrees from Pareto vertex weights, ~81% of edges inside the class.\n"
+               "Every sbm flag sets its part (--nodes N for a scaled-down copy). Where it differs from the real\n"
+               "set: docs/scale.md.\n",
+    .groups = k_shape_groups,
+};
+
+static const cli_command k_papers_cmd = {
+    .name = "gen papers100m",
+    .usage = "-o OUT [flags]",
+    .preface = "An sbm shaped like ogbn-papers100M: 111,059,956 vertices, ~1.6G CSR entries, 172 classes,\n"
+               "1,207,179 / 125,265 / 214,338 train / val / test (as fractions of --nodes), the rest unsplit,\n"
+               "power-law degrees. No features by default (128 would be 57 GB): --features F stores F.\n"
+               "The graph alone needs ~15 GB while it is built (docs/scale.md).\n",
+    .groups = k_shape_groups,
 };
 
 /* After parsing: the output checked before generating (which can take long), the threads set. */
@@ -220,6 +255,29 @@ static int gen_sbm(int argc, char **argv)
     return gen_finish(gnn_gen_sbm(&ds, &o.p, &err), &ds, &err, &o.g, report, t0);
 }
 
+/* gen products, gen papers100m: the sbm with a preset's defaults */
+static int gen_shape(const char *preset, const cli_command *cmd, int argc, char **argv)
+{
+    sbm_opts o;
+    memset(&o, 0, sizeof o);
+    gnn_err err = { "" };
+    if (gnn_sbm_preset(&o.p, preset, &err))
+        return cli_error(CLI_FAIL, "%s", err.msg);
+    o.split[0] = o.p.train, o.split[1] = o.p.val, o.split[2] = o.p.test;
+    cli_args a;
+    int threads, rc = cli_parse(cmd, argc, argv, &o, &a);
+    if (rc != CLI_CONTINUE || (rc = gen_ready(&o.g, &threads)) != CLI_CONTINUE)
+        return rc;
+    o.p.train = o.split[0], o.p.val = o.split[1], o.p.test = o.split[2];
+    json_object *cfg, *report = gen_report(preset, &a, &o, o.p.seed, threads, &cfg);
+    gnn_dataset ds;
+    const double t0 = gnn_now_s();
+    gnn_status s = gnn_gen_sbm(&ds, &o.p, &err);
+    if (!s)
+        snprintf(ds.name, sizeof ds.name, "%s-shape-n%lld", preset, (long long)o.p.n);
+    return gen_finish(s, &ds, &err, &o.g, report, t0);
+}
+
 static int gen_hsbm(int argc, char **argv)
 {
     hsbm_opts o;
@@ -248,18 +306,25 @@ int gnn_cmd_gen(int argc, char **argv)
 {
     if (argc < 2 || is_help(argv[1])) {
         rmat_opts r;
-        sbm_opts s;
+        sbm_opts s, pr, pa;
         hsbm_opts h;
         memset(&r, 0, sizeof r);
         memset(&s, 0, sizeof s);
         memset(&h, 0, sizeof h);
+        memset(&pr, 0, sizeof pr);
+        memset(&pa, 0, sizeof pa);
         gnn_rmat_defaults(&r.p);
         gnn_sbm_defaults(&s.p);
         s.split[0] = s.p.train, s.split[1] = s.p.val, s.split[2] = s.p.test;
         h.s = s;
         h.types = 2;
-        static const cli_command *const cmds[] = { &k_rmat_cmd, &k_sbm_cmd, &k_hsbm_cmd, NULL };
-        const void *const defaults[] = { &r, &s, &h };
+        (void)gnn_sbm_preset(&pr.p, "products", NULL);
+        pr.split[0] = pr.p.train, pr.split[1] = pr.p.val, pr.split[2] = pr.p.test;
+        (void)gnn_sbm_preset(&pa.p, "papers100m", NULL);
+        pa.split[0] = pa.p.train, pa.split[1] = pa.p.val, pa.split[2] = pa.p.test;
+        static const cli_command *const cmds[] = { &k_rmat_cmd, &k_sbm_cmd, &k_hsbm_cmd, &k_products_cmd,
+                                                   &k_papers_cmd, NULL };
+        const void *const defaults[] = { &r, &s, &h, &pr, &pa };
         cli_help_many(argc < 2 ? stderr : stdout, cmds, defaults);
         return argc < 2 ? CLI_USAGE : CLI_OK;
     }
@@ -269,7 +334,12 @@ int gnn_cmd_gen(int argc, char **argv)
         return gen_sbm(argc - 1, argv + 1);
     if (!strcmp(argv[1], "hsbm"))
         return gen_hsbm(argc - 1, argv + 1);
-    return cli_error(CLI_USAGE, "gen: unknown generator '%s' (expected rmat, sbm or hsbm)", argv[1]);
+    if (!strcmp(argv[1], "products"))
+        return gen_shape("products", &k_products_cmd, argc - 1, argv + 1);
+    if (!strcmp(argv[1], "papers100m"))
+        return gen_shape("papers100m", &k_papers_cmd, argc - 1, argv + 1);
+    return cli_error(CLI_USAGE, "gen: unknown generator '%s' (expected rmat, sbm, hsbm, products or papers100m)",
+                     argv[1]);
 }
 
 /* ---- convert ---- */

@@ -386,7 +386,7 @@ static const struct {
                      "threads", "json", BACKEND_FLAGS, NULL } },
     { "commcheck", { "seed", "inject", "json", BACKEND_FLAGS, NULL } },
     { "gen", { "scale", "edge-factor", "features", "classes", "seed", "output", "threads", "json", "nodes", "deg-in",
-               "deg-out", "noise", "split", "types", "featureless", NULL } },
+               "deg-out", "noise", "split", "types", "featureless", "deg-power", "deg-max", NULL } },
     { "convert", { "data", "format", "output", "split", "seed", "max-vertices", "feature-storage", "reverse-relations",
                    "json", NULL } },
     { "info", { "data", "json", NULL } },

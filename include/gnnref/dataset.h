@@ -245,6 +245,14 @@ const char *gnn_dataset_spec_kind(const char *spec);
 gnn_status gnn_dataset_split_random(gnn_dataset *ds, double train, double val, double test,
                                     uint64_t seed, gnn_err *err);
 
+/* How a generator builds its CSR (docs/formats.md, "Generators"). Both give the same bits.
+ * STREAM (the default of gnn_gen_rmat and gnn_gen_sbm): the keyed edges are generated twice,
+ * once to count each vertex's degree and once into their CSR slots, then each row is sorted
+ * and deduplicated in place: peak memory indptr + 2m int64 slots, no edge list.
+ * EDGELIST: the edge list materialised (src and dst, 2m int64) and gnn_csr_from_edges with
+ * SYMMETRIZE | DEDUP | DROP_SELF: the plain specification the streaming path is checked against. */
+typedef enum gnn_gen_build { GNN_GEN_STREAM = 0, GNN_GEN_EDGELIST = 1 } gnn_gen_build;
+
 /* R-MAT with Graph500 parameters (a=0.57, b=0.19, c=0.19), 2^scale vertices,
  * edge_factor * 2^scale generated edges, deduplicated, self-loops dropped, symmetrized.
  * Deterministic from seed at any thread count (edge e draws from stream id = e):
@@ -264,6 +272,7 @@ typedef struct gnn_rmat_params {
 } gnn_rmat_params;
 void gnn_rmat_defaults(gnn_rmat_params *p);
 gnn_status gnn_gen_rmat(gnn_dataset *ds, const gnn_rmat_params *p, gnn_err *err);
+gnn_status gnn_gen_rmat_build(gnn_dataset *ds, const gnn_rmat_params *p, gnn_gen_build how, gnn_err *err);
 
 /* Stochastic block model: n vertices in `classes` equal-probability classes; each vertex has
  * on average deg_in neighbors in its class and deg_out outside; features are a noisy class
@@ -276,7 +285,12 @@ gnn_status gnn_gen_rmat(gnn_dataset *ds, const gnn_rmat_params *p, gnn_err *err)
  * symmetrize, deduplicate, drop self-loops; centroid of class k = +-1 by float draw j < 0.5
  * of (GEN_FEAT, layer 2, id k); feature (v, j) = centroid + noise * Box-Muller normal from
  * float draws of (GEN_FEAT, layer 0, id v); labels = class; split by
- * gnn_dataset_split_random(train, val, test, seed) when the fractions sum to more than 0. */
+ * gnn_dataset_split_random(train, val, test, seed) when the fractions sum to more than 0.
+ * Degree heterogeneity (deg_power = alpha > 0; 0, the default, leaves all of the above as it
+ * is): vertex v's weight W_v = min((1 - u)^(-1/alpha), deg_max), u = float draw 0 of
+ * (GEN, layer 3, id v), and v's two mean partner counts are deg_in W_v / E[W] and
+ * deg_out W_v / E[W] (E[W] of the capped Pareto law in closed form): power-law degrees of tail
+ * exponent about alpha + 1, mean degree unchanged. */
 typedef struct gnn_sbm_params {
     int64_t n;
     int64_t classes;
@@ -285,9 +299,20 @@ typedef struct gnn_sbm_params {
     double noise;
     uint64_t seed;
     double train, val, test; /* split fractions */
+    double deg_power;        /* alpha in [0, 100]; 0: no degree weights */
+    double deg_max;          /* the weight cap, in [1, 1e9] (read only when deg_power > 0) */
 } gnn_sbm_params;
 void gnn_sbm_defaults(gnn_sbm_params *p);
 gnn_status gnn_gen_sbm(gnn_dataset *ds, const gnn_sbm_params *p, gnn_err *err);
+gnn_status gnn_gen_sbm_build(gnn_dataset *ds, const gnn_sbm_params *p, gnn_gen_build how, gnn_err *err);
+
+/* SBM parameters shaped like an OGB set (docs/scale.md: the choices and where the shape
+ * differs): "products" (ogbn-products: 2,449,029 vertices, ~124M CSR entries, 100 features, 47
+ * classes, split 8% / 2% / 90%) or "papers100m" (ogbn-papers100M: 111,059,956 vertices, ~1.6G
+ * CSR entries, 172 classes, 1,207,179 / 125,265 / 214,338 train / val / test, the rest
+ * unsplit; num_features 0, since 128 would be 57 GB: set it to store them). GNN_ERR_INVAL for
+ * another name. */
+gnn_status gnn_sbm_preset(gnn_sbm_params *p, const char *name, gnn_err *err);
 
 /* A typed SBM (heterogeneous graphs, docs/hetero.md): gnn_gen_sbm, then vertex v of type
  * v * T / n (each type contiguous, as homogenized ids are) and edge u -> v of relation
