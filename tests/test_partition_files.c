@@ -62,6 +62,7 @@ START_TEST(two_level_assignment)
         o.k = 3;
         o.trainers = 4;
         o.seed = 7;
+        o.ops = &gnn_partition_cpu; /* ldg streams with an implementation's table */
         int32_t *part = gnn_malloc((size_t)n * 4), *tr = gnn_malloc((size_t)n * 4), *sub = gnn_malloc((size_t)n * 4);
         gnn_err err = { "" };
         ck_assert_msg(gnn_partition_assign2(&ds.graph, ds.split, &o, part, tr, NULL, &err) == GNN_OK, "%s", err.msg);

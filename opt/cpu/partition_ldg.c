@@ -13,7 +13,8 @@
  *     vertex instead of the reference's O(K) scan, with one balance column (the usual case):
  *     there the part a vertex fills least is the least filled part, the heap's top, because that
  *     order is total too and each fill is computed by the same gnn_ldg_fill. With several
- *     columns the answer depends on the vertex's weights, and the reference's scan runs. */
+ *     columns the answer depends on the vertex's weights, and the reference's scan runs.
+ * oracle-stress: partition.ldg (its stress point: random chunks for the batch's counting loop) */
 #include <string.h>
 #include "gnnref/partition.h"
 #include "gnnref/tensor.h"
