@@ -380,6 +380,9 @@ endif
 MPI_SKIP := $(if $(filter 1,$(HAVE_MPI)),,1)
 
 check: export GNN_STAGE_COLLECT = 1
+# the fast tier leaves out the suites' tcases tagged "full" (integration runs of 5 to 15 s each,
+# docs/building.md); the full tier's check-suites, the sanitizer and no-OpenMP suites run them
+check: SUITES_SKIP_TAGS := full
 check: $(CHECK_STAGES)
 	$(Q)bash ci/stage.sh --summary $(LOGDIR) check $(or $(TIER_T0),-) $(CHECK_STAGES)
 
@@ -399,7 +402,7 @@ check-stress: $(TOOL)
 	$(Q)$(STAGE) $@ bash ci/oracle-stress.sh $(TOOL)
 # the Check suites but the slow ones (and the registry tcase: see above)
 check-suites: $(TOOL) $(TESTS)
-	$(Q)$(STAGE) $@ env CK_DEFAULT_TIMEOUT=60 CK_EXCLUDE_TAGS="slow registry" GNN_TOOL=$(TOOL) $(TESTS)
+	$(Q)$(STAGE) $@ env CK_DEFAULT_TIMEOUT=60 CK_EXCLUDE_TAGS="slow registry $(SUITES_SKIP_TAGS)" GNN_TOOL=$(TOOL) $(TESTS)
 # the slow ones: accuracy acceptance (Cora, Facebook, the builtin SBM on partitions)
 check-slow: $(TOOL) $(TESTS)
 	$(Q)$(STAGE) $@ env CK_DEFAULT_TIMEOUT=60 CK_INCLUDE_TAGS=slow GNN_TOOL=$(TOOL) $(TESTS)

@@ -28,7 +28,7 @@ dsample.blocks 2
 hetero.ids 8
 partition.build 4
 partition.db_halo 4
-partition.ldg 2
+partition.ldg 1
 spmm.dw 4
 commplan.build 4
 reorder.degree 4"

@@ -264,9 +264,15 @@ Suite *suite_checkpoint(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, single_rank);
     tcase_add_test(tc, data_parallel_4_ranks);
-    tcase_add_test(tc, partitions_hec_4_ranks);
     tcase_add_test(tc, refused);
     tcase_add_test(tc, resume_checks_values);
     suite_add_tcase(s, tc);
+    /* 7 s: the full tier only (tag full: make check leaves it out; check-full, the sanitizer and no-OpenMP suites run it) */
+    TCase *full = tcase_create("checkpoint-slow");
+    tcase_set_tags(full, "full");
+    tcase_add_checked_fixture(full, NULL, cli_cleanup);
+    tcase_set_timeout(full, 300);
+    tcase_add_test(full, partitions_hec_4_ranks);
+    suite_add_tcase(s, full);
     return s;
 }

@@ -226,9 +226,14 @@ Suite *suite_dense(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, paths_and_refusals);
     tcase_add_test(tc, fma_context);
-    tcase_add_test(tc, registry_paths_threads);
     tcase_add_test(tc, oracle_catches_order_bugs);
     tcase_add_test(tc, fma_emulation_exact);
     suite_add_tcase(s, tc);
+    /* 14 s: the full tier only (tag full: make check leaves it out; check-full, the sanitizer and no-OpenMP suites run it) */
+    TCase *full = tcase_create("core-slow");
+    tcase_set_tags(full, "full");
+    tcase_set_timeout(full, 120);
+    tcase_add_test(full, registry_paths_threads);
+    suite_add_tcase(s, full);
     return s;
 }

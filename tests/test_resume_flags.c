@@ -346,9 +346,15 @@ Suite *suite_resume_flags(void)
     tcase_set_timeout(tc, 240);
     tcase_add_checked_fixture(tc, NULL, teardown);
     tcase_add_test(tc, declared);
-    tcase_add_test(tc, fingerprinted);
     tcase_add_test(tc, refused_flags);
     tcase_add_test(tc, free_flags_resume);
     suite_add_tcase(s, tc);
+    /* 7 s: the full tier only (tag full: make check leaves it out; check-full, the sanitizer and no-OpenMP suites run it) */
+    TCase *full = tcase_create("flags-slow");
+    tcase_set_tags(full, "full");
+    tcase_set_timeout(full, 240);
+    tcase_add_checked_fixture(full, NULL, teardown);
+    tcase_add_test(full, fingerprinted);
+    suite_add_tcase(s, full);
     return s;
 }

@@ -241,9 +241,15 @@ Suite *suite_rgcn_minibatch(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, worked_by_hand);
     tcase_add_test(tc, minibatch_trains);
-    tcase_add_test(tc, partitions_match_one_rank);
     tcase_add_test(tc, featureless_embeddings);
     tcase_add_test(tc, refusals);
     suite_add_tcase(s, tc);
+    /* 13 s: the full tier only (tag full: make check leaves it out; check-full, the sanitizer and no-OpenMP suites run it) */
+    TCase *full = tcase_create("rgcn_minibatch-slow");
+    tcase_set_tags(full, "full");
+    tcase_add_checked_fixture(full, NULL, cli_cleanup);
+    tcase_set_timeout(full, 300);
+    tcase_add_test(full, partitions_match_one_rank);
+    suite_add_tcase(s, full);
     return s;
 }
