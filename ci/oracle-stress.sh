@@ -15,8 +15,13 @@
 # in one parallel region (an OpenMP single or barrier, a running prefix gnn_run_prefix_to, a
 # stress point) names the oracle entries that reach it in an "oracle-stress: ENTRY, ..." tag,
 # and each of those entries is in PLAN. So a new counting sort cannot stay out of this stage.
+#
+# --quick (the fast tier, make check): half the runs of each entry, at least one; the full tier
+# (make check-full) runs the whole plan.
 set -uo pipefail
-TOOL=${1:?usage: bash ci/oracle-stress.sh path/to/gnnref}
+TOOL=${1:?usage: bash ci/oracle-stress.sh path/to/gnnref [--quick]}
+QUICK=0
+[ "${2:-}" = "--quick" ] && QUICK=1
 [ -x "$TOOL" ] && TOOL=$(cd "$(dirname "$TOOL")" && pwd)/$(basename "$TOOL")
 cd "$(dirname "$0")/.." || exit 1
 # ENTRY RUNS: runs per case, more where the races are narrow (a few instructions)
@@ -63,6 +68,7 @@ done
 
 summary=""
 while read -r op runs; do
+    [ $QUICK -eq 1 ] && runs=$(((runs + 1) / 2))
     echo "== oracle-stress: $TOOL oracle --op '$op' --cases 1 --stress $runs"
     "$TOOL" oracle --op "$op" --cases 1 --stress "$runs" || rc=1
     summary="$summary${summary:+, }$op x$runs"
